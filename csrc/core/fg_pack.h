@@ -1,0 +1,59 @@
+/* fg_pack: cyclic (and linear) dynamic storage allocation.
+ *
+ * Items live on a timeline. With period T > 0 the timeline is cyclic: an item
+ * with start < stop lives on [start, stop); start > stop wraps and lives on
+ * [start, T) u [0, stop); start == stop lives the whole cycle. With period 0
+ * the timeline is linear and start < stop is required.
+ * A packing gives each item an offset (a multiple of its alignment) such that
+ * two items alive at a common time never share a byte, and items of different
+ * `kind` alive at a common time never share a granularity page (Vulkan's
+ * bufferImageGranularity between linear and optimal resources).
+ * makespan = max(offset + size); LOAD = max over t of live bytes (lower bound).
+ */
+#ifndef FG_PACK_H
+#define FG_PACK_H
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct fg_pack_item {
+  uint64_t start, stop;  /* see above */
+  uint64_t size;         /* bytes, > 0 */
+  uint64_t align;        /* power of two; 0 means 1 */
+  uint32_t kind;         /* 0 = linear (buffers), 1 = optimal (images): granularity classes */
+  uint32_t group;        /* "pool" strategy: items may share memory only within one group id
+                            (identical descriptions); 0 = unique */
+} fg_pack_item;
+
+typedef struct fg_pack_desc {
+  uint64_t period;       /* 0 = linear timeline */
+  const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
+                            "buckets", "pool", "none" */
+  uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
+  double time_budget_ms; /* best: exact-search budget; 0 = default */
+  uint64_t node_budget;  /* best: exact-search node budget; 0 = default */
+  uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
+} fg_pack_desc;
+
+typedef struct fg_pack_result {
+  uint64_t makespan;
+  uint64_t load;
+  int optimal;           /* 1 only when proved (makespan == load, or exhaustive search) */
+} fg_pack_result;
+
+/* Returns 0 on success; on user error (unknown solver, bad item) returns -1
+ * and writes a message naming the item/field into err. offsets has n slots. */
+int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc,
+            uint64_t *offsets, fg_pack_result *res, char *err, size_t errlen);
+
+/* Independent checker. Returns 1 when valid; 0 with a message naming the two
+ * offending items (or the misaligned one) otherwise. */
+int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offsets,
+                     const fg_pack_desc *desc, char *msg, size_t msglen);
+
+/* LOAD: maximum over time of the total size of live items. */
+uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period);
+
+/* Names of all strategies, NULL-terminated (for benches and Lua). */
+extern const char *const fg_pack_solvers[];
+
+#endif

@@ -1,0 +1,29 @@
+/* Small shared helpers for the pure C core: allocator hooks and error text. */
+#ifndef FG_UTIL_H
+#define FG_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocation hooks (VMA/sokol style): zero-initialised means malloc/realloc/free. */
+typedef struct fg_alloc_hooks {
+  void *(*realloc_fn)(void *user, void *ptr, size_t size); /* size 0 = free */
+  void *user;
+} fg_alloc_hooks;
+
+void *fg_realloc(const fg_alloc_hooks *h, void *ptr, size_t size);
+static inline void *fg_malloc(const fg_alloc_hooks *h, size_t size) { return fg_realloc(h, NULL, size); }
+static inline void fg_free(const fg_alloc_hooks *h, void *ptr) { if (ptr) fg_realloc(h, ptr, 0); }
+
+/* snprintf into a caller buffer that may be NULL/0; always terminates. */
+void fg_errf(char *buf, size_t len, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+
+/* Monotonic clock in nanoseconds (for budgets and benches). */
+uint64_t fg_now_ns(void);
+
+static inline uint64_t fg_align_up(uint64_t x, uint64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
+
+#endif

@@ -1,0 +1,3 @@
+/* Placeholder until this binding lands: registers nothing. */
+#include "fg_lua.h"
+void fg_lua_open_alloc(lua_State *L) { (void)L; }

@@ -1,0 +1,13 @@
+/* luaopen_framegraph_core: the one entry point of the C module. */
+#include "fg_lua.h"
+
+int luaopen_framegraph_core(lua_State *L) {
+  lua_newtable(L);
+  fg_lua_open_pack(L);
+  fg_lua_open_graph(L);
+  fg_lua_open_alloc(L);
+  fg_lua_open_vk(L);
+  lua_pushliteral(L, "0.1.0");
+  lua_setfield(L, -2, "version");
+  return 1;
+}

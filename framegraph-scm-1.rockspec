@@ -1,0 +1,17 @@
+package = "framegraph"
+version = "scm-1"
+source = { url = "git+file://." }
+description = {
+  summary = "Frame-graph runtime for Vulkan: C core, Lua 5.4 face",
+  license = "MIT",
+}
+dependencies = { "lua >= 5.4" }
+build = {
+  type = "cmake",
+  variables = {
+    CMAKE_BUILD_TYPE = "Release",
+    LUA_INCDIR = "$(LUA_INCDIR)",
+    LUADIR = "$(LUADIR)",
+    LIBDIR = "$(LIBDIR)",
+  },
+}

@@ -1,0 +1,16 @@
+-- framegraph: public Lua API. Each concern lives in its own module; this file
+-- only gathers them into one table (see ../shared/DESIGN.md "Lua API contract").
+local fg = { core = require("framegraph.core") }
+fg.version = fg.core.version
+
+local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan" }
+for _, modname in ipairs(parts) do
+  local ok, part = pcall(require, modname)
+  if ok then
+    for k, v in pairs(part) do fg[k] = v end
+  elseif not tostring(part):find("module '" .. modname .. "' not found", 1, true) then
+    error(part, 0)  -- a real error inside a part must not be hidden
+  end
+end
+
+return fg

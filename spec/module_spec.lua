@@ -1,0 +1,7 @@
+describe("framegraph module", function()
+  it("loads the C core and the Lua layer", function()
+    local fg = require("framegraph")
+    assert.is_table(fg.core)
+    assert.are.equal("0.1.0", fg.version)
+  end)
+end)
