@@ -9,6 +9,7 @@
 void fg_lua_open_pack(lua_State *L);   /* pack.c:  pack, check_packing, load */
 void fg_lua_open_graph(lua_State *L);  /* graph.c: graph compiler */
 void fg_lua_open_alloc(lua_State *L);  /* alloc.c: sub-allocators, upload ring */
-void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, runtime, shaders, commands */
+void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
+void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, command surface */
 
 #endif

@@ -3,7 +3,7 @@
 local fg = { core = require("framegraph.core") }
 fg.version = fg.core.version
 
-local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan" }
+local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime" }
 for _, modname in ipairs(parts) do
   local ok, part = pcall(require, modname)
   if ok then
