@@ -13,3 +13,21 @@ void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, command surface */
 
 #endif
+
+/* ---- vk.c: device and shader userdata (framegraph.device / framegraph.shader) ----
+ * Device methods live in the __index table of the FG_LUA_DEVICE metatable;
+ * files opened after vk.c add theirs with
+ *   luaL_getmetatable(L, FG_LUA_DEVICE); lua_getfield(L, -1, "__index");
+ *   luaL_setfuncs(L, my_methods, 0); lua_pop(L, 2);
+ * A C object that outlives the call (runtime, pool, shader) should keep the
+ * Lua device alive (uservalue) or fg_vk_retain() the fg_vk_device. */
+#define FG_LUA_DEVICE "framegraph.device"
+#define FG_LUA_SHADER "framegraph.shader"
+struct fg_vk_device;
+struct fg_vk_shader;
+/* Raises (argument error) unless idx is an open device. */
+struct fg_vk_device *fg_lua_checkdevice(lua_State *L, int idx);
+/* NULL when idx is not a device or the device is closed. */
+struct fg_vk_device *fg_lua_todevice(lua_State *L, int idx);
+/* Raises unless idx is an open shader (fg.shader). */
+struct fg_vk_shader *fg_lua_checkshader(lua_State *L, int idx);

@@ -1,8 +1,19 @@
 /* fg_vk: the Vulkan backend's shared device object (volk, Vulkan 1.3).
- * Every csrc/vk file builds on this; csrc/lua/vk.c wraps it for Lua. */
+ * Every csrc/vk file builds on this; csrc/lua/vk.c wraps it for Lua.
+ *
+ * Function pointers come from volk loaded per *instance* (loader trampolines),
+ * so several devices may be open at once; call Vulkan through the usual vkXxx
+ * names after fg_vk_create. Headless: no surface, no swapchain.
+ *
+ * Lifetime: the device is reference counted. fg_vk_create returns it with one
+ * reference; anything that keeps VkDevice objects alive beyond a call (shaders,
+ * runtimes, memory pools) takes fg_vk_retain and gives it back with
+ * fg_vk_release, so a Lua dev:close() before its children never leaves them
+ * with a destroyed VkDevice. fg_vk_destroy is fg_vk_release. */
 #ifndef FG_VK_H
 #define FG_VK_H
 #include <volk.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,26 +32,62 @@ typedef struct fg_vk_device {
   VkPhysicalDeviceProperties props;
   VkPhysicalDeviceMemoryProperties memprops;
   int has_memory_budget;     /* VK_EXT_memory_budget enabled */
-  int has_push_descriptor;   /* VK_KHR_push_descriptor enabled */
-  VkCommandPool cmdpool;     /* for one-shot work (uploads, read-backs) */
+  int has_push_descriptor;   /* VK_KHR_push_descriptor enabled (required by fg_vk_shader) */
+  VkCommandPool cmdpool;     /* for one-shot work (uploads, read-backs); RESET_COMMAND_BUFFER */
   /* Validation messages (warnings and errors) collected by the debug messenger
    * since the last fg_vk_take_messages; tests treat any as a failure. */
   char **messages;
   size_t message_count, message_cap;
+  /* ---- added after the first contract ---- */
+  int validation;                 /* validation layer + syncval active */
+  uint32_t timestamp_valid_bits;  /* of queue_family; 0 = no timestamps */
+  int has_storage_without_format; /* shaderStorageImageRead/WriteWithoutFormat both enabled */
+  VkSampler sampler_nearest;      /* clamp-to-edge samplers owned by the device */
+  VkSampler sampler_linear;
+  VkCommandBuffer once_cmd;       /* reused by fg_vk_submit_once (serialised by once_lock) */
+  VkFence once_fence;
+  pthread_mutex_t msg_lock;       /* the messenger may be called from any thread */
+  pthread_mutex_t once_lock;
+  int refs;                       /* see fg_vk_retain / fg_vk_release */
+  /* volk's globals follow the last instance loaded, which may lack debug utils. */
+  PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
 } fg_vk_device;
 
 /* Returns NULL and writes a message (e.g. "no Vulkan 1.3 device found") on failure. */
 fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen);
-void fg_vk_destroy(fg_vk_device *dev);
+void fg_vk_destroy(fg_vk_device *dev);              /* = fg_vk_release */
+fg_vk_device *fg_vk_retain(fg_vk_device *dev);      /* returns dev */
+void fg_vk_release(fg_vk_device *dev);              /* destroys at the last reference (waits idle) */
 
 /* Hands over collected validation messages (caller frees each and the array). */
 char **fg_vk_take_messages(fg_vk_device *dev, size_t *count);
+/* Frees what fg_vk_take_messages returned. */
+void fg_vk_free_messages(char **msgs, size_t count);
+/* Appends a message of our own (e.g. a failure found outside the layer). */
+void fg_vk_push_message(fg_vk_device *dev, const char *msg);
 
 /* Index of the first memory type in `bits` with all `props`, or -1. */
 int fg_vk_find_memory_type(const fg_vk_device *dev, uint32_t bits, VkMemoryPropertyFlags props);
 
-/* Records and submits a one-shot command buffer, waiting for completion. */
+/* Records and submits a one-shot command buffer, waiting for completion.
+ * Thread-safe against itself; the queue is not otherwise locked, so do not
+ * submit on dev->queue from another thread at the same time. */
 typedef void (*fg_vk_record_fn)(VkCommandBuffer cmd, void *user);
 VkResult fg_vk_submit_once(fg_vk_device *dev, fg_vk_record_fn fn, void *user);
+
+/* "cpu", "discrete", "integrated", "virtual" or "other". */
+const char *fg_vk_device_type_name(VkPhysicalDeviceType t);
+
+/* Host-visible buffer with its memory bound and mapped (for staging). Memory is
+ * HOST_VISIBLE|HOST_COHERENT, preferring HOST_CACHED when `readback`. */
+typedef struct fg_vk_host_buffer {
+  VkBuffer buffer;
+  VkDeviceMemory memory;
+  void *map;
+  VkDeviceSize size;
+} fg_vk_host_buffer;
+int fg_vk_host_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags usage,
+                             int readback, fg_vk_host_buffer *out, char *err, size_t errlen);
+void fg_vk_host_buffer_destroy(fg_vk_device *dev, fg_vk_host_buffer *b);
 
 #endif

@@ -1,0 +1,507 @@
+/* Headless Vulkan 1.3 device through volk: instance (+ validation with
+ * synchronization validation), physical device choice, one graphics+compute
+ * queue, one-shot submission and validation message collection. */
+#include "fg_vk.h"
+#include "fg_util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
+
+static char *dup_str(const char *s) {
+  size_t n = strlen(s) + 1;
+  char *d = malloc(n);
+  if (d) memcpy(d, s, n);
+  return d;
+}
+
+void fg_vk_push_message(fg_vk_device *dev, const char *msg) {
+  pthread_mutex_lock(&dev->msg_lock);
+  if (dev->message_count == dev->message_cap) {
+    size_t cap = dev->message_cap ? dev->message_cap * 2 : 16;
+    char **m = realloc(dev->messages, cap * sizeof *m);
+    if (!m) { pthread_mutex_unlock(&dev->msg_lock); return; }
+    dev->messages = m;
+    dev->message_cap = cap;
+  }
+  char *d = dup_str(msg);
+  if (d) dev->messages[dev->message_count++] = d;
+  pthread_mutex_unlock(&dev->msg_lock);
+}
+
+char **fg_vk_take_messages(fg_vk_device *dev, size_t *count) {
+  pthread_mutex_lock(&dev->msg_lock);
+  char **m = dev->messages;
+  *count = dev->message_count;
+  dev->messages = NULL;
+  dev->message_count = dev->message_cap = 0;
+  pthread_mutex_unlock(&dev->msg_lock);
+  return m;
+}
+
+void fg_vk_free_messages(char **msgs, size_t count) {
+  for (size_t i = 0; i < count; i++) free(msgs[i]);
+  free(msgs);
+}
+
+static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
+                                                 VkDebugUtilsMessageTypeFlagsEXT type,
+                                                 const VkDebugUtilsMessengerCallbackDataEXT *data,
+                                                 void *user) {
+  fg_vk_device *dev = user;
+  char buf[4096];
+  snprintf(buf, sizeof buf, "[%s] %s: %s",
+           (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
+           data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
+  fg_vk_push_message(dev, buf);
+  return VK_FALSE;  /* never abort the call: the test decides */
+}
+
+const char *fg_vk_device_type_name(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return "cpu";
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return "discrete";
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return "integrated";
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return "virtual";
+    default: return "other";
+  }
+}
+
+static int has_ext(const VkExtensionProperties *e, uint32_t n, const char *name) {
+  for (uint32_t i = 0; i < n; i++)
+    if (!strcmp(e[i].extensionName, name)) return 1;
+  return 0;
+}
+
+static int has_layer(const char *name) {
+  uint32_t n = 0;
+  vkEnumerateInstanceLayerProperties(&n, NULL);
+  VkLayerProperties *l = calloc(n ? n : 1, sizeof *l);
+  if (!l) return 0;
+  vkEnumerateInstanceLayerProperties(&n, l);
+  int found = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (!strcmp(l[i].layerName, name)) found = 1;
+  free(l);
+  return found;
+}
+
+/* Extensions of the implementation, or of one layer when `layer` is set. */
+static VkExtensionProperties *instance_exts(const char *layer, uint32_t *n) {
+  *n = 0;
+  vkEnumerateInstanceExtensionProperties(layer, n, NULL);
+  VkExtensionProperties *e = calloc(*n ? *n : 1, sizeof *e);
+  if (e) vkEnumerateInstanceExtensionProperties(layer, n, e);
+  else *n = 0;
+  return e;
+}
+
+typedef struct candidate {
+  VkPhysicalDevice phys;
+  VkPhysicalDeviceProperties props;
+  uint32_t family;
+  int push_descriptor, memory_budget, portability_subset;
+  int storage_without_format, scalar_layout, host_query_reset;
+  uint32_t timestamp_bits;
+} candidate;
+
+/* Fills c and returns 1 when `phys` can run framegraph; else writes why into why. */
+static int check_device(VkPhysicalDevice phys, candidate *c, char *why, size_t whylen) {
+  memset(c, 0, sizeof *c);
+  c->phys = phys;
+  vkGetPhysicalDeviceProperties(phys, &c->props);
+  if (c->props.apiVersion < VK_API_VERSION_1_3) {
+    fg_errf(why, whylen, "%s: Vulkan %u.%u < 1.3", c->props.deviceName,
+            VK_API_VERSION_MAJOR(c->props.apiVersion), VK_API_VERSION_MINOR(c->props.apiVersion));
+    return 0;
+  }
+  VkPhysicalDeviceVulkan13Features f13 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f13};
+  VkPhysicalDeviceFeatures2 f = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
+  vkGetPhysicalDeviceFeatures2(phys, &f);
+  char missing[256] = "";
+  if (!f13.synchronization2) strcat(missing, " synchronization2");
+  if (!f13.dynamicRendering) strcat(missing, " dynamicRendering");
+  if (!f13.maintenance4) strcat(missing, " maintenance4");
+  if (!f12.timelineSemaphore) strcat(missing, " timelineSemaphore");
+  uint32_t nq = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, NULL);
+  VkQueueFamilyProperties *q = calloc(nq ? nq : 1, sizeof *q);
+  if (!q) return 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nq, q);
+  uint32_t family = UINT32_MAX;
+  VkQueueFlags need = VK_QUEUE_GRAPHICS_BIT | VK_QUEUE_COMPUTE_BIT;
+  for (uint32_t i = 0; i < nq && family == UINT32_MAX; i++)
+    if ((q[i].queueFlags & need) == need && q[i].queueCount > 0) family = i;
+  if (family != UINT32_MAX) c->timestamp_bits = q[family].timestampValidBits;
+  free(q);
+  if (family == UINT32_MAX) strcat(missing, " a graphics+compute queue family");
+  uint32_t ne = 0;
+  vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, NULL);
+  VkExtensionProperties *e = calloc(ne ? ne : 1, sizeof *e);
+  if (!e) return 0;
+  vkEnumerateDeviceExtensionProperties(phys, NULL, &ne, e);
+  c->push_descriptor = has_ext(e, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  c->memory_budget = has_ext(e, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
+  c->portability_subset = has_ext(e, ne, "VK_KHR_portability_subset");
+  free(e);
+  if (missing[0]) {
+    fg_errf(why, whylen, "%s: missing%s", c->props.deviceName, missing);
+    return 0;
+  }
+  c->family = family;
+  c->storage_without_format = f.features.shaderStorageImageReadWithoutFormat &&
+                              f.features.shaderStorageImageWriteWithoutFormat;
+  c->scalar_layout = f12.scalarBlockLayout;
+  c->host_query_reset = f12.hostQueryReset;
+  return 1;
+}
+
+static int score(const candidate *c, int prefer_software) {
+  switch (c->props.deviceType) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: return prefer_software ? 10 : 1;
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: return prefer_software ? 5 : 10;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: return prefer_software ? 4 : 9;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: return 3;
+    default: return 2;
+  }
+}
+
+static VkSampler make_sampler(fg_vk_device *dev, VkFilter filter) {
+  VkSamplerCreateInfo si = {
+    .sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO,
+    .magFilter = filter, .minFilter = filter,
+    .mipmapMode = filter == VK_FILTER_LINEAR ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST,
+    .addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    .addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    .addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE,
+    .maxLod = VK_LOD_CLAMP_NONE,
+  };
+  VkSampler s = VK_NULL_HANDLE;
+  vkCreateSampler(dev->device, &si, NULL, &s);
+  return s;
+}
+
+fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
+  fg_vk_desc d0 = {0};
+  if (!desc) desc = &d0;
+  VkResult r = volkInitialize();
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "Vulkan loader not found (libvulkan.so.1): install a Vulkan driver, "
+            "e.g. mesa-vulkan-drivers for lavapipe");
+    return NULL;
+  }
+  uint32_t inst_version = volkGetInstanceVersion();
+  if (inst_version < VK_API_VERSION_1_3) {
+    fg_errf(err, errlen, "Vulkan loader supports %u.%u; framegraph needs 1.3",
+            VK_API_VERSION_MAJOR(inst_version), VK_API_VERSION_MINOR(inst_version));
+    return NULL;
+  }
+  fg_vk_device *dev = calloc(1, sizeof *dev);
+  if (!dev) { fg_errf(err, errlen, "out of memory"); return NULL; }
+  pthread_mutex_init(&dev->msg_lock, NULL);
+  pthread_mutex_init(&dev->once_lock, NULL);
+  dev->refs = 1;
+
+  /* ---- instance ---- */
+  uint32_t ne = 0;
+  VkExtensionProperties *ie = instance_exts(NULL, &ne);
+  const char *exts[8];
+  const char *layers[1];
+  uint32_t next = 0, nlayers = 0;
+  VkInstanceCreateFlags iflags = 0;
+  if (has_ext(ie, ne, VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME)) {
+    exts[next++] = VK_KHR_PORTABILITY_ENUMERATION_EXTENSION_NAME;
+    iflags |= VK_INSTANCE_CREATE_ENUMERATE_PORTABILITY_BIT_KHR;
+  }
+  int debug_utils = 0, features_ext = 0;
+  if (desc->validation) {
+    if (!has_layer(VALIDATION_LAYER)) {
+      free(ie);
+      fg_errf(err, errlen, "validation requested but %s is not installed "
+              "(Debian: apt install vulkan-validationlayers), or pass validation = false", VALIDATION_LAYER);
+      fg_vk_release(dev);
+      return NULL;
+    }
+    layers[nlayers++] = VALIDATION_LAYER;
+    uint32_t nle = 0;
+    VkExtensionProperties *le = instance_exts(VALIDATION_LAYER, &nle);
+    debug_utils = has_ext(ie, ne, VK_EXT_DEBUG_UTILS_EXTENSION_NAME) ||
+                  has_ext(le, nle, VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    features_ext = has_ext(le, nle, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME) ||
+                   has_ext(ie, ne, VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME);
+    free(le);
+    if (!debug_utils) {
+      free(ie);
+      fg_errf(err, errlen, "validation requested but VK_EXT_debug_utils is unavailable, "
+              "so messages cannot be collected");
+      fg_vk_release(dev);
+      return NULL;
+    }
+    exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    if (features_ext) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+  }
+  free(ie);
+
+  VkApplicationInfo app = {
+    .sType = VK_STRUCTURE_TYPE_APPLICATION_INFO,
+    .pApplicationName = "framegraph", .pEngineName = "framegraph",
+    .apiVersion = VK_API_VERSION_1_3,
+  };
+  VkValidationFeatureEnableEXT enables[] = {VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT};
+  VkValidationFeaturesEXT vfeat = {
+    .sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT,
+    .enabledValidationFeatureCount = 1, .pEnabledValidationFeatures = enables,
+  };
+  /* The same messenger info chained into instance creation also reports
+   * problems found inside vkCreateInstance/vkDestroyInstance. */
+  VkDebugUtilsMessengerCreateInfoEXT mi = {
+    .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
+    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+    .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                   VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
+    .pfnUserCallback = on_message, .pUserData = dev,
+  };
+  if (desc->validation) {
+    mi.pNext = features_ext ? &vfeat : NULL;
+  }
+  VkInstanceCreateInfo ici = {
+    .sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO,
+    .pNext = desc->validation ? &mi : NULL,
+    .flags = iflags, .pApplicationInfo = &app,
+    .enabledLayerCount = nlayers, .ppEnabledLayerNames = layers,
+    .enabledExtensionCount = next, .ppEnabledExtensionNames = exts,
+  };
+  r = vkCreateInstance(&ici, NULL, &dev->instance);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
+    fg_errf(err, errlen, "no Vulkan device found: the loader has no Vulkan 1.3 driver "
+            "(lavapipe: apt install mesa-vulkan-drivers; check VK_DRIVER_FILES/VK_ICD_FILENAMES)");
+    fg_vk_release(dev);
+    return NULL;
+  }
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "vkCreateInstance failed (VkResult %d)", (int)r);
+    fg_vk_release(dev);
+    return NULL;
+  }
+  volkLoadInstance(dev->instance);
+  dev->validation = desc->validation;
+  if (desc->validation) {
+    mi.pNext = NULL;
+    PFN_vkCreateDebugUtilsMessengerEXT create_messenger =
+      (PFN_vkCreateDebugUtilsMessengerEXT)vkGetInstanceProcAddr(dev->instance, "vkCreateDebugUtilsMessengerEXT");
+    dev->destroy_messenger =
+      (PFN_vkDestroyDebugUtilsMessengerEXT)vkGetInstanceProcAddr(dev->instance, "vkDestroyDebugUtilsMessengerEXT");
+    r = create_messenger && dev->destroy_messenger
+          ? create_messenger(dev->instance, &mi, NULL, &dev->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
+    if (r != VK_SUCCESS) {
+      fg_errf(err, errlen, "vkCreateDebugUtilsMessengerEXT failed (VkResult %d)", (int)r);
+      fg_vk_release(dev);
+      return NULL;
+    }
+  }
+
+  /* ---- physical device ---- */
+  uint32_t np = 0;
+  vkEnumeratePhysicalDevices(dev->instance, &np, NULL);
+  VkPhysicalDevice *pd = calloc(np ? np : 1, sizeof *pd);
+  if (!pd) { fg_errf(err, errlen, "out of memory"); fg_vk_release(dev); return NULL; }
+  vkEnumeratePhysicalDevices(dev->instance, &np, pd);
+  candidate best = {0}, c;
+  int best_score = -1;
+  char reasons[1024] = "";
+  for (uint32_t i = 0; i < np; i++) {
+    char why[256];
+    if (check_device(pd[i], &c, why, sizeof why)) {
+      int s = score(&c, desc->prefer_software);
+      if (s > best_score) { best = c; best_score = s; }
+    } else {
+      size_t l = strlen(reasons);
+      snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "; " : "", why);
+    }
+  }
+  free(pd);
+  if (best_score < 0) {
+    if (np == 0)
+      fg_errf(err, errlen, "no Vulkan device found (no driver installed? lavapipe: apt install mesa-vulkan-drivers)");
+    else
+      fg_errf(err, errlen, "no Vulkan 1.3 device with synchronization2, dynamicRendering, maintenance4, "
+              "timelineSemaphore and a graphics+compute queue: %s", reasons);
+    fg_vk_release(dev);
+    return NULL;
+  }
+  dev->phys = best.phys;
+  dev->props = best.props;
+  dev->queue_family = best.family;
+  dev->timestamp_valid_bits = best.timestamp_bits;
+  vkGetPhysicalDeviceMemoryProperties(dev->phys, &dev->memprops);
+
+  /* ---- logical device ---- */
+  const char *dexts[4];
+  uint32_t ndext = 0;
+  if (best.push_descriptor) dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+  if (best.memory_budget) dexts[ndext++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+  if (best.portability_subset) dexts[ndext++] = "VK_KHR_portability_subset";
+  VkPhysicalDeviceVulkan13Features f13 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
+    .synchronization2 = VK_TRUE, .dynamicRendering = VK_TRUE, .maintenance4 = VK_TRUE,
+  };
+  VkPhysicalDeviceVulkan12Features f12 = {
+    .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f13,
+    .timelineSemaphore = VK_TRUE,
+    .scalarBlockLayout = best.scalar_layout ? VK_TRUE : VK_FALSE,
+    .hostQueryReset = best.host_query_reset ? VK_TRUE : VK_FALSE,
+  };
+  VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
+  if (best.storage_without_format) {
+    f2.features.shaderStorageImageReadWithoutFormat = VK_TRUE;
+    f2.features.shaderStorageImageWriteWithoutFormat = VK_TRUE;
+  }
+  float prio = 1.0f;
+  VkDeviceQueueCreateInfo qi = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
+    .queueFamilyIndex = dev->queue_family, .queueCount = 1, .pQueuePriorities = &prio,
+  };
+  VkDeviceCreateInfo dci = {
+    .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2,
+    .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi,
+    .enabledExtensionCount = ndext, .ppEnabledExtensionNames = dexts,
+  };
+  r = vkCreateDevice(dev->phys, &dci, NULL, &dev->device);
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "vkCreateDevice failed on %s (VkResult %d)", dev->props.deviceName, (int)r);
+    fg_vk_release(dev);
+    return NULL;
+  }
+  dev->has_push_descriptor = best.push_descriptor;
+  dev->has_memory_budget = best.memory_budget;
+  dev->has_storage_without_format = best.storage_without_format;
+  vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+
+  VkCommandPoolCreateInfo pci = {
+    .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
+    .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
+    .queueFamilyIndex = dev->queue_family,
+  };
+  r = vkCreateCommandPool(dev->device, &pci, NULL, &dev->cmdpool);
+  if (r == VK_SUCCESS) {
+    VkCommandBufferAllocateInfo ai = {
+      .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = dev->cmdpool,
+      .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1,
+    };
+    r = vkAllocateCommandBuffers(dev->device, &ai, &dev->once_cmd);
+  }
+  if (r == VK_SUCCESS) {
+    VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+    r = vkCreateFence(dev->device, &fi, NULL, &dev->once_fence);
+  }
+  if (r == VK_SUCCESS) {
+    dev->sampler_nearest = make_sampler(dev, VK_FILTER_NEAREST);
+    dev->sampler_linear = make_sampler(dev, VK_FILTER_LINEAR);
+    if (!dev->sampler_nearest || !dev->sampler_linear) r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "creating the command pool/fence/samplers failed (VkResult %d)", (int)r);
+    fg_vk_release(dev);
+    return NULL;
+  }
+  return dev;
+}
+
+fg_vk_device *fg_vk_retain(fg_vk_device *dev) {
+  if (dev) __atomic_add_fetch(&dev->refs, 1, __ATOMIC_RELAXED);
+  return dev;
+}
+
+void fg_vk_release(fg_vk_device *dev) {
+  if (!dev || __atomic_sub_fetch(&dev->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
+  if (dev->device) {
+    vkDeviceWaitIdle(dev->device);
+    if (dev->sampler_nearest) vkDestroySampler(dev->device, dev->sampler_nearest, NULL);
+    if (dev->sampler_linear) vkDestroySampler(dev->device, dev->sampler_linear, NULL);
+    if (dev->once_fence) vkDestroyFence(dev->device, dev->once_fence, NULL);
+    if (dev->cmdpool) vkDestroyCommandPool(dev->device, dev->cmdpool, NULL);
+    vkDestroyDevice(dev->device, NULL);
+  }
+  if (dev->messenger) dev->destroy_messenger(dev->instance, dev->messenger, NULL);
+  if (dev->instance) vkDestroyInstance(dev->instance, NULL);
+  fg_vk_free_messages(dev->messages, dev->message_count);
+  pthread_mutex_destroy(&dev->msg_lock);
+  pthread_mutex_destroy(&dev->once_lock);
+  free(dev);
+}
+
+void fg_vk_destroy(fg_vk_device *dev) { fg_vk_release(dev); }
+
+int fg_vk_find_memory_type(const fg_vk_device *dev, uint32_t bits, VkMemoryPropertyFlags props) {
+  for (uint32_t i = 0; i < dev->memprops.memoryTypeCount; i++)
+    if ((bits & (1u << i)) && (dev->memprops.memoryTypes[i].propertyFlags & props) == props) return (int)i;
+  return -1;
+}
+
+VkResult fg_vk_submit_once(fg_vk_device *dev, fg_vk_record_fn fn, void *user) {
+  pthread_mutex_lock(&dev->once_lock);
+  VkCommandBuffer cmd = dev->once_cmd;
+  VkResult r = vkResetCommandBuffer(cmd, 0);
+  VkCommandBufferBeginInfo bi = {
+    .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+    .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+  };
+  if (r == VK_SUCCESS) r = vkBeginCommandBuffer(cmd, &bi);
+  if (r == VK_SUCCESS) {
+    fn(cmd, user);
+    r = vkEndCommandBuffer(cmd);
+  }
+  if (r == VK_SUCCESS) {
+    VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
+    VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1,
+                        .pCommandBufferInfos = &cbi};
+    r = vkQueueSubmit2(dev->queue, 1, &si, dev->once_fence);
+  }
+  if (r == VK_SUCCESS) {
+    r = vkWaitForFences(dev->device, 1, &dev->once_fence, VK_TRUE, UINT64_MAX);
+    vkResetFences(dev->device, 1, &dev->once_fence);
+  }
+  pthread_mutex_unlock(&dev->once_lock);
+  return r;
+}
+
+int fg_vk_host_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags usage,
+                             int readback, fg_vk_host_buffer *out, char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  VkBufferCreateInfo bi = {
+    .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 1, .usage = usage,
+    .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
+  };
+  VkResult r = vkCreateBuffer(dev->device, &bi, NULL, &out->buffer);
+  if (r != VK_SUCCESS) { fg_errf(err, errlen, "vkCreateBuffer(%llu bytes) failed (VkResult %d)", (unsigned long long)size, (int)r); return 0; }
+  VkMemoryRequirements req;
+  vkGetBufferMemoryRequirements(dev->device, out->buffer, &req);
+  VkMemoryPropertyFlags base = VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+  int type = readback ? fg_vk_find_memory_type(dev, req.memoryTypeBits, base | VK_MEMORY_PROPERTY_HOST_CACHED_BIT) : -1;
+  if (type < 0) type = fg_vk_find_memory_type(dev, req.memoryTypeBits, base);
+  if (type < 0) {
+    fg_errf(err, errlen, "no HOST_VISIBLE|HOST_COHERENT memory type for a staging buffer");
+    fg_vk_host_buffer_destroy(dev, out);
+    return 0;
+  }
+  VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                             .memoryTypeIndex = (uint32_t)type};
+  r = vkAllocateMemory(dev->device, &ai, NULL, &out->memory);
+  if (r == VK_SUCCESS) r = vkBindBufferMemory(dev->device, out->buffer, out->memory, 0);
+  if (r == VK_SUCCESS) r = vkMapMemory(dev->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->map);
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "staging memory (%llu bytes) failed (VkResult %d)", (unsigned long long)req.size, (int)r);
+    fg_vk_host_buffer_destroy(dev, out);
+    return 0;
+  }
+  out->size = size;
+  return 1;
+}
+
+void fg_vk_host_buffer_destroy(fg_vk_device *dev, fg_vk_host_buffer *b) {
+  if (b->buffer) vkDestroyBuffer(dev->device, b->buffer, NULL);
+  if (b->memory) vkFreeMemory(dev->device, b->memory, NULL);  /* unmaps implicitly */
+  memset(b, 0, sizeof *b);
+}

@@ -1,0 +1,82 @@
+-- framegraph.vulkan: the device and shader entry points, merged into `fg`.
+--   dev = fg.vulkan{ validation = true, prefer = "gpu"|"software" }
+--   sh  = fg.shader(dev, spirv_bytes_or_path [, { fragment_only = true }])
+local core = require("framegraph.core")
+
+local M = {}
+
+local function check_opts(opts, where, allowed)
+  if opts == nil then return {} end
+  if type(opts) ~= "table" then
+    error(("%s: options must be a table, got %s"):format(where, type(opts)), 3)
+  end
+  for k in pairs(opts) do
+    if not allowed[k] then
+      local names = {}
+      for n in pairs(allowed) do names[#names + 1] = n end
+      table.sort(names)
+      error(("%s: unknown option '%s' (known: %s)"):format(where, tostring(k), table.concat(names, ", ")), 3)
+    end
+  end
+  return opts
+end
+
+-- Opens a headless Vulkan 1.3 device. Raises when none can be opened: a
+-- pipeline cannot run without one, and the message says what was missing.
+function M.vulkan(opts)
+  opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true })
+  local prefer = opts.prefer or "gpu"
+  if prefer ~= "gpu" and prefer ~= "software" then
+    error(("fg.vulkan: prefer must be \"gpu\" or \"software\", got %q"):format(tostring(prefer)), 2)
+  end
+  local dev, err = core.vulkan_open(opts.validation and true or false, prefer == "software")
+  if not dev then error("fg.vulkan: " .. err, 2) end
+  return dev
+end
+
+-- Looks a shader up: a SPIR-V string (magic 0x07230203) is used as is, else
+-- the argument is a path, tried as given and under $FG_SHADER_DIR (build/shaders).
+local function load_spirv(src)
+  if #src >= 4 and (src:sub(1, 4) == "\3\2\35\7" or src:sub(1, 4) == "\7\35\2\3") then
+    return src, "<spirv>"
+  end
+  local candidates = { src }
+  local dir = os.getenv("FG_SHADER_DIR")
+  if dir then
+    candidates[#candidates + 1] = dir .. "/" .. src
+    if not src:match("%.spv$") then candidates[#candidates + 1] = dir .. "/" .. src .. ".spv" end
+  end
+  for _, p in ipairs(candidates) do
+    local f = io.open(p, "rb")
+    if f then
+      local bytes = f:read("a")
+      f:close()
+      return bytes, p
+    end
+  end
+  return nil, ("fg.shader: '%s' is neither SPIR-V bytes nor a readable file (tried %s)")
+    :format(src, table.concat(candidates, ", "))
+end
+
+function M.shader(dev, src, opts)
+  if type(src) ~= "string" then
+    error(("fg.shader: argument #2 must be SPIR-V bytes or a path, got %s"):format(type(src)), 2)
+  end
+  opts = check_opts(opts, "fg.shader", { fragment_only = true, name = true, vertex = true })
+  local bytes, where = load_spirv(src)
+  if not bytes then error(where, 2) end
+  local vbytes
+  if opts.vertex then
+    local vwhere
+    vbytes, vwhere = load_spirv(opts.vertex)
+    if not vbytes then error(vwhere, 2) end
+  end
+  if not core.shader_create then
+    error("fg.shader: this build has no shader support", 2)
+  end
+  local sh, err = core.shader_create(dev, bytes, opts.name or where, vbytes)
+  if not sh then error("fg.shader: " .. err, 2) end
+  return sh
+end
+
+return M

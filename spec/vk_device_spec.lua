@@ -1,0 +1,88 @@
+-- Device layer on lavapipe with validation + synchronization validation.
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+local fg = require("framegraph")
+
+describe("fg.vulkan device", function()
+  local dev
+  setup(function() dev = fg.vulkan{ validation = true, prefer = "software" } end)
+  teardown(function() if dev then dev:close() end end)
+
+  it("opens lavapipe when software is preferred", function()
+    local info = dev:info()
+    assert.are.equal("cpu", info.type)
+    assert.matches("^1%.3%.", info.api_version)
+    assert.is_true(info.validation)
+  end)
+
+  it("reports memory types, heaps, limits and a real image alignment", function()
+    local info = dev:info()
+    assert.is_true(#info.memory_types >= 1)
+    assert.is_true(#info.memory_heaps >= 1)
+    for _, t in ipairs(info.memory_types) do
+      assert.is_table(t.flags)
+      assert.is_truthy(info.memory_heaps[t.heap], "memory type points at a missing heap")
+    end
+    assert.is_true(info.memory_heaps[1].size > 0)
+    local g = info.limits.buffer_image_granularity
+    assert.is_true(g >= 1 and (g & (g - 1)) == 0, "granularity must be a power of two")
+    local a = info.image_alignment
+    assert.is_true(a >= 1 and (a & (a - 1)) == 0, "image alignment must be a power of two")
+    assert.is_true(info.image_size >= 1920 * 1080 * 4)
+    assert.is_true(info.limits.min_storage_buffer_offset_alignment >= 1)
+    assert.is_true(info.extensions.push_descriptor, "lavapipe has VK_KHR_push_descriptor")
+    assert.is_boolean(info.extensions.memory_budget)
+  end)
+
+  it("has no validation messages after opening", function()
+    assert.are.same({}, dev:messages())
+  end)
+
+  it("closes idempotently and refuses use after close", function()
+    local d = fg.vulkan{ validation = true, prefer = "software" }
+    assert.is_false(d:is_closed())
+    d:close()
+    d:close()
+    assert.is_true(d:is_closed())
+    assert.has_error(function() d:info() end)
+    local ok, err = pcall(d.messages, d)
+    assert.is_false(ok)
+    assert.matches("device is closed", err)
+  end)
+
+  it("releases through to-be-closed variables", function()
+    local fn = load([[
+      local fg = ...
+      local d <close> = fg.vulkan{ prefer = "software" }
+      return d
+    ]])
+    local d = fn(fg)
+    assert.is_true(d:is_closed())
+  end)
+
+  it("rejects unknown options and bad prefer values with the field name", function()
+    assert.has_error(function() fg.vulkan{ prefer = "fast" } end,
+      'fg.vulkan: prefer must be "gpu" or "software", got "fast"')
+    local ok, err = pcall(fg.vulkan, { validaton = true })
+    assert.is_false(ok)
+    assert.matches("unknown option 'validaton'", err)
+  end)
+
+  it("raises a clear error when no Vulkan device can be found", function()
+    -- Point the loader at an empty ICD list: no driver means no device.
+    local script = [[
+      package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+      package.cpath = "%s"
+      local fg = require("framegraph")
+      local ok, err = pcall(fg.vulkan, { prefer = "software" })
+      io.write(tostring(ok), "|", tostring(err))
+    ]]
+    local f = assert(io.open("/tmp/fg_vk_nodev.lua", "w"))
+    f:write(script:format(package.cpath))
+    f:close()
+    local p = io.popen("VK_DRIVER_FILES=/nonexistent.json VK_ICD_FILENAMES=/nonexistent.json lua5.4 /tmp/fg_vk_nodev.lua 2>/dev/null")
+    local out = p:read("a")
+    p:close()
+    assert.matches("^false|", out)
+    assert.matches("fg.vulkan: no Vulkan device found", out)
+  end)
+end)
