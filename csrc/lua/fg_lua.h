@@ -31,3 +31,26 @@ struct fg_vk_device *fg_lua_checkdevice(lua_State *L, int idx);
 struct fg_vk_device *fg_lua_todevice(lua_State *L, int idx);
 /* Raises unless idx is an open shader (fg.shader). */
 struct fg_vk_shader *fg_lua_checkshader(lua_State *L, int idx);
+
+/* ---- graph.c: compiled graph userdata (framegraph.graph) ----
+ * The userdata returned by fg.compile holds an fg_graph (csrc/core/fg_graph.h)
+ * and a reference to the pipeline table (its uservalue 1), so nodes' `run`
+ * functions stay reachable: fg_graph_instance.user is the node's 1-based
+ * position in pipeline.nodes. */
+#define FG_LUA_GRAPH "framegraph.graph"
+struct fg_graph;
+struct fg_graph_resource;
+struct fg_graph_memreq;
+/* Raises (argument error) unless idx is a compiled graph. */
+struct fg_graph *fg_lua_checkgraph(lua_State *L, int idx);
+/* Schema-checks and compiles the pipeline table at pipeline_idx with the
+ * options table at opts_idx (0 or nil = none), using `sizer` (NULL = the
+ * planning profile of opts.profile) for memory requirements. Pushes the graph
+ * userdata (same as fg.compile) and returns its fg_graph. Raises the error
+ * listing every problem on invalid pipelines. */
+struct fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
+                                int (*sizer)(void *user, const struct fg_graph_resource *res,
+                                             struct fg_graph_memreq *out),
+                                void *sizer_user);
+/* Pushes the pipeline table the graph at idx was compiled from. */
+void fg_lua_graph_pipeline(lua_State *L, int idx);
