@@ -1,0 +1,467 @@
+/* fg_pack: entry point, validation, the independent checker, LOAD, and the
+ * simplest strategies (none, pool). Other strategies: pack_greedy.c, pack_best.c. */
+#include "pack_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+const char *const fg_pack_solvers[] = {"best", "thesis", "scanline", "bysize", "buckets", "pool", "none", NULL};
+
+#define ULL(x) ((unsigned long long)(x))
+
+static int is_pow2(uint64_t a) { return a && !(a & (a - 1)); }
+
+/* ---------------------------------------------------------------- validation */
+
+/* Normalised [start, stop) of item i: cyclic stop == period means 0. */
+static int check_items(const fg_pack_item *it, size_t n, uint64_t period, char *err, size_t errlen) {
+  for (size_t i = 0; i < n; i++) {
+    if (it[i].size == 0) {
+      fg_errf(err, errlen, "item %zu: size must be > 0", i + 1);
+      return -1;
+    }
+    if (it[i].align && !is_pow2(it[i].align)) {
+      fg_errf(err, errlen, "item %zu: align %llu is not a power of two", i + 1, ULL(it[i].align));
+      return -1;
+    }
+    if (period) {
+      if (it[i].start >= period || it[i].stop > period) {
+        fg_errf(err, errlen, "item %zu: start %llu / stop %llu outside the cycle [0, %llu) (period)",
+                i + 1, ULL(it[i].start), ULL(it[i].stop), ULL(period));
+        return -1;
+      }
+    } else if (it[i].start >= it[i].stop) {
+      fg_errf(err, errlen,
+              "item %zu: start %llu must be < stop %llu on a linear timeline (set a period for cyclic lifetimes)",
+              i + 1, ULL(it[i].start), ULL(it[i].stop));
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static uint64_t norm_stop(const fg_pack_item *it, uint64_t period) {
+  return (period && it->stop == period) ? 0 : it->stop;
+}
+
+/* ------------------------------------------------------------------- LOAD */
+
+typedef struct ev { uint64_t t; int64_t d; } ev;
+static int ev_cmp(const void *a, const void *b) {
+  const ev *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  return (x->d > y->d) - (x->d < y->d); /* ends (negative) first */
+}
+
+uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period) {
+  if (n == 0) return 0;
+  ev *e = malloc(sizeof(ev) * 2 * n);
+  if (!e) return 0;
+  size_t m = 0;
+  uint64_t base = 0; /* bytes live at time 0 from wrapping/whole items */
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = items[i].start, t = norm_stop(&items[i], period), sz = items[i].size;
+    if (period && t == 0 && s > 0) t = period; /* [s, T): no wrap */
+    if (period && s >= t) { /* wraps (or whole): live at 0 */
+      base += sz;
+      if (s != t) { e[m++] = (ev){t, -(int64_t)sz}; e[m++] = (ev){s, (int64_t)sz}; }
+    } else {
+      e[m++] = (ev){s, (int64_t)sz};
+      e[m++] = (ev){t, -(int64_t)sz};
+    }
+  }
+  qsort(e, m, sizeof(ev), ev_cmp);
+  uint64_t cur = base, best = base;
+  for (size_t k = 0; k < m; k++) {
+    cur += (uint64_t)e[k].d;
+    if (cur > best) best = cur;
+  }
+  free(e);
+  return best;
+}
+
+/* ---------------------------------------------------------------- checker */
+
+/* Sweep over time; the live set is kept sorted by offset and is pairwise
+ * disjoint, so a new item only needs the last live item starting below its
+ * end (whose end is the largest among those). Kinds are also kept apart in a
+ * second set per kind, queried with the new item's page-expanded range. */
+typedef struct live_set { size_t *ix; size_t n; } live_set;
+
+static size_t ls_last_below(const live_set *ls, const uint64_t *off, uint64_t limit) {
+  size_t lo = 0, hi = ls->n; /* first index with off >= limit */
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (off[ls->ix[mid]] < limit) lo = mid + 1; else hi = mid;
+  }
+  return lo; /* candidate is lo-1 when lo > 0 */
+}
+static void ls_insert(live_set *ls, const uint64_t *off, size_t i) {
+  size_t p = ls_last_below(ls, off, off[i]);
+  memmove(ls->ix + p + 1, ls->ix + p, (ls->n - p) * sizeof(size_t));
+  ls->ix[p] = i;
+  ls->n++;
+}
+static void ls_remove(live_set *ls, size_t i) {
+  for (size_t k = 0; k < ls->n; k++)
+    if (ls->ix[k] == i) {
+      memmove(ls->ix + k, ls->ix + k + 1, (ls->n - k - 1) * sizeof(size_t));
+      ls->n--;
+      return;
+    }
+}
+
+typedef struct cev { uint64_t t; size_t i; int start; } cev;
+static int cev_cmp(const void *a, const void *b) {
+  const cev *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  if (x->start != y->start) return x->start - y->start; /* ends first */
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offsets,
+                     const fg_pack_desc *desc, char *msg, size_t msglen) {
+  fg_pack_desc d0 = {0};
+  if (!desc) desc = &d0;
+  uint64_t period = desc->period, g = desc->granularity > 1 ? desc->granularity : 1;
+  if (check_items(items, n, period, msg, msglen)) return 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align ? items[i].align : 1;
+    if (offsets[i] % a) {
+      fg_errf(msg, msglen, "item %zu: offset %llu is not a multiple of its alignment %llu", i + 1,
+              ULL(offsets[i]), ULL(a));
+      return 0;
+    }
+    if (offsets[i] + items[i].size < offsets[i]) {
+      fg_errf(msg, msglen, "item %zu: offset %llu + size overflows", i + 1, ULL(offsets[i]));
+      return 0;
+    }
+  }
+  cev *e = malloc(sizeof(cev) * 4 * (n ? n : 1));
+  size_t *buf = malloc(sizeof(size_t) * 3 * (n ? n : 1));
+  if (!e || !buf) {
+    free(e); free(buf);
+    fg_errf(msg, msglen, "out of memory");
+    return 0;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = items[i].start, t = norm_stop(&items[i], period);
+    if (period && t == 0 && s > 0) t = period; /* [s, T): no wrap */
+    if (period && s >= t) {
+      e[m++] = (cev){0, i, 1};
+      if (s != t) {
+        e[m++] = (cev){t, i, 0};
+        e[m++] = (cev){s, i, 1};
+      }
+    } else {
+      e[m++] = (cev){s, i, 1};
+      e[m++] = (cev){t, i, 0};
+    }
+  }
+  qsort(e, m, sizeof(cev), cev_cmp);
+  live_set all = {buf, 0}, kind[2] = {{buf + n, 0}, {buf + 2 * n, 0}};
+  int ok = 1;
+  for (size_t k = 0; k < m && ok; k++) {
+    size_t i = e[k].i;
+    int ki = items[i].kind ? 1 : 0;
+    if (!e[k].start) {
+      ls_remove(&all, i);
+      if (g > 1) ls_remove(&kind[ki], i);
+      continue;
+    }
+    uint64_t lo = offsets[i], hi = offsets[i] + items[i].size;
+    size_t p = ls_last_below(&all, offsets, hi);
+    if (p > 0) {
+      size_t j = all.ix[p - 1];
+      if (offsets[j] + items[j].size > lo) {
+        fg_errf(msg, msglen,
+                "items %zu and %zu overlap: both live at time %llu, bytes [%llu, %llu) and [%llu, %llu)",
+                (j < i ? j : i) + 1, (j < i ? i : j) + 1, ULL(e[k].t), ULL(offsets[j]),
+                ULL(offsets[j] + items[j].size), ULL(lo), ULL(hi));
+        ok = 0;
+        break;
+      }
+    }
+    if (g > 1) {
+      live_set *other = &kind[1 - ki];
+      uint64_t plo = lo / g * g, phi = (hi + g - 1) / g * g;
+      size_t q = ls_last_below(other, offsets, phi);
+      if (q > 0) {
+        size_t j = other->ix[q - 1];
+        if (offsets[j] + items[j].size > plo) {
+          fg_errf(msg, msglen,
+                  "items %zu (kind %u) and %zu (kind %u) share a granularity page of %llu bytes while both live at time %llu",
+                  i + 1, items[i].kind, j + 1, items[j].kind, ULL(g), ULL(e[k].t));
+          ok = 0;
+          break;
+        }
+      }
+      ls_insert(&kind[ki], offsets, i);
+    }
+    ls_insert(&all, offsets, i);
+  }
+  free(e);
+  free(buf);
+  return ok;
+}
+
+/* ------------------------------------------------------------- instance */
+
+static int u64_cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+static int kv_cmp(const void *a, const void *b) {
+  const pk_kv *x = a, *y = b;
+  if (x->k != y->k) return x->k < y->k ? -1 : 1;
+  if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
+  return (x->i > y->i) - (x->i < y->i);
+}
+void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
+  qsort(kv, n, sizeof(pk_kv), kv_cmp);
+  if (ord)
+    for (size_t k = 0; k < n; k++) ord[k] = kv[k].i;
+}
+
+static uint32_t find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
+  uint32_t lo = 0, hi = K;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (v[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+void pk_free(pk_inst *in) {
+  free(in->s);
+  free(in->e);
+  free(in->size);
+  free(in->align);
+  memset(in, 0, sizeof *in);
+}
+
+static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc) {
+  memset(in, 0, sizeof *in);
+  in->n = n;
+  in->items = items;
+  in->cyclic = desc->period > 0;
+  size_t nn = n ? n : 1;
+  in->s = malloc(sizeof(uint32_t) * nn);
+  in->e = malloc(sizeof(uint32_t) * nn);
+  in->size = malloc(sizeof(uint64_t) * nn);
+  in->align = malloc(sizeof(uint64_t) * nn);
+  uint64_t *v = malloc(sizeof(uint64_t) * 2 * nn);
+  if (!in->s || !in->e || !in->size || !in->align || !v) {
+    free(v);
+    pk_free(in);
+    return -1;
+  }
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    v[m++] = items[i].start;
+    v[m++] = norm_stop(&items[i], desc->period);
+  }
+  qsort(v, m, sizeof(uint64_t), u64_cmp);
+  uint32_t K = 0;
+  for (size_t k = 0; k < m; k++)
+    if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
+  in->K = K ? K : 1;
+  int kinds = 0;
+  for (size_t i = 0; i < n; i++) {
+    in->s[i] = find_pt(v, K, items[i].start);
+    in->e[i] = find_pt(v, K, norm_stop(&items[i], desc->period));
+    kinds |= items[i].kind ? 2 : 1;
+  }
+  free(v);
+  /* Granularity: items of kind 1 are rounded to whole pages (size and
+   * alignment) so no kind-0 item can ever share one of their pages. */
+  uint64_t g = desc->granularity;
+  in->gran = (g > 1 && kinds == 3) ? g : 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align ? items[i].align : 1, sz = items[i].size;
+    if (in->gran && items[i].kind) {
+      if (a < g) a = g;
+      sz = fg_align_up(sz, g);
+    }
+    in->size[i] = sz;
+    in->align[i] = a;
+  }
+  return 0;
+}
+
+int pk_reverse(const pk_inst *in, pk_inst *out) {
+  *out = *in;
+  size_t nn = in->n ? in->n : 1;
+  out->s = malloc(sizeof(uint32_t) * nn);
+  out->e = malloc(sizeof(uint32_t) * nn);
+  out->size = malloc(sizeof(uint64_t) * nn);
+  out->align = malloc(sizeof(uint64_t) * nn);
+  if (!out->s || !out->e || !out->size || !out->align) {
+    pk_free(out);
+    return -1;
+  }
+  memcpy(out->size, in->size, sizeof(uint64_t) * in->n);
+  memcpy(out->align, in->align, sizeof(uint64_t) * in->n);
+  uint32_t K = in->K;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    if (!in->cyclic) { /* points 0..K-2 are covered; mirror them */
+      out->s[i] = K - 1 - b;
+      out->e[i] = K - 1 - a;
+    } else if (a == b) {
+      out->s[i] = out->e[i] = a;
+    } else {
+      out->s[i] = (K - b) % K;
+      out->e[i] = (K - a) % K;
+    }
+  }
+  return 0;
+}
+
+uint64_t pk_makespan(const pk_inst *in, const uint64_t *off) {
+  uint64_t m = 0; /* the real sizes: rounding for granularity is not memory */
+  for (size_t i = 0; i < in->n; i++)
+    if (off[i] + in->items[i].size > m) m = off[i] + in->items[i].size;
+  return m;
+}
+
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof) {
+  uint32_t K = in->K;
+  int64_t *d = calloc((size_t)K + 1, sizeof(int64_t));
+  if (!d) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    int64_t sz = (int64_t)in->size[i];
+    uint32_t a = in->s[i], b = in->e[i];
+    if (a == b) { d[0] += sz; d[K] -= sz; }
+    else if (a < b) { d[a] += sz; d[b] -= sz; }
+    else { d[a] += sz; d[K] -= sz; d[0] += sz; d[b] -= sz; }
+  }
+  int64_t cur = 0;
+  uint64_t best = 0;
+  for (uint32_t t = 0; t < K; t++) {
+    cur += d[t];
+    if (prof) prof[t] = (uint64_t)cur;
+    if ((uint64_t)cur > best) best = (uint64_t)cur;
+  }
+  free(d);
+  return best;
+}
+
+/* ------------------------------------------------------------ none, pool */
+
+int pk_none(const pk_inst *in, uint64_t *off) {
+  uint64_t h = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    off[i] = fg_align_up(h, in->align[i]);
+    h = off[i] + in->size[i];
+  }
+  return 0;
+}
+
+/* pool: one physical resource is reused only by items of the same nonzero
+ * group whose lifetimes never meet (first fit in start order); slots are then
+ * laid out one after another. */
+int pk_pool(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  if (!n) return 0;
+  size_t *ord = malloc(sizeof(size_t) * n), *slot = malloc(sizeof(size_t) * n);
+  size_t *head = malloc(sizeof(size_t) * n), *next = malloc(sizeof(size_t) * n);
+  uint64_t *ssz = malloc(sizeof(uint64_t) * n), *sal = malloc(sizeof(uint64_t) * n);
+  if (!ord || !slot || !head || !next || !ssz || !sal) {
+    free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
+    return -1;
+  }
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  if (!kv) {
+    free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
+  pk_sort(kv, n, ord);
+  free(kv);
+  size_t nslots = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = ord[k];
+    uint32_t g = in->items[i].group;
+    size_t chosen = (size_t)-1;
+    if (g) {
+      for (size_t sl = 0; sl < nslots && chosen == (size_t)-1; sl++) {
+        size_t first = head[sl];
+        if (in->items[first].group != g) continue;
+        int clash = 0;
+        for (size_t j = first; j != (size_t)-1 && !clash; j = next[j]) clash = pk_conflict(in, i, j);
+        if (!clash) chosen = sl;
+      }
+    }
+    if (chosen == (size_t)-1) {
+      chosen = nslots++;
+      head[chosen] = (size_t)-1;
+      ssz[chosen] = 0;
+      sal[chosen] = 1;
+    }
+    next[i] = head[chosen];
+    head[chosen] = i;
+    slot[i] = chosen;
+    if (in->size[i] > ssz[chosen]) ssz[chosen] = in->size[i];
+    if (in->align[i] > sal[chosen]) sal[chosen] = in->align[i];
+  }
+  uint64_t h = 0;
+  for (size_t sl = 0; sl < nslots; sl++) {
+    uint64_t o = fg_align_up(h, sal[sl]);
+    for (size_t j = head[sl]; j != (size_t)-1; j = next[j]) off[j] = o;
+    h = o + ssz[sl];
+  }
+  free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- entry */
+
+int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
+            fg_pack_result *res, char *err, size_t errlen) {
+  fg_pack_desc d0 = {0};
+  if (!desc) desc = &d0;
+  const char *name = desc->solver ? desc->solver : "best";
+  int which = -1;
+  for (int k = 0; fg_pack_solvers[k]; k++)
+    if (!strcmp(name, fg_pack_solvers[k])) which = k;
+  if (which < 0) {
+    fg_errf(err, errlen,
+            "unknown solver '%s' (expected one of best, thesis, scanline, bysize, buckets, pool, none)", name);
+    return -1;
+  }
+  if (check_items(items, n, desc->period, err, errlen)) return -1;
+  fg_pack_result r = {0, 0, 0};
+  r.load = fg_pack_load(items, n, desc->period);
+  if (n == 0) {
+    r.optimal = 1;
+    if (res) *res = r;
+    return 0;
+  }
+  pk_inst in;
+  if (pk_build(&in, items, n, desc)) {
+    fg_errf(err, errlen, "out of memory");
+    return -1;
+  }
+  int rc, optimal = 0;
+  switch (which) {
+  case 0: rc = pk_best(&in, desc, r.load, offsets, &optimal); break;
+  case 1: rc = pk_thesis(&in, offsets); break;
+  case 2: rc = pk_scanline(&in, offsets); break;
+  case 3: rc = pk_bysize(&in, offsets); break;
+  case 4: rc = pk_buckets(&in, offsets); break;
+  case 5: rc = pk_pool(&in, offsets); break;
+  default: rc = pk_none(&in, offsets); break;
+  }
+  pk_free(&in);
+  if (rc) {
+    fg_errf(err, errlen, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (offsets[i] + items[i].size > r.makespan) r.makespan = offsets[i] + items[i].size;
+  r.optimal = r.makespan == r.load || optimal;
+  if (res) *res = r;
+  return 0;
+}

@@ -1,0 +1,309 @@
+/* Reference packers, each faithful to its source (see DESIGN.md "Reference
+ * packers"): bysize (TFLite/XLA greedy by size), buckets (the GPU memory
+ * aliasing article), thesis (daBFG thesis, Algorithm 1), scanline (daFG's
+ * GreedyScanline). They are baselines and starting points for `best`. */
+#include "pack_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define INF_T UINT32_MAX
+
+static int rng_cmp(const void *a, const void *b) {
+  const pk_rng *x = a, *y = b;
+  return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+void pk_sort_rng(pk_rng *r, size_t m) {
+  if (m > 24) {
+    qsort(r, m, sizeof(pk_rng), rng_cmp);
+    return;
+  }
+  for (size_t k = 1; k < m; k++) {
+    pk_rng x = r[k];
+    size_t j = k;
+    while (j > 0 && r[j - 1].lo > x.lo) { r[j] = r[j - 1]; j--; }
+    r[j] = x;
+  }
+}
+
+uint64_t pk_fit(pk_rng *r, size_t m, uint64_t lo0, uint64_t limit, uint64_t size, uint64_t align, int bestfit) {
+  pk_sort_rng(r, m);
+  uint64_t cur = lo0, best = UINT64_MAX, bestgap = UINT64_MAX;
+  for (size_t k = 0; k < m; k++) {
+    if (r[k].lo > cur) {
+      uint64_t o = fg_align_up(cur, align);
+      if (o + size <= r[k].lo) {
+        if (!bestfit) return o;
+        if (r[k].lo - cur < bestgap) { bestgap = r[k].lo - cur; best = o; }
+      }
+    }
+    if (r[k].hi > cur) cur = r[k].hi;
+  }
+  uint64_t o = fg_align_up(cur, align);
+  if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o; /* top is the fallback */
+  if (o + size <= limit && limit - cur < bestgap) best = o;         /* last region competes */
+  return best;
+}
+
+/* ------------------------------------------------------------------ bysize */
+
+int pk_bysize(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  size_t *ord = malloc(sizeof(size_t) * n);
+  pk_rng *r = malloc(sizeof(pk_rng) * n);
+  if (!kv || !ord || !r) { free(kv); free(ord); free(r); return -1; }
+  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], UINT32_MAX - pk_len(in, i), i};
+  pk_sort(kv, n, ord);
+  for (size_t k = 0; k < n; k++) {
+    size_t i = ord[k], m = 0;
+    for (size_t q = 0; q < k; q++) {
+      size_t j = ord[q];
+      if (pk_conflict(in, i, j)) r[m++] = (pk_rng){off[j], off[j] + in->size[j]};
+    }
+    off[i] = pk_fit(r, m, 0, UINT64_MAX, in->size[i], in->align[i], 1);
+  }
+  free(kv); free(ord); free(r);
+  return 0;
+}
+
+/* ----------------------------------------------------------------- buckets */
+
+int pk_buckets(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  size_t *ord = malloc(sizeof(size_t) * n), *mem = malloc(sizeof(size_t) * n);
+  pk_rng *r = malloc(sizeof(pk_rng) * n);
+  char *done = calloc(n, 1);
+  if (!kv || !ord || !mem || !r || !done) { free(kv); free(ord); free(mem); free(r); free(done); return -1; }
+  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+  pk_sort(kv, n, ord);
+  uint64_t h = 0;
+  size_t left = n, first = 0;
+  while (left) {
+    while (done[ord[first]]) first++;
+    size_t b0 = ord[first];
+    uint64_t base = fg_align_up(h, in->align[b0]), bend = base + in->size[b0];
+    off[b0] = base;
+    done[b0] = 1;
+    left--;
+    size_t nm = 0;
+    mem[nm++] = b0;
+    for (size_t k = first + 1; k < n; k++) {
+      size_t i = ord[k];
+      if (done[i]) continue;
+      size_t m = 0; /* offset ranges of members whose lifetimes meet i's */
+      for (size_t q = 0; q < nm; q++)
+        if (pk_conflict(in, i, mem[q])) r[m++] = (pk_rng){off[mem[q]], off[mem[q]] + in->size[mem[q]]};
+      uint64_t o = pk_fit(r, m, base, bend, in->size[i], in->align[i], 1);
+      if (o == UINT64_MAX) continue; /* no region fits: skip, a later bucket takes it */
+      off[i] = o;
+      done[i] = 1;
+      left--;
+      mem[nm++] = i;
+    }
+    h = bend;
+  }
+  free(kv); free(ord); free(mem); free(r); free(done);
+  return 0;
+}
+
+/* ------------------------------------------------------------ free blocks */
+
+typedef struct blk { uint64_t off, size; uint32_t until; } blk;
+typedef struct blkset { blk *b; size_t n; } blkset;
+
+/* Add a free block, merging neighbours in memory with the same `until`. */
+static void blk_add(blkset *A, blk x) {
+  if (!x.size) return;
+  for (int merged = 1; merged;) {
+    merged = 0;
+    for (size_t k = 0; k < A->n; k++) {
+      blk *y = &A->b[k];
+      if (y->until != x.until) continue;
+      if (y->off + y->size == x.off) { x.off = y->off; x.size += y->size; }
+      else if (x.off + x.size == y->off) { x.size += y->size; }
+      else continue;
+      A->b[k] = A->b[--A->n];
+      merged = 1;
+      break;
+    }
+  }
+  A->b[A->n++] = x;
+}
+
+/* Do arcs [a1,b1) and [a2,b2) on the cycle of K points meet? a == b: whole. */
+static int arc_in(uint32_t a, uint32_t b, uint32_t t) {
+  if (a == b) return 1;
+  if (a < b) return a <= t && t < b;
+  return t >= a || t < b;
+}
+static int arcs_meet(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2) {
+  return arc_in(a1, b1, a2) || arc_in(a2, b2, a1);
+}
+
+/* Take item i from block k: aligned offset, both remainders go back. */
+static uint64_t blk_take(blkset *A, size_t k, uint64_t size, uint64_t align) {
+  blk a = A->b[k];
+  A->b[k] = A->b[--A->n];
+  uint64_t o = fg_align_up(a.off, align);
+  blk_add(A, (blk){a.off, o - a.off, a.until});
+  blk_add(A, (blk){o + size, a.off + a.size - (o + size), a.until});
+  return o;
+}
+
+/* ------------------------------------------------------------------ thesis */
+
+int pk_thesis(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  uint32_t K = in->K;
+  uint64_t *prof = malloc(sizeof(uint64_t) * K);
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  size_t *ord = malloc(sizeof(size_t) * n), *Y = malloc(sizeof(size_t) * n);
+  uint32_t *yuntil = malloc(sizeof(uint32_t) * n);
+  blkset A = {malloc(sizeof(blk) * (3 * n + 4)), 0};
+  if (!prof || !kv || !ord || !Y || !yuntil || !A.b) {
+    free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
+    return -1;
+  }
+  pk_profile(in, prof);
+  uint32_t t0 = 0;
+  for (uint32_t t = 1; t < K; t++)
+    if (prof[t] < prof[t0]) t0 = t;
+  uint64_t H = 0;
+  size_t ny = 0, m = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (pk_contains(in, i, t0)) { /* lines 7-12: stack what is live at t0 */
+      off[i] = fg_align_up(H, in->align[i]);
+      H = off[i] + in->size[i];
+      Y[ny] = i;
+      /* free from r_i until l_i; l_i == t0 means "until the sweep ends" */
+      yuntil[ny++] = in->s[i] == t0 ? INF_T : in->s[i];
+    } else {
+      kv[m++] = (pk_kv){(in->s[i] + K - t0) % K, 0, i};
+    }
+  }
+  pk_sort(kv, m, ord); /* line 21: nearest start after the sweep position */
+  for (size_t k = 0; k < m; k++) {
+    size_t i = ord[k];
+    uint32_t t = in->s[i];
+    for (size_t y = 0; y < ny;) { /* lines 14-20: free what is no longer live */
+      if (!pk_contains(in, Y[y], t)) {
+        blk_add(&A, (blk){off[Y[y]], in->size[Y[y]], yuntil[y]});
+        Y[y] = Y[ny - 1];
+        yuntil[y] = yuntil[--ny];
+      } else {
+        y++;
+      }
+    }
+    uint64_t sz = in->size[i], al = in->align[i];
+    size_t pick = (size_t)-1;
+    for (int attempt = 0; attempt < 2 && pick == (size_t)-1; attempt++) {
+      if (attempt == 1) { /* lines 23-27: a new block on top of the heap */
+        uint64_t o = fg_align_up(H, al);
+        blk_add(&A, (blk){H, o - H, INF_T});
+        blk_add(&A, (blk){o, sz, INF_T});
+        H = o + sz;
+      }
+      uint64_t bestsz = UINT64_MAX;
+      for (size_t b = 0; b < A.n; b++) { /* line 28: best fit honouring `until` */
+        blk *a = &A.b[b];
+        uint64_t o = fg_align_up(a->off, al);
+        if (o + sz > a->off + a->size || a->size >= bestsz) continue;
+        if (a->until != INF_T && arcs_meet(in->s[i], in->e[i], a->until, t0)) continue;
+        bestsz = a->size;
+        pick = b;
+      }
+    }
+    uint32_t u = A.b[pick].until;
+    off[i] = blk_take(&A, pick, sz, al);
+    Y[ny] = i;
+    yuntil[ny++] = u;
+  }
+  free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
+  return 0;
+}
+
+/* ---------------------------------------------------------------- scanline */
+
+typedef struct sev { uint32_t t; int start; uint64_t size; size_t i; } sev;
+static int sev_cmp(const void *a, const void *b) {
+  const sev *x = a, *y = b;
+  if (x->t != y->t) return x->t < y->t ? -1 : 1;
+  if (x->start != y->start) return x->start - y->start; /* ends first */
+  if (x->size != y->size) return x->size > y->size ? -1 : 1; /* larger first */
+  return (x->i > y->i) - (x->i < y->i);
+}
+
+int pk_scanline(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  size_t *ord = malloc(sizeof(size_t) * n);
+  uint32_t *until = malloc(sizeof(uint32_t) * n);
+  sev *ev = malloc(sizeof(sev) * 2 * n);
+  blkset F = {malloc(sizeof(blk) * (3 * n + 4)), 0};
+  if (!kv || !ord || !until || !ev || !F.b) {
+    free(kv); free(ord); free(until); free(ev); free(F.b);
+    return -1;
+  }
+  /* Wrapping resources first, by start descending, bump-allocated. */
+  size_t m = 0, ne = 0;
+  for (size_t i = 0; i < n; i++)
+    if (in->s[i] >= in->e[i]) kv[m++] = (pk_kv){UINT32_MAX - in->s[i], 0, i};
+  pk_sort(kv, m, ord);
+  uint64_t H = 0, maxH = 0;
+  for (size_t k = 0; k < m; k++) {
+    size_t i = ord[k];
+    off[i] = fg_align_up(H, in->align[i]);
+    H = off[i] + in->size[i];
+  }
+  maxH = H;
+  for (size_t i = 0; i < n; i++) {
+    if (in->s[i] < in->e[i]) {
+      ev[ne++] = (sev){in->s[i], 1, in->size[i], i};
+      ev[ne++] = (sev){in->e[i], 0, in->size[i], i};
+    } else if (in->s[i] != in->e[i]) {
+      ev[ne++] = (sev){in->e[i], 0, in->size[i], i};
+      until[i] = in->s[i]; /* its block is free only until it starts again */
+    }
+  }
+  qsort(ev, ne, sizeof(sev), sev_cmp);
+  for (size_t k = 0; k < ne; k++) {
+    size_t i = ev[k].i;
+    uint64_t sz = in->size[i], al = in->align[i];
+    if (!ev[k].start) {
+      blk_add(&F, (blk){off[i], sz, until[i]});
+      /* a free unrestricted block on top shrinks the heap */
+      for (size_t b = 0; b < F.n; b++)
+        if (F.b[b].until == INF_T && F.b[b].off + F.b[b].size == H) {
+          H = F.b[b].off;
+          F.b[b] = F.b[--F.n];
+          break;
+        }
+      continue;
+    }
+    size_t pick = (size_t)-1;
+    uint64_t bestsz = UINT64_MAX;
+    for (size_t b = 0; b < F.n; b++) {
+      blk *a = &F.b[b];
+      uint64_t o = fg_align_up(a->off, al);
+      if (o + sz > a->off + a->size || a->size >= bestsz) continue;
+      if (a->until != INF_T && in->e[i] > a->until) continue;
+      bestsz = a->size;
+      pick = b;
+    }
+    if (pick != (size_t)-1) {
+      until[i] = F.b[pick].until;
+      off[i] = blk_take(&F, pick, sz, al);
+    } else {
+      uint64_t o = fg_align_up(H, al);
+      if (o > H) blk_add(&F, (blk){H, o - H, INF_T});
+      off[i] = o;
+      H = o + sz;
+      until[i] = INF_T;
+      if (H > maxH) maxH = H;
+    }
+  }
+  free(kv); free(ord); free(until); free(ev); free(F.b);
+  return 0;
+}

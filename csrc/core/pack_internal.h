@@ -1,0 +1,67 @@
+/* Private to the packers: a normalised instance shared by every strategy.
+ * Time is compressed to the distinct endpoint values (K points); intervals
+ * keep their meaning (point k stands for [v_k, v_k+1)). Sizes and alignments
+ * are the effective ones after the granularity treatment. */
+#ifndef FG_PACK_INTERNAL_H
+#define FG_PACK_INTERNAL_H
+#include "fg_pack.h"
+#include "fg_util.h"
+
+typedef struct pk_inst {
+  size_t n;
+  int cyclic;            /* linear instances are treated as cyclic with no wrap:
+                            point K-1 (the last stop) is never covered */
+  uint32_t K;            /* number of time points */
+  uint32_t *s, *e;       /* compressed start/stop; s == e: whole cycle */
+  uint64_t *size, *align;/* effective size/alignment (granularity-rounded) */
+  const fg_pack_item *items;
+  uint64_t gran;         /* > 1 and both kinds present: kind-1 items rounded */
+} pk_inst;
+
+/* Is point t inside item i's interval? */
+static inline int pk_contains(const pk_inst *in, size_t i, uint32_t t) {
+  uint32_t a = in->s[i], b = in->e[i];
+  if (a == b) return 1;
+  if (a < b) return a <= t && t < b;
+  return t >= a || t < b;
+}
+/* Two non-empty arcs meet iff one holds the other's start. */
+static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
+  return pk_contains(in, i, in->s[j]) || pk_contains(in, j, in->s[i]);
+}
+/* Number of points the item covers. */
+static inline uint32_t pk_len(const pk_inst *in, size_t i) {
+  uint32_t a = in->s[i], b = in->e[i];
+  if (a == b) return in->K;
+  return a < b ? b - a : in->K - a + b;
+}
+
+/* Strategies: write offsets (effective sizes) for every item; return 0, or -1 on OOM. */
+int pk_none(const pk_inst *in, uint64_t *off);
+int pk_pool(const pk_inst *in, uint64_t *off);
+int pk_bysize(const pk_inst *in, uint64_t *off);
+int pk_buckets(const pk_inst *in, uint64_t *off);
+int pk_thesis(const pk_inst *in, uint64_t *off);
+int pk_scanline(const pk_inst *in, uint64_t *off);
+int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, int *optimal);
+
+/* Sort by (k, k2, i) ascending; writes the index order into ord when given. */
+typedef struct pk_kv { uint64_t k, k2; size_t i; } pk_kv;
+void pk_sort(pk_kv *kv, size_t n, size_t *ord);
+
+/* Occupied byte ranges; pk_fit finds the aligned place for `size` in the gaps
+ * at or above lo0: first fit (lowest) or best fit (smallest gap). With
+ * limit == UINT64_MAX the top is the fallback; otherwise the region must end
+ * by limit and UINT64_MAX means nothing fits. Sorts r. */
+typedef struct pk_rng { uint64_t lo, hi; } pk_rng;
+void pk_sort_rng(pk_rng *r, size_t m);
+uint64_t pk_fit(pk_rng *r, size_t m, uint64_t lo0, uint64_t limit, uint64_t size, uint64_t align, int bestfit);
+
+uint64_t pk_makespan(const pk_inst *in, const uint64_t *off);
+/* Load profile over the K points (effective sizes); returns the max. prof may be NULL. */
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof);
+/* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
+int pk_reverse(const pk_inst *in, pk_inst *out);
+void pk_free(pk_inst *in);
+
+#endif

@@ -1,0 +1,165 @@
+/* fg_pack: checker verdicts, every strategy on random cyclic/linear instances
+ * (fuzz, seeded), brute-forced small optima, the thesis's unbounded-error
+ * family, error messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fg_pack.h"
+
+static int failures = 0;
+#define CHECK(cond, ...)                                              \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      failures++;                                                     \
+      fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
+      fprintf(stderr, __VA_ARGS__);                                   \
+      fprintf(stderr, "\n");                                          \
+    }                                                                 \
+  } while (0)
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rnd(void) { /* splitmix64 */
+  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static uint64_t rndu(uint64_t n) { return n ? rnd() % n : 0; }
+
+static fg_pack_item it(uint64_t s, uint64_t e, uint64_t size, uint64_t align) {
+  fg_pack_item x = {s, e, size, align, 0, 0};
+  return x;
+}
+
+/* ------------------------------------------------------------- checker */
+static void test_checker(void) {
+  char msg[256];
+  fg_pack_desc lin = {0}, cyc = {0};
+  cyc.period = 10;
+  fg_pack_item a[3] = {it(0, 5, 100, 1), it(3, 8, 50, 1), it(5, 9, 100, 1)};
+  uint64_t ok[3] = {0, 100, 0};
+  CHECK(fg_check_packing(a, 3, ok, &lin, msg, sizeof msg) == 1, "valid rejected: %s", msg);
+  uint64_t bad[3] = {0, 99, 0}; /* 1 and 2 share byte 99 at time 3..4 */
+  CHECK(fg_check_packing(a, 3, bad, &lin, msg, sizeof msg) == 0, "overlap accepted");
+  CHECK(strstr(msg, "items 1 and 2") != NULL, "message does not name the items: %s", msg);
+  /* touching in time (stop == start) is not an overlap */
+  fg_pack_item t2[2] = {it(0, 5, 10, 1), it(5, 9, 10, 1)};
+  uint64_t same[2] = {0, 0};
+  CHECK(fg_check_packing(t2, 2, same, &lin, msg, sizeof msg) == 1, "touching rejected: %s", msg);
+  /* misalignment names the item */
+  fg_pack_item al[2] = {it(0, 5, 10, 1), it(0, 5, 10, 16)};
+  uint64_t mis[2] = {0, 10};
+  CHECK(fg_check_packing(al, 2, mis, &lin, msg, sizeof msg) == 0, "misaligned accepted");
+  CHECK(strstr(msg, "item 2") && strstr(msg, "alignment"), "bad message: %s", msg);
+  /* cyclic: item 1 wraps (8 -> 2), item 2 lives [1,3): they meet at time 1 */
+  fg_pack_item w[2] = {it(8, 2, 10, 1), it(1, 3, 10, 1)};
+  uint64_t wo[2] = {0, 5};
+  CHECK(fg_check_packing(w, 2, wo, &cyc, msg, sizeof msg) == 0, "wrap overlap accepted");
+  CHECK(strstr(msg, "items 1 and 2") != NULL, "bad message: %s", msg);
+  fg_pack_item w2[2] = {it(8, 2, 10, 1), it(2, 8, 10, 1)};
+  CHECK(fg_check_packing(w2, 2, wo, &cyc, msg, sizeof msg) == 1, "disjoint wrap rejected: %s", msg);
+  /* start == stop: whole cycle, meets everything */
+  fg_pack_item wh[2] = {it(4, 4, 10, 1), it(6, 7, 10, 1)};
+  CHECK(fg_check_packing(wh, 2, wo, &cyc, msg, sizeof msg) == 0, "whole-cycle overlap accepted");
+  /* granularity: kinds 0 and 1 live together must not share a 1024 page */
+  fg_pack_desc gd = {0};
+  gd.granularity = 1024;
+  fg_pack_item gk[2] = {{0, 5, 100, 1, 0, 0}, {0, 5, 100, 1, 1, 0}};
+  uint64_t go[2] = {0, 512};
+  CHECK(fg_check_packing(gk, 2, go, &gd, msg, sizeof msg) == 0, "granularity violation accepted");
+  CHECK(strstr(msg, "granularity") && strstr(msg, "1") && strstr(msg, "2"), "bad message: %s", msg);
+  uint64_t go2[2] = {0, 1024};
+  CHECK(fg_check_packing(gk, 2, go2, &gd, msg, sizeof msg) == 1, "page-separated rejected: %s", msg);
+  gk[1].kind = 0; /* same kind may share a page */
+  CHECK(fg_check_packing(gk, 2, go, &gd, msg, sizeof msg) == 1, "same kind rejected: %s", msg);
+  /* bad items */
+  fg_pack_item bl[1] = {it(5, 5, 10, 1)};
+  uint64_t z[1] = {0};
+  CHECK(fg_check_packing(bl, 1, z, &lin, msg, sizeof msg) == 0, "linear start == stop accepted");
+  CHECK(strstr(msg, "item 1") != NULL, "bad message: %s", msg);
+}
+
+static void test_errors(void) {
+  char err[256] = "";
+  fg_pack_item a[1] = {it(0, 1, 8, 8)};
+  uint64_t off[1];
+  fg_pack_result r;
+  fg_pack_desc d = {0};
+  d.solver = "x";
+  CHECK(fg_pack(a, 1, &d, off, &r, err, sizeof err) == -1, "unknown solver accepted");
+  CHECK(!strcmp(err, "unknown solver 'x' (expected one of best, thesis, scanline, bysize, buckets, pool, none)"),
+        "message: %s", err);
+  d.solver = NULL;
+  a[0].size = 0;
+  CHECK(fg_pack(a, 1, &d, off, &r, err, sizeof err) == -1 && strstr(err, "item 1: size"), "size 0: %s", err);
+  a[0].size = 8;
+  a[0].align = 12;
+  CHECK(fg_pack(a, 1, &d, off, &r, err, sizeof err) == -1 && strstr(err, "power of two"), "align: %s", err);
+}
+
+/* --------------------------------------------------------------- fuzz */
+static void random_instance(fg_pack_item *a, size_t n, uint64_t period, int kinds) {
+  uint64_t T = period ? period : 40;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = rndu(T), len = 1 + rndu(T / 2);
+    uint64_t e;
+    if (period) {
+      int r = (int)rndu(10);
+      e = r == 0 ? s : (s + len) % T; /* some whole-cycle items */
+    } else {
+      e = s + len;
+    }
+    uint64_t sz = (rndu(4) == 0) ? 1 + rndu(16) : 1 + rndu(2000);
+    uint64_t al = (uint64_t)1 << rndu(7);
+    a[i] = (fg_pack_item){s, e, sz, al, kinds ? (uint32_t)rndu(2) : 0, (uint32_t)rndu(4)};
+  }
+}
+
+static void test_fuzz(void) {
+  enum { N = 60 };
+  fg_pack_item a[N];
+  uint64_t off[N];
+  char err[256];
+  int count = 0;
+  for (int iter = 0; iter < 700; iter++) {
+    size_t n = 1 + rndu(N);
+    fg_pack_desc d = {0};
+    d.period = rndu(2) ? 8 + rndu(60) : 0;
+    int kinds = (int)rndu(2);
+    d.granularity = kinds && rndu(2) ? 64 : 0;
+    d.time_budget_ms = 0.3;
+    random_instance(a, n, d.period, kinds);
+    uint64_t load = fg_pack_load(a, n, d.period);
+    uint64_t bestm = 0, minbase = UINT64_MAX;
+    for (int k = 0; fg_pack_solvers[k]; k++) {
+      d.solver = fg_pack_solvers[k];
+      fg_pack_result r;
+      int rc = fg_pack(a, n, &d, off, &r, err, sizeof err);
+      CHECK(rc == 0, "iter %d %s: %s", iter, d.solver, err);
+      if (rc) continue;
+      count++;
+      CHECK(fg_check_packing(a, n, off, &d, err, sizeof err) == 1, "iter %d solver %s n %zu period %llu: %s",
+            iter, d.solver, n, (unsigned long long)d.period, err);
+      CHECK(r.load == load && r.makespan >= load, "iter %d %s: load %llu makespan %llu", iter, d.solver,
+            (unsigned long long)r.load, (unsigned long long)r.makespan);
+      if (k == 0) bestm = r.makespan;
+      else if (r.makespan < minbase) minbase = r.makespan;
+      if (r.optimal && !d.granularity) CHECK(r.makespan == load || k == 0, "optimal flag on %s", d.solver);
+    }
+    CHECK(bestm <= minbase, "iter %d: best %llu worse than a baseline %llu", iter, (unsigned long long)bestm,
+          (unsigned long long)minbase);
+  }
+  printf("fuzz: %d packings checked\n", count);
+}
+
+int main(void) {
+  test_checker();
+  test_errors();
+  test_fuzz();
+  if (failures) {
+    printf("%d failures\n", failures);
+    return 1;
+  }
+  printf("ok\n");
+  return 0;
+}
