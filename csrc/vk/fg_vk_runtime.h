@@ -1,0 +1,126 @@
+/* fg_vk_runtime: executes a compiled frame graph (csrc/core/fg_graph.h) on a
+ * device (fg_vk.h).
+ *
+ *  - Placement: fg_rt_sizer answers the compiler's memory questions with
+ *    vkGetDevice{Image,Buffer}MemoryRequirements (no objects created) and
+ *    picks one memory type per resource (the group key); the runtime then
+ *    allocates one VkDeviceMemory per planned heap, creates every physical
+ *    image/buffer, binds it at its planned offset and makes its view once.
+ *  - Barriers: planned once per (frame parity, node instance) from declared
+ *    usages (fg_vk_barrier.h), one vkCmdPipelineBarrier2 per instance at most.
+ *  - Recording: one command buffer per frame, 2 frames in flight on a
+ *    timeline semaphore; the node callback records the node's own commands.
+ * Not thread-safe: one thread drives a runtime. */
+#ifndef FG_VK_RUNTIME_H
+#define FG_VK_RUNTIME_H
+#include "fg_vk.h"
+#include "fg_vk_barrier.h"
+#include "fg_graph.h"
+#include "fg_format.h"
+
+VkFormat fg_vk_format(fg_format f);
+VkImageAspectFlags fg_vk_format_aspect(fg_format f);
+fg_format fg_vk_format_back(VkFormat vf);
+
+/* ---- sizer (pass to fg_graph_compile / fg_lua_compile) ---- */
+typedef struct fg_rt_sizer_ctx {
+  fg_vk_device *dev;
+  uint64_t alignment;    /* profile inflation: alignment = max(driver, this) */
+  char err[256];         /* why the last call failed */
+} fg_rt_sizer_ctx;
+int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out);
+/* The create infos the runtime uses (and the sizer asks about): deterministic
+ * per description, so planned and real requirements agree. */
+void fg_rt_image_info(const fg_vk_device *dev, const fg_graph_resource *res, VkImageCreateInfo *ci);
+void fg_rt_buffer_info(const fg_graph_resource *res, VkBufferCreateInfo *ci);
+
+/* ---- runtime ---- */
+typedef struct fg_rt fg_rt;
+
+typedef struct fg_rt_desc {
+  int poison;            /* fill every activated resource with garbage first */
+  uint64_t seed;         /* poison colours */
+} fg_rt_desc;
+
+/* One physical resource as created. */
+typedef struct fg_rt_res {
+  const fg_graph_resource *g;   /* plan entry (valid until the graph changes) */
+  int is_image, is_external, is_blob;
+  VkImage image;
+  VkImageView view;
+  VkBuffer buffer;
+  VkFormat format;
+  VkImageAspectFlags aspect;
+  uint32_t width, height;
+  uint64_t bytes;               /* buffer size */
+} fg_rt_res;
+
+/* Creates objects for a compiled graph. The graph must stay alive and
+ * unchanged until fg_rt_rebuild/fg_rt_destroy. NULL + message on failure. */
+fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc, char *err, size_t errlen);
+/* After the graph was recompiled (reload, set_resolution, set_dimension):
+ * waits for frames in flight, recreates objects and barriers; reuses the
+ * VkDeviceMemory when every heap still fits (same memory type), else
+ * reallocates. On failure the runtime is left empty (no frames). */
+int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen);
+void fg_rt_destroy(fg_rt *rt);
+int fg_rt_wait_idle(fg_rt *rt);
+
+/* Node callback: records the node's commands. Return 0, or nonzero to abandon
+ * the frame (the message is the callback's business). NULL callback = no-op. */
+typedef int (*fg_rt_node_fn)(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot);
+/* Records and submits one frame. Returns 0; -1 when the callback failed (the
+ * frame is dropped, nothing submitted); -2 on a Vulkan failure (err set). */
+int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen);
+
+/* State for the binding while a node records. */
+uint64_t fg_rt_frame_index(const fg_rt *rt);   /* frame being recorded (or next) */
+uint32_t fg_rt_parity(const fg_rt *rt);        /* its parity */
+const fg_graph *fg_rt_graph(const fg_rt *rt);
+fg_vk_device *fg_rt_device(const fg_rt *rt);
+fg_rt_res *fg_rt_resource(fg_rt *rt, uint32_t phys);
+uint32_t fg_rt_resource_count(const fg_rt *rt);
+/* Physical id a node instance's use touches in the frame being recorded
+ * (FG_GRAPH_NONE for missing optional uses). */
+uint32_t fg_rt_use_phys(const fg_rt *rt, uint32_t slot, uint32_t use);
+/* Layout a use keeps during its node (declared usage). */
+VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use);
+
+/* Commands inside a node: before a command touches use `use` of instance
+ * `slot` at (stage, access), call this: it records the barrier a second
+ * command on the same resource needs (or one bridging a stage the declared
+ * usage does not cover). Counted in the frame's barrier stats. */
+void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
+                      VkPipelineStageFlags2 stage, VkAccessFlags2 access);
+
+/* External images: before fg_rt_frame, give the image for an external
+ * physical resource (the frame's parity copy). Layout tracking: the runtime
+ * transitions it from *layout and writes the layout it leaves it in. */
+void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView view, VkImageLayout *layout);
+
+typedef struct fg_rt_heap_info {
+  uint64_t bytes;        /* VkDeviceMemory allocation size */
+  uint64_t planned;      /* plan's makespan */
+  uint32_t memory_type;
+} fg_rt_heap_info;
+uint32_t fg_rt_heap_count(const fg_rt *rt);
+void fg_rt_heap_get(const fg_rt *rt, uint32_t i, fg_rt_heap_info *out);
+uint32_t fg_rt_allocations(const fg_rt *rt);   /* vkAllocateMemory calls since creation */
+
+typedef struct fg_rt_stats {
+  uint64_t frames;
+  uint32_t barriers;       /* barriers (image + buffer + memory) in the last frame */
+  uint32_t batches;        /* vkCmdPipelineBarrier2 calls in the last frame */
+  uint32_t planned_barriers[2]; /* per parity, from the static plan */
+  uint64_t record_ns;      /* last frame: CPU time recording, callbacks excluded */
+  uint64_t callback_ns;    /* last frame: time inside callbacks */
+  uint32_t instances;
+} fg_rt_stats;
+void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out);
+
+/* Reads back mip 0 / layer 0 (images, tightly packed rows) or the whole
+ * buffer of a physical resource, as the last submitted frame left it. The
+ * caller frees *data. Returns 0, or -1 with err. */
+int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, size_t errlen);
+
+#endif
