@@ -281,6 +281,7 @@ void fg_allocator_destroy(fg_allocator *a) {
 }
 
 fg_alloc_kind fg_allocator_kind(const fg_allocator *a) { return a->kind; }
+uint64_t fg_allocator_count(const fg_allocator *a) { return a->count; }
 
 uint64_t fg_allocator_alloc_err(fg_allocator *a, uint64_t size, uint64_t align, char *err, size_t errlen) {
   const char *k = kind_names[a->kind];

@@ -75,6 +75,8 @@ uint64_t fg_allocator_alloc_err(fg_allocator *a, uint64_t size, uint64_t align, 
 int fg_allocator_free(fg_allocator *a, uint64_t offset);
 /* Size reserved for the live allocation at `offset` (>= requested), 0 if none. */
 uint64_t fg_allocator_size(const fg_allocator *a, uint64_t offset);
+/* Live allocations (cheap; fg_allocator_stats computes more). */
+uint64_t fg_allocator_count(const fg_allocator *a);
 /* Frees every allocation at once (all kinds). */
 void fg_allocator_reset(fg_allocator *a);
 void fg_allocator_stats(const fg_allocator *a, fg_alloc_stats *out);

@@ -1,0 +1,427 @@
+/* VkDeviceMemory pools: per (memory type, linear|optimal) sub-pools with slab
+ * pages for small requests, TLSF blocks for medium ones and dedicated memory
+ * (with a size-keyed cache) for large ones. See fg_vk_mem.h. */
+#include "fg_vk_mem.h"
+#include "fg_util.h"
+#include <stdlib.h>
+#include <string.h>
+
+#define SLAB_MIN_LOG2 8   /* 256 B slots */
+#define SLAB_PAGE_SLOTS 64
+#define NCLASS_MAX 24
+
+typedef struct vkblock { VkDeviceMemory mem; char *map; VkDeviceSize size; } vkblock;
+
+typedef struct page {
+  fg_allocator *slab;       /* NULL = unused entry */
+  fg_block_allocation ba;   /* the page's range in a TLSF block */
+  vkblock *blk;
+} page;
+
+typedef struct sclass { page *pages; uint32_t n, cap, cur; } sclass;
+
+typedef struct cached { VkDeviceMemory mem; VkDeviceSize size; char *map; } cached;
+
+typedef struct subpool {
+  pthread_mutex_t lock;
+  struct fg_vk_mempool *p;
+  uint32_t type;
+  int optimal, host_visible;
+  fg_block_allocator *blocks;   /* created on first use */
+  sclass cls[NCLASS_MAX];
+  cached *cache;
+  uint32_t ncache;
+  VkDeviceSize cache_bytes;
+  /* counters (under lock) */
+  VkDeviceSize device_bytes, used_bytes;
+  uint32_t device_memories;
+  uint64_t n_slab, n_tlsf, n_dedicated, device_allocs, device_frees;
+  char err[192];                /* last device failure, for messages */
+} subpool;
+
+struct fg_vk_mempool {
+  fg_vk_device *dev;
+  fg_vk_mempool_desc d;
+  uint32_t ntypes, nclass;
+  subpool *subs;                /* [type * 2 + optimal] */
+};
+
+static int log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - __builtin_clzll(x - 1); }
+
+/* ---------- device memory ---------- */
+static VkResult dev_alloc(subpool *sp, VkDeviceSize size, VkDeviceMemory *mem, char **map) {
+  fg_vk_device *dev = sp->p->dev;
+  uint32_t heap = dev->memprops.memoryTypes[sp->type].heapIndex;
+  if (dev->has_memory_budget) {
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT b = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT };
+    VkPhysicalDeviceMemoryProperties2 mp = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b };
+    vkGetPhysicalDeviceMemoryProperties2(dev->phys, &mp);
+    if (b.heapBudget[heap] && b.heapUsage[heap] + size > b.heapBudget[heap]) {
+      fg_errf(sp->err, sizeof sp->err, "memory heap %u budget exhausted: %llu used + %llu requested > budget %llu",
+              heap, (unsigned long long)b.heapUsage[heap], (unsigned long long)size, (unsigned long long)b.heapBudget[heap]);
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+  }
+  VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = size,
+                              .memoryTypeIndex = sp->type };
+  VkResult r = vkAllocateMemory(dev->device, &ai, NULL, mem);
+  if (r != VK_SUCCESS) {
+    fg_errf(sp->err, sizeof sp->err, "vkAllocateMemory(%llu bytes, type %u) failed: %d",
+            (unsigned long long)size, sp->type, (int)r);
+    return r;
+  }
+  *map = NULL;
+  if (sp->host_visible) {
+    void *m = NULL;
+    r = vkMapMemory(dev->device, *mem, 0, VK_WHOLE_SIZE, 0, &m);
+    if (r != VK_SUCCESS) {
+      vkFreeMemory(dev->device, *mem, NULL);
+      fg_errf(sp->err, sizeof sp->err, "vkMapMemory failed: %d", (int)r);
+      return r;
+    }
+    *map = m;
+  }
+  sp->device_bytes += size;
+  sp->device_memories++;
+  sp->device_allocs++;
+  return VK_SUCCESS;
+}
+
+static void dev_free(subpool *sp, VkDeviceMemory mem, VkDeviceSize size) {
+  vkFreeMemory(sp->p->dev->device, mem, NULL); /* unmaps implicitly */
+  sp->device_bytes -= size;
+  sp->device_memories--;
+  sp->device_frees++;
+}
+
+static int cb_create(void *user, uint64_t size, void **bu) {
+  subpool *sp = user;
+  vkblock *b = malloc(sizeof *b);
+  if (!b) return 1;
+  if (dev_alloc(sp, size, &b->mem, &b->map) != VK_SUCCESS) { free(b); return 1; }
+  b->size = size;
+  *bu = b;
+  return 0;
+}
+
+static void cb_destroy(void *user, void *bu) {
+  vkblock *b = bu;
+  dev_free(user, b->mem, b->size);
+  free(b);
+}
+
+static int ensure_blocks(subpool *sp) {
+  if (sp->blocks) return 0;
+  fg_block_desc bd = { FG_ALLOC_TLSF, sp->p->d.block_size, 0, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
+  sp->blocks = fg_block_allocator_create(&bd, NULL, 0);
+  return sp->blocks ? 0 : -1;
+}
+
+static void cache_drop_oldest(subpool *sp) {
+  cached c = sp->cache[0];
+  memmove(sp->cache, sp->cache + 1, sizeof(cached) * (--sp->ncache));
+  sp->cache_bytes -= c.size;
+  dev_free(sp, c.mem, c.size);
+}
+
+/* ---------- create / destroy ---------- */
+fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc *desc, char *err, size_t errlen) {
+  fg_vk_mempool *p = calloc(1, sizeof *p);
+  if (!p) { fg_errf(err, errlen, "out of host memory"); return NULL; }
+  if (desc) p->d = *desc;
+  if (!p->d.block_size) {
+    VkDeviceSize smallest = UINT64_MAX;
+    for (uint32_t h = 0; h < dev->memprops.memoryHeapCount; h++)
+      if (dev->memprops.memoryHeaps[h].size && dev->memprops.memoryHeaps[h].size < smallest)
+        smallest = dev->memprops.memoryHeaps[h].size;
+    p->d.block_size = 256ull << 20;
+    while (p->d.block_size > (16ull << 20) && p->d.block_size > smallest / 8) p->d.block_size >>= 1;
+  }
+  if (!p->d.dedicated_min) p->d.dedicated_min = p->d.block_size / 4;
+  if (!p->d.slab_max) p->d.slab_max = 64 << 10;
+  if (!p->d.keep_empty) p->d.keep_empty = 1;
+  if (!p->d.dedicated_cache) p->d.dedicated_cache = 8;
+  if (p->d.slab_max & (p->d.slab_max - 1) || p->d.slab_max < 256 || p->d.slab_max * SLAB_PAGE_SLOTS > p->d.block_size) {
+    fg_errf(err, errlen, "slab_max %llu must be a power of two >= 256 with 64 slots fitting a block of %llu",
+            (unsigned long long)p->d.slab_max, (unsigned long long)p->d.block_size);
+    free(p);
+    return NULL;
+  }
+  p->nclass = (uint32_t)(log2_ceil(p->d.slab_max) - SLAB_MIN_LOG2 + 1);
+  p->ntypes = dev->memprops.memoryTypeCount;
+  p->subs = calloc((size_t)p->ntypes * 2, sizeof(subpool));
+  if (!p->subs) { free(p); fg_errf(err, errlen, "out of host memory"); return NULL; }
+  for (uint32_t i = 0; i < p->ntypes * 2; i++) {
+    subpool *sp = &p->subs[i];
+    pthread_mutex_init(&sp->lock, NULL);
+    sp->p = p;
+    sp->type = i / 2;
+    sp->optimal = i & 1;
+    sp->host_visible = (dev->memprops.memoryTypes[sp->type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+  }
+  p->dev = fg_vk_retain(dev);
+  return p;
+}
+
+void fg_vk_mempool_destroy(fg_vk_mempool *p) {
+  if (!p) return;
+  for (uint32_t i = 0; i < p->ntypes * 2; i++) {
+    subpool *sp = &p->subs[i];
+    for (uint32_t c = 0; c < p->nclass; c++) {
+      for (uint32_t k = 0; k < sp->cls[c].n; k++) fg_allocator_destroy(sp->cls[c].pages[k].slab);
+      free(sp->cls[c].pages);
+    }
+    while (sp->ncache) cache_drop_oldest(sp);
+    free(sp->cache);
+    fg_block_allocator_destroy(sp->blocks); /* frees the blocks (and so pages and live allocations) */
+    pthread_mutex_destroy(&sp->lock);
+  }
+  /* dedicated allocations still live at destroy are the caller's leak; their
+   * VkDeviceMemory goes with the device */
+  free(p->subs);
+  fg_vk_release(p->dev);
+  free(p);
+}
+
+/* ---------- paths ---------- */
+static VkResult alloc_dedicated(subpool *sp, VkDeviceSize size, fg_vk_allocation *out) {
+  VkDeviceMemory mem = VK_NULL_HANDLE;
+  char *map = NULL;
+  VkDeviceSize got = size;
+  for (uint32_t i = sp->ncache; i-- > 0;) {  /* newest first; up to 1/8 slack accepted */
+    if (sp->cache[i].size >= size && sp->cache[i].size - size <= size / 8) {
+      mem = sp->cache[i].mem;
+      map = sp->cache[i].map;
+      got = sp->cache[i].size;
+      sp->cache_bytes -= got;
+      memmove(sp->cache + i, sp->cache + i + 1, sizeof(cached) * (--sp->ncache - i));
+      break;
+    }
+  }
+  if (!mem) {
+    VkResult r = dev_alloc(sp, size, &mem, &map);
+    if (r == VK_ERROR_OUT_OF_DEVICE_MEMORY && sp->ncache) {
+      while (sp->ncache) cache_drop_oldest(sp);
+      r = dev_alloc(sp, size, &mem, &map);
+    }
+    if (r != VK_SUCCESS) return r;
+  }
+  out->memory = mem;
+  out->offset = 0;
+  out->mapped = map;
+  out->kind = FG_VK_MEM_DEDICATED;
+  out->block_.size = got; /* the memory's real size, for the cache */
+  sp->n_dedicated++;
+  return VK_SUCCESS;
+}
+
+static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_allocation *out) {
+  sclass *c = &sp->cls[ci];
+  uint64_t slot = 1ull << (ci + SLAB_MIN_LOG2), off = FG_ALLOC_FAIL;
+  uint32_t pi = c->cur;
+  if (pi < c->n && c->pages[pi].slab) off = fg_allocator_alloc(c->pages[pi].slab, size, 1);
+  if (off == FG_ALLOC_FAIL)
+    for (pi = 0; pi < c->n; pi++)
+      if (c->pages[pi].slab && (off = fg_allocator_alloc(c->pages[pi].slab, size, 1)) != FG_ALLOC_FAIL) break;
+  if (off == FG_ALLOC_FAIL) { /* new page: reuse an unused entry or append */
+    for (pi = 0; pi < c->n; pi++)
+      if (!c->pages[pi].slab) break;
+    if (pi == c->n) {
+      if (c->n == c->cap) {
+        uint32_t ncap = c->cap ? c->cap * 2 : 4;
+        page *np = realloc(c->pages, sizeof(page) * ncap);
+        if (!np) return VK_ERROR_OUT_OF_HOST_MEMORY;
+        c->pages = np;
+        c->cap = ncap;
+      }
+      c->pages[c->n].slab = NULL;
+      c->n++;
+    }
+    page *np = &c->pages[pi];
+    if (ensure_blocks(sp) || fg_block_alloc(sp->blocks, slot * SLAB_PAGE_SLOTS, slot, &np->ba)) {
+      if (!sp->err[0]) fg_errf(sp->err, sizeof sp->err, "no memory for a slab page");
+      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    }
+    fg_alloc_desc ad = { FG_ALLOC_SLAB, slot * SLAB_PAGE_SLOTS, slot, NULL };
+    np->slab = fg_allocator_create(&ad, NULL, 0);
+    if (!np->slab) { fg_block_free(sp->blocks, &np->ba); return VK_ERROR_OUT_OF_HOST_MEMORY; }
+    np->blk = np->ba.block_user;
+    off = fg_allocator_alloc(np->slab, size, 1);
+  }
+  page *pg = &c->pages[pi];
+  c->cur = pi;
+  out->memory = pg->blk->mem;
+  out->offset = pg->ba.offset + off;
+  out->mapped = pg->blk->map ? pg->blk->map + out->offset : NULL;
+  out->kind = FG_VK_MEM_SLAB;
+  out->page_ = pi;
+  out->class_ = ci;
+  sp->n_slab++;
+  return VK_SUCCESS;
+}
+
+static VkResult alloc_in(subpool *sp, const fg_vk_mem_request *req, VkDeviceSize align, fg_vk_allocation *out) {
+  const fg_vk_mempool_desc *d = &sp->p->d;
+  VkDeviceSize size = req->size;
+  sp->err[0] = 0;
+  if (req->dedicated || size >= d->dedicated_min) return alloc_dedicated(sp, size, out);
+  VkDeviceSize need = size > align ? size : align;
+  if (need <= d->slab_max) {
+    int lg = log2_ceil(need);
+    uint32_t ci = lg > SLAB_MIN_LOG2 ? (uint32_t)(lg - SLAB_MIN_LOG2) : 0;
+    VkResult r = alloc_slab(sp, ci, size, out);
+    if (r != VK_ERROR_OUT_OF_DEVICE_MEMORY) return r;
+  } else if (ensure_blocks(sp) == 0 && fg_block_alloc(sp->blocks, size, align, &out->block_) == 0) {
+    vkblock *b = out->block_.block_user;
+    out->memory = b->mem;
+    out->offset = out->block_.offset;
+    out->mapped = b->map ? b->map + out->offset : NULL;
+    out->kind = FG_VK_MEM_TLSF;
+    sp->n_tlsf++;
+    return VK_SUCCESS;
+  }
+  /* no new block could be made (budget, out of memory): try exactly the request */
+  return alloc_dedicated(sp, size, out);
+}
+
+VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_allocation *out,
+                         char *err, size_t errlen) {
+  memset(out, 0, sizeof *out);
+  VkDeviceSize align = req->alignment ? req->alignment : 1;
+  if (req->size == 0 || (align & (align - 1))) {
+    fg_errf(err, errlen, "memory request needs size > 0 and a power-of-two alignment (got size %llu, alignment %llu)",
+            (unsigned long long)req->size, (unsigned long long)req->alignment);
+    return VK_ERROR_INITIALIZATION_FAILED;
+  }
+  const VkPhysicalDeviceMemoryProperties *mp = &p->dev->memprops;
+  uint32_t bits = req->memory_type_bits ? req->memory_type_bits : ~0u;
+  /* candidates: required flags present; most preferred flags first, then index */
+  uint32_t cand[VK_MAX_MEMORY_TYPES], nc = 0;
+  int score[VK_MAX_MEMORY_TYPES];
+  for (uint32_t t = 0; t < p->ntypes; t++) {
+    VkMemoryPropertyFlags f = mp->memoryTypes[t].propertyFlags;
+    if (!(bits & (1u << t)) || (f & req->required) != req->required) continue;
+    int s = __builtin_popcount(f & req->preferred);
+    uint32_t k = nc++;
+    while (k > 0 && score[k - 1] < s) { cand[k] = cand[k - 1]; score[k] = score[k - 1]; k--; }
+    cand[k] = t;
+    score[k] = s;
+  }
+  if (nc == 0) {
+    fg_errf(err, errlen, "no memory type in bits 0x%x has the required properties 0x%x",
+            bits, (unsigned)req->required);
+    return VK_ERROR_FEATURE_NOT_PRESENT;
+  }
+  VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  for (uint32_t i = 0; i < nc; i++) {
+    uint32_t si = cand[i] * 2 + (req->optimal ? 1 : 0);
+    subpool *sp = &p->subs[si];
+    pthread_mutex_lock(&sp->lock);
+    r = alloc_in(sp, req, align, out);
+    if (r == VK_SUCCESS) sp->used_bytes += req->size;
+    else fg_errf(err, errlen, "%s", sp->err[0] ? sp->err : "out of memory");
+    pthread_mutex_unlock(&sp->lock);
+    if (r == VK_SUCCESS) {
+      out->size = req->size;
+      out->memory_type = cand[i];
+      out->pool_ = si;
+      return VK_SUCCESS;
+    }
+  }
+  return r;
+}
+
+void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
+  if (!a->kind) return;
+  subpool *sp = &p->subs[a->pool_];
+  pthread_mutex_lock(&sp->lock);
+  sp->used_bytes -= a->size;
+  if (a->kind == FG_VK_MEM_SLAB) {
+    sclass *c = &sp->cls[a->class_];
+    page *pg = &c->pages[a->page_];
+    fg_allocator_free(pg->slab, a->offset - pg->ba.offset);
+    sp->n_slab--;
+    if (fg_allocator_count(pg->slab) == 0 && a->page_ != c->cur) { /* keep the current page, give back others */
+      fg_block_free(sp->blocks, &pg->ba);
+      fg_allocator_destroy(pg->slab);
+      pg->slab = NULL;
+    }
+  } else if (a->kind == FG_VK_MEM_TLSF) {
+    fg_block_free(sp->blocks, &a->block_);
+    sp->n_tlsf--;
+  } else {
+    sp->n_dedicated--;
+    VkDeviceSize real = a->block_.size;
+    if (sp->ncache == p->d.dedicated_cache && sp->ncache) cache_drop_oldest(sp);
+    if (!sp->cache) sp->cache = malloc(sizeof(cached) * p->d.dedicated_cache);
+    if (sp->cache) {
+      sp->cache[sp->ncache++] = (cached){ a->memory, real, a->mapped };
+      sp->cache_bytes += real;
+      while (sp->cache_bytes > 2 * p->d.block_size && sp->ncache > 1) cache_drop_oldest(sp);
+    } else {
+      dev_free(sp, a->memory, real);
+    }
+  }
+  pthread_mutex_unlock(&sp->lock);
+  memset(a, 0, sizeof *a);
+}
+
+void fg_vk_mempool_trim(fg_vk_mempool *p) {
+  for (uint32_t i = 0; i < p->ntypes * 2; i++) {
+    subpool *sp = &p->subs[i];
+    pthread_mutex_lock(&sp->lock);
+    while (sp->ncache) cache_drop_oldest(sp);
+    for (uint32_t c = 0; c < p->nclass; c++)
+      for (uint32_t k = 0; k < sp->cls[c].n; k++) {
+        page *pg = &sp->cls[c].pages[k];
+        if (pg->slab && fg_allocator_count(pg->slab) == 0) {
+          fg_block_free(sp->blocks, &pg->ba);
+          fg_allocator_destroy(pg->slab);
+          pg->slab = NULL;
+        }
+      }
+    if (sp->blocks) fg_block_trim(sp->blocks);
+    pthread_mutex_unlock(&sp->lock);
+  }
+}
+
+void fg_vk_mempool_stats(fg_vk_mempool *p, fg_vk_mem_stats *o) {
+  memset(o, 0, sizeof *o);
+  VkDeviceSize largest = 0, freeb = 0;
+  for (uint32_t i = 0; i < p->ntypes * 2; i++) {
+    subpool *sp = &p->subs[i];
+    pthread_mutex_lock(&sp->lock);
+    o->device_bytes += sp->device_bytes;
+    o->device_memories += sp->device_memories;
+    o->used_bytes += sp->used_bytes;
+    o->slab += sp->n_slab;
+    o->tlsf += sp->n_tlsf;
+    o->dedicated += sp->n_dedicated;
+    o->dedicated_cached += sp->ncache;
+    o->device_allocs += sp->device_allocs;
+    o->device_frees += sp->device_frees;
+    if (sp->blocks) {
+      fg_block_stats bs;
+      fg_block_stats_get(sp->blocks, &bs);
+      if (bs.largest_free > largest) largest = bs.largest_free;
+      freeb += bs.block_bytes - bs.used;
+    }
+    pthread_mutex_unlock(&sp->lock);
+  }
+  o->allocations = o->slab + o->tlsf + o->dedicated;
+  o->fragmentation = freeb ? 1.0 - (double)largest / (double)freeb : 0.0;
+}
+
+int fg_vk_mempool_validate(fg_vk_mempool *p, char *err, size_t errlen) {
+  int rc = 0;
+  for (uint32_t i = 0; i < p->ntypes * 2 && !rc; i++) {
+    subpool *sp = &p->subs[i];
+    pthread_mutex_lock(&sp->lock);
+    if (sp->blocks && fg_block_validate(sp->blocks, err, errlen)) rc = -1;
+    for (uint32_t c = 0; c < p->nclass && !rc; c++)
+      for (uint32_t k = 0; k < sp->cls[c].n && !rc; k++)
+        if (sp->cls[c].pages[k].slab && fg_allocator_validate(sp->cls[c].pages[k].slab, err, errlen)) rc = -1;
+    pthread_mutex_unlock(&sp->lock);
+  }
+  return rc;
+}
