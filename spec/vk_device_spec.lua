@@ -86,3 +86,59 @@ describe("fg.vulkan device", function()
     assert.matches("fg.vulkan: no Vulkan device found", out)
   end)
 end)
+
+describe("dev:compute (the C dispatch path)", function()
+  local dev, sh
+  local function shader_dir()
+    if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
+    for tmpl in package.cpath:gmatch("[^;]+") do
+      local so = tmpl:gsub("%?", "framegraph/core")
+      local f = io.open(so, "rb")
+      if f then f:close() return (so:gsub("framegraph/core%.so$", "shaders")) end
+    end
+    return "build/shaders"
+  end
+  setup(function()
+    dev = fg.vulkan{ validation = true, prefer = "software" }
+    sh = fg.shader(dev, shader_dir() .. "/dev_fill.comp.spv")
+  end)
+  teardown(function() sh:close() dev:close() end)
+
+  it("computes dst[i] = src[i] * mul + add + i with push constants", function()
+    local n = 300
+    local src = {}
+    for i = 0, n - 1 do src[#src + 1] = string.pack("<I4", i * 5 + 2) end
+    local out = dev:compute(sh, { [0] = table.concat(src), [1] = n * 4 }, (n + 63) // 64, 1, 1,
+                            string.pack("<I4I4I4I4", 3, 11, n, 1))
+    assert.are.equal(n * 4, #out[1])
+    for i = 0, n - 1 do
+      local v = string.unpack("<I4", out[1], i * 4 + 1)
+      assert.are.equal((i * 5 + 2) * 3 + 11 + i, v)
+    end
+    assert.are.equal(table.concat(src), out[0])  -- the readonly input is untouched
+    assert.are.same({}, dev:messages())
+  end)
+
+  it("zero-pads short push data so the shader never reads garbage", function()
+    -- only mul and add given: count = 0, so nothing is written
+    local out = dev:compute(sh, { [0] = string.rep("\1\0\0\0", 64), [1] = 256 }, 1, 1, 1, string.pack("<I4I4", 2, 1))
+    assert.are.equal(string.rep("\0", 256), out[1])
+    assert.are.same({}, dev:messages())
+  end)
+
+  it("raises clear errors for a missing binding and oversized push data", function()
+    local ok, err = pcall(dev.compute, dev, sh, { [0] = 64 }, 1)
+    assert.is_false(ok)
+    assert.matches("binding 1 %(.*storage buffer%) is used by the shader but was not given", err)
+    ok, err = pcall(dev.compute, dev, sh, { [0] = 64, [1] = 64 }, 1, 1, 1, string.rep("x", 20))
+    assert.is_false(ok)
+    assert.matches("20 bytes of push constants given but the shader's push block is 16 bytes", err)
+    assert.are.same({}, dev:messages())
+  end)
+
+  it("gives a clear error for bytes that are not SPIR-V", function()
+    local ok, err = pcall(fg.shader, dev, "\3\2\35\7" .. string.rep("\0", 3))
+    assert.is_false(ok)
+    assert.matches("not SPIR%-V", err)
+  end)
+end)

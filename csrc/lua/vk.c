@@ -5,6 +5,7 @@
  * (opened after this one): luaL_getmetatable(L, FG_LUA_DEVICE), field __index. */
 #include "fg_lua.h"
 #include "fg_vk.h"
+#include "fg_vk_shader.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -194,7 +195,256 @@ static int dev_wait_idle(lua_State *L) {
   return 1;
 }
 
+
+/* ================================================================ shaders */
+
+typedef struct lua_shader { fg_vk_shader *s; } lua_shader;
+
+fg_vk_shader *fg_lua_checkshader(lua_State *L, int idx) {
+  lua_shader *s = luaL_checkudata(L, idx, FG_LUA_SHADER);
+  if (!s->s) luaL_argerror(L, idx, "shader is closed (shader:close() was called)");
+  return s->s;
+}
+
+static int opt_bool(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  int v = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  return v;
+}
+
+/* core.shader_create(dev, spirv, {name=, vertex=, fragment_only=, depth_test=, depth_write=, blend=})
+ * -> shader | nil, message */
+static int l_shader_create(lua_State *L) {
+  fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  size_t bytes, vbytes = 0;
+  const char *code = luaL_checklstring(L, 2, &bytes);
+  const char *vcode = NULL;
+  fg_vk_shader_desc desc = {0};
+  int fragment_only = 0;
+  if (!lua_isnoneornil(L, 3)) {
+    luaL_checktype(L, 3, LUA_TTABLE);
+    lua_getfield(L, 3, "name");
+    desc.name = lua_tostring(L, -1);  /* stays referenced by the options table */
+    lua_pop(L, 1);
+    lua_getfield(L, 3, "vertex");
+    if (!lua_isnil(L, -1)) vcode = luaL_checklstring(L, -1, &vbytes);
+    lua_pop(L, 1);
+    fragment_only = opt_bool(L, 3, "fragment_only");
+    desc.depth_test = opt_bool(L, 3, "depth_test");
+    desc.depth_write = opt_bool(L, 3, "depth_write");
+    desc.blend = opt_bool(L, 3, "blend");
+  }
+  desc.vertex_spirv = (const uint32_t *)vcode;
+  desc.vertex_bytes = vbytes;
+  lua_shader *ls = lua_newuserdatauv(L, sizeof *ls, 0);
+  ls->s = NULL;
+  luaL_setmetatable(L, FG_LUA_SHADER);
+  char err[1024];
+  /* The reflector copies the words, so Lua string alignment does not matter. */
+  fg_vk_shader *s = fg_vk_shader_create(dev, (const uint32_t *)code, bytes, &desc, err, sizeof err);
+  if (!s) {
+    luaL_pushfail(L);
+    lua_pushstring(L, err);
+    return 2;
+  }
+  if (fragment_only && fg_vk_shader_get_info(s)->is_compute) {
+    fg_vk_shader_destroy(s);
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: fragment_only was given but this is a compute shader",
+                    desc.name ? desc.name : "shader");
+    return 2;
+  }
+  ls->s = s;
+  return 1;
+}
+
+static int sh_close(lua_State *L) {
+  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  if (s->s) {
+    fg_vk_shader_destroy(s->s);
+    s->s = NULL;
+  }
+  return 0;
+}
+
+static int sh_tostring(lua_State *L) {
+  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  if (s->s) lua_pushfstring(L, "framegraph.shader (%s)", fg_vk_shader_get_info(s->s)->name);
+  else lua_pushliteral(L, "framegraph.shader (closed)");
+  return 1;
+}
+
+static void push_stages(lua_State *L, VkShaderStageFlags st) {
+  lua_newtable(L);
+  int n = 0;
+  if (st & VK_SHADER_STAGE_VERTEX_BIT) { lua_pushliteral(L, "vertex"); lua_rawseti(L, -2, ++n); }
+  if (st & VK_SHADER_STAGE_FRAGMENT_BIT) { lua_pushliteral(L, "fragment"); lua_rawseti(L, -2, ++n); }
+  if (st & VK_SHADER_STAGE_COMPUTE_BIT) { lua_pushliteral(L, "compute"); lua_rawseti(L, -2, ++n); }
+}
+
+static int sh_info(lua_State *L) {
+  const fg_vk_shader_info *in = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
+  lua_createtable(L, 0, 8);
+  lua_pushstring(L, in->is_compute ? "compute" : "graphics");
+  lua_setfield(L, -2, "stage");
+  lua_pushstring(L, in->name);
+  lua_setfield(L, -2, "name");
+  if (in->is_compute) {
+    lua_createtable(L, 3, 0);
+    for (int i = 0; i < 3; i++) {
+      lua_pushinteger(L, in->local_size[i]);
+      lua_rawseti(L, -2, i + 1);
+    }
+    lua_setfield(L, -2, "local_size");
+  } else {
+    set_int(L, "color_outputs", in->color_outputs);
+  }
+  set_int(L, "push_bytes", in->push_bytes);
+  /* Sorted by binding number so the list reads like the shader. */
+  uint32_t order[FG_VK_MAX_BINDINGS];
+  for (uint32_t i = 0; i < in->binding_count; i++) order[i] = i;
+  for (uint32_t i = 1; i < in->binding_count; i++)
+    for (uint32_t k = i; k > 0 && in->bindings[order[k]].binding < in->bindings[order[k - 1]].binding; k--) {
+      uint32_t t = order[k]; order[k] = order[k - 1]; order[k - 1] = t;
+    }
+  lua_createtable(L, (int)in->binding_count, 0);
+  for (uint32_t i = 0; i < in->binding_count; i++) {
+    const fg_vk_shader_binding *b = &in->bindings[order[i]];
+    lua_createtable(L, 0, 7);
+    set_int(L, "binding", b->binding);
+    lua_pushstring(L, fg_vk_descriptor_type_id(b->type));
+    lua_setfield(L, -2, "type");
+    set_int(L, "count", b->count);
+    if (b->name[0]) {
+      lua_pushstring(L, b->name);
+      lua_setfield(L, -2, "name");
+    }
+    set_bool(L, "readonly", b->readonly);
+    set_bool(L, "writeonly", b->writeonly);
+    push_stages(L, b->stages);
+    lua_setfield(L, -2, "stages");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "bindings");
+  return 1;
+}
+
+static const luaL_Reg sh_methods[] = {
+  {"info", sh_info},
+  {"close", sh_close},
+  {NULL, NULL},
+};
+
+static const luaL_Reg sh_meta[] = {
+  {"__gc", sh_close},
+  {"__close", sh_close},
+  {"__tostring", sh_tostring},
+  {NULL, NULL},
+};
+
+/* dev:compute(shader, buffers, gx [, gy, gz, push]) -> {[binding] = bytes}
+ * A self-contained compute run for tests and tools: every buffer binding gets
+ * a dedicated device-local buffer, filled from a string (its contents) or an
+ * integer (that many zero bytes); one dispatch; all buffers read back. */
+typedef struct compute_job {
+  fg_vk_device *dev;
+  fg_vk_shader *s;
+  fg_vk_binding *b;
+  uint32_t n, g[3];
+  const void *push;
+  uint32_t push_bytes;
+  int ok;
+  char err[1024];
+} compute_job;
+
+static void rec_compute(VkCommandBuffer cmd, void *u) {
+  compute_job *j = u;
+  j->ok = fg_vk_cmd_dispatch(j->dev, cmd, j->s, j->b, j->n, j->g[0], j->g[1], j->g[2], j->push, j->push_bytes,
+                             j->err, sizeof j->err);
+}
+
+static int dev_compute(lua_State *L) {
+  fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  compute_job j = {.dev = dev, .s = s};
+  for (int i = 0; i < 3; i++) {
+    lua_Integer g = luaL_optinteger(L, 4 + i, 1);
+    luaL_argcheck(L, g >= 0 && g <= UINT32_MAX, 4 + i, "group count must be a non-negative 32-bit integer");
+    j.g[i] = (uint32_t)g;
+  }
+  size_t push_len = 0;
+  j.push = luaL_optlstring(L, 7, NULL, &push_len);
+  j.push_bytes = (uint32_t)push_len;
+  fg_vk_binding b[FG_VK_MAX_BINDINGS];
+  fg_vk_buffer bufs[FG_VK_MAX_BINDINGS];
+  memset(bufs, 0, sizeof bufs);
+  char err[1024] = "";
+  int failed = 0;
+  lua_pushnil(L);
+  while (lua_next(L, 3)) {
+    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0) {
+      failed = 1;
+      snprintf(err, sizeof err, "dev:compute: buffer keys must be binding numbers");
+    } else if (j.n == FG_VK_MAX_BINDINGS) {
+      failed = 1;
+      snprintf(err, sizeof err, "dev:compute: more than %d buffers", FG_VK_MAX_BINDINGS);
+    }
+    if (failed) { lua_pop(L, 2); break; }
+    uint32_t binding = (uint32_t)lua_tointeger(L, -2);
+    size_t len = 0;
+    const char *data = NULL;
+    if (lua_type(L, -1) == LUA_TSTRING) data = lua_tolstring(L, -1, &len);
+    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) len = (size_t)lua_tointeger(L, -1);
+    else {
+      failed = 1;
+      snprintf(err, sizeof err, "dev:compute: buffer %u must be a string (contents) or a positive size", binding);
+      lua_pop(L, 2);
+      break;
+    }
+    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
+                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+    if (!fg_vk_buffer_create(dev, len, usage, &bufs[j.n], err, sizeof err)) { failed = 1; lua_pop(L, 2); break; }
+    void *zeros = data ? NULL : calloc(1, len);
+    int ok = fg_vk_write_buffer(dev, bufs[j.n].buffer, 0, data ? (const void *)data : zeros, len,
+                                VK_PIPELINE_STAGE_2_NONE, 0, err, sizeof err);
+    free(zeros);
+    b[j.n] = (fg_vk_binding){.binding = binding, .buffer = bufs[j.n].buffer};
+    j.n++;
+    lua_pop(L, 1);
+    if (!ok) { failed = 1; lua_pop(L, 1); break; }
+  }
+  j.b = b;
+  if (!failed) {
+    VkResult r = fg_vk_submit_once(dev, rec_compute, &j);
+    if (!j.ok) { failed = 1; snprintf(err, sizeof err, "%s", j.err); }
+    else if (r != VK_SUCCESS) { failed = 1; snprintf(err, sizeof err, "dev:compute: submit failed (VkResult %d)", (int)r); }
+  }
+  if (!failed) {
+    lua_createtable(L, 0, (int)j.n);
+    for (uint32_t i = 0; i < j.n && !failed; i++) {
+      luaL_Buffer lb;
+      char *dst = luaL_buffinitsize(L, &lb, (size_t)bufs[i].size);
+      if (!fg_vk_read_buffer(dev, bufs[i].buffer, 0, bufs[i].size, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
+                             VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dst, err, sizeof err)) {
+        failed = 1;
+        luaL_pushresultsize(&lb, 0);
+        lua_pop(L, 1);
+        break;
+      }
+      luaL_pushresultsize(&lb, (size_t)bufs[i].size);
+      lua_rawseti(L, -2, b[i].binding);
+    }
+    if (failed) lua_pop(L, 1);
+  }
+  for (uint32_t i = 0; i < j.n; i++) fg_vk_buffer_destroy(dev, &bufs[i]);
+  if (failed) return luaL_error(L, "%s", err);  /* misuse (bindings, push) raises */
+  return 1;
+}
+
 static const luaL_Reg dev_methods[] = {
+  {"compute", dev_compute},
   {"info", dev_info},
   {"messages", dev_messages},
   {"close", dev_close},
@@ -217,6 +467,14 @@ void fg_lua_open_vk(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
 
+  luaL_newmetatable(L, FG_LUA_SHADER);
+  luaL_setfuncs(L, sh_meta, 0);
+  luaL_newlib(L, sh_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+
   lua_pushcfunction(L, l_vulkan_open);
   lua_setfield(L, -2, "vulkan_open");
+  lua_pushcfunction(L, l_shader_create);
+  lua_setfield(L, -2, "shader_create");
 }

@@ -63,6 +63,13 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
 void fg_vk_shader_destroy(fg_vk_shader *s);  /* waits for nothing: do not destroy while in flight */
 const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s);
 
+/* Lua-style names of descriptor types: "storage_image", "sampled_image",
+ * "combined_image_sampler", "sampler", "storage_buffer", "uniform_buffer",
+ * "storage_texel_buffer", "uniform_texel_buffer"; parse returns 0 when unknown
+ * (check the name: VK_DESCRIPTOR_TYPE_SAMPLER is 0 too). */
+const char *fg_vk_descriptor_type_id(VkDescriptorType t);
+int fg_vk_descriptor_type_parse(const char *id, VkDescriptorType *out);
+
 /* Only reflects (no device); for tools and tests. */
 int fg_vk_spirv_reflect(const uint32_t *spirv, size_t bytes, fg_vk_shader_info *out, char *err, size_t errlen);
 

@@ -632,6 +632,29 @@ static const char *dtype_name(VkDescriptorType t) {
   }
 }
 
+static const struct { VkDescriptorType t; const char *id; } type_ids[] = {
+  {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, "storage_image"},
+  {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, "sampled_image"},
+  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, "combined_image_sampler"},
+  {VK_DESCRIPTOR_TYPE_SAMPLER, "sampler"},
+  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, "storage_buffer"},
+  {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, "uniform_buffer"},
+  {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, "storage_texel_buffer"},
+  {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, "uniform_texel_buffer"},
+};
+
+const char *fg_vk_descriptor_type_id(VkDescriptorType t) {
+  for (size_t i = 0; i < sizeof type_ids / sizeof type_ids[0]; i++)
+    if (type_ids[i].t == t) return type_ids[i].id;
+  return "unsupported";
+}
+
+int fg_vk_descriptor_type_parse(const char *id, VkDescriptorType *out) {
+  for (size_t i = 0; i < sizeof type_ids / sizeof type_ids[0]; i++)
+    if (!strcmp(type_ids[i].id, id)) { *out = type_ids[i].t; return 1; }
+  return 0;
+}
+
 /* Validates the bindings and records push descriptors + push constants. */
 static int push_state(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s, VkPipelineBindPoint bp,
                       VkPipeline pipeline, const fg_vk_binding *bindings, uint32_t n, const void *push, uint32_t push_bytes,

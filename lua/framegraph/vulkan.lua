@@ -1,6 +1,14 @@
 -- framegraph.vulkan: the device and shader entry points, merged into `fg`.
 --   dev = fg.vulkan{ validation = true, prefer = "gpu"|"software" }
---   sh  = fg.shader(dev, spirv_bytes_or_path [, { fragment_only = true }])
+--   sh  = fg.shader(dev, spirv_bytes_or_path [, opts])
+--     opts: fragment_only = true (refuse anything but a fragment shader; it runs on
+--           the built-in fullscreen triangle), vertex = spirv_or_path (own vertex
+--           shader), name = "for messages", depth_test/depth_write/blend = bool.
+--   sh:info() -> { stage = "compute"|"graphics", name, local_size = {x,y,z},
+--                  color_outputs, push_bytes, bindings = {{binding, type, count,
+--                  name (when not stripped), readonly, writeonly, stages}} }
+--   dev:compute(sh, { [binding] = bytes_or_size }, gx, gy, gz, push_bytes_string)
+--     -> { [binding] = bytes }: one dispatch on dedicated buffers (tests, tools).
 local core = require("framegraph.core")
 
 local M = {}
@@ -62,7 +70,8 @@ function M.shader(dev, src, opts)
   if type(src) ~= "string" then
     error(("fg.shader: argument #2 must be SPIR-V bytes or a path, got %s"):format(type(src)), 2)
   end
-  opts = check_opts(opts, "fg.shader", { fragment_only = true, name = true, vertex = true })
+  opts = check_opts(opts, "fg.shader", { fragment_only = true, name = true, vertex = true,
+                                         depth_test = true, depth_write = true, blend = true })
   local bytes, where = load_spirv(src)
   if not bytes then error(where, 2) end
   local vbytes
@@ -74,7 +83,10 @@ function M.shader(dev, src, opts)
   if not core.shader_create then
     error("fg.shader: this build has no shader support", 2)
   end
-  local sh, err = core.shader_create(dev, bytes, opts.name or where, vbytes)
+  local sh, err = core.shader_create(dev, bytes, {
+    name = opts.name or where, vertex = vbytes, fragment_only = opts.fragment_only,
+    depth_test = opts.depth_test, depth_write = opts.depth_write, blend = opts.blend,
+  })
   if not sh then error("fg.shader: " .. err, 2) end
   return sh
 end
