@@ -207,19 +207,43 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
 
 /* ------------------------------------------------------------- instance */
 
-static int u64_cmp(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return (x > y) - (x < y);
-}
+/* Typed quicksorts (median of three, insertion sort below 16): qsort's
+ * indirect comparisons dominated the small solvers' time. */
+#define PK_DEFINE_SORT(NAME, T, LESS)                                     \
+  void NAME(T *a, size_t n) {                                             \
+    while (n > 16) {                                                      \
+      size_t m = n / 2, l = n - 1;                                        \
+      T t;                                                                \
+      if (LESS(a[m], a[0])) { t = a[m]; a[m] = a[0]; a[0] = t; }          \
+      if (LESS(a[l], a[0])) { t = a[l]; a[l] = a[0]; a[0] = t; }          \
+      if (LESS(a[l], a[m])) { t = a[l]; a[l] = a[m]; a[m] = t; }          \
+      T pv = a[m];                                                        \
+      size_t i = 0, j = l;                                                \
+      for (;;) {                                                          \
+        while (LESS(a[i], pv)) i++;                                       \
+        while (LESS(pv, a[j])) j--;                                       \
+        if (i >= j) break;                                                \
+        t = a[i]; a[i] = a[j]; a[j] = t;                                  \
+        i++; j--;                                                         \
+      }                                                                   \
+      /* recurse into the smaller part, loop on the larger */            \
+      if (j + 1 < n - j - 1) { NAME(a, j + 1); a += j + 1; n -= j + 1; }  \
+      else { NAME(a + j + 1, n - j - 1); n = j + 1; }                     \
+    }                                                                     \
+    for (size_t k = 1; k < n; k++) {                                      \
+      T x = a[k];                                                         \
+      size_t j = k;                                                       \
+      while (j > 0 && LESS(x, a[j - 1])) { a[j] = a[j - 1]; j--; }        \
+      a[j] = x;                                                           \
+    }                                                                     \
+  }
+#define KV_LESS(x, y) ((x).k != (y).k ? (x).k < (y).k : (x).k2 != (y).k2 ? (x).k2 < (y).k2 : (x).i < (y).i)
+#define U64_LESS(x, y) ((x) < (y))
+PK_DEFINE_SORT(pk_sort_kv, pk_kv, KV_LESS)
+PK_DEFINE_SORT(pk_sort_u64, uint64_t, U64_LESS)
 
-static int kv_cmp(const void *a, const void *b) {
-  const pk_kv *x = a, *y = b;
-  if (x->k != y->k) return x->k < y->k ? -1 : 1;
-  if (x->k2 != y->k2) return x->k2 < y->k2 ? -1 : 1;
-  return (x->i > y->i) - (x->i < y->i);
-}
 void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
-  qsort(kv, n, sizeof(pk_kv), kv_cmp);
+  pk_sort_kv(kv, n);
   if (ord)
     for (size_t k = 0; k < n; k++) ord[k] = kv[k].i;
 }
@@ -262,7 +286,7 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
     v[m++] = items[i].start;
     v[m++] = norm_stop(&items[i], desc->period);
   }
-  qsort(v, m, sizeof(uint64_t), u64_cmp);
+  pk_sort_u64(v, m);
   uint32_t K = 0;
   for (size_t k = 0; k < m; k++)
     if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
@@ -326,12 +350,12 @@ uint64_t pk_makespan(const pk_inst *in, const uint64_t *off) {
   return m;
 }
 
-uint64_t pk_profile(const pk_inst *in, uint64_t *prof) {
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
   uint32_t K = in->K;
   int64_t *d = calloc((size_t)K + 1, sizeof(int64_t));
   if (!d) return 0;
   for (size_t i = 0; i < in->n; i++) {
-    int64_t sz = (int64_t)in->size[i];
+    int64_t sz = (int64_t)(real ? in->items[i].size : in->size[i]);
     uint32_t a = in->s[i], b = in->e[i];
     if (a == b) { d[0] += sz; d[K] -= sz; }
     else if (a < b) { d[a] += sz; d[b] -= sz; }
@@ -433,7 +457,6 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   }
   if (check_items(items, n, desc->period, err, errlen)) return -1;
   fg_pack_result r = {0, 0, 0};
-  r.load = fg_pack_load(items, n, desc->period);
   if (n == 0) {
     r.optimal = 1;
     if (res) *res = r;
@@ -444,6 +467,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
+  r.load = pk_profile(&in, NULL, 1);
   int rc, optimal = 0;
   switch (which) {
   case 0: rc = pk_best(&in, desc, r.load, offsets, &optimal); break;

@@ -1,22 +1,233 @@
-/* best: our solver (see pack_best notes below). */
+/* best: our CDSA solver.
+ *
+ * 1. Placement: items already placed are kept sorted by offset; first fit
+ *    walks them upward, skipping those whose lifetimes do not meet, and stops
+ *    at the first gap that fits.
+ * 2. Starts: every baseline (so best is never worse than any of them), thesis
+ *    and scanline also on the time-reversed instance, and first-fit over
+ *    several orders (size, size x length, length, sweep forward/backward).
+ *    A packing becomes an order by sorting on offset; first fit in that order
+ *    never places an item higher than it was, so starts only improve.
+ * 3. Local search around the peak: an item touching the makespan is moved
+ *    earlier in the order and the suffix is re-placed by first fit (the
+ *    prefix is unchanged); the move is kept when the makespan does not grow.
+ *    Stops at LOAD (proved optimal) or when the time/node budget is spent.
+ */
 #include "pack_internal.h"
 #include <stdlib.h>
 #include <string.h>
 
+#define DEFAULT_BUDGET_MS 0.6
+#define DEFAULT_NODES 2000000
+
+typedef struct bs {
+  const pk_inst *in;
+  size_t n;        /* items in the order (whole-cycle items are stacked below) */
+  uint64_t lo0;    /* top of the whole-cycle stack */
+  size_t *ord;     /* current order */
+  uint32_t *pos;   /* position of each item in ord */
+  uint64_t *off;   /* offsets of the current order's first-fit packing */
+  uint64_t *pre;   /* pre[k] = max end among ord[0..k) */
+  pk_plist pl;     /* scratch: placed items by offset */
+  pk_kv *kv;       /* scratch for sorting */
+  uint64_t rng;
+} bs;
+
+static uint64_t rnd(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Place ord[p..n) by first fit against the items before each; returns the makespan. */
+static uint64_t ff_from(bs *b, size_t p) {
+  const pk_inst *in = b->in;
+  uint64_t m = b->pre[p];
+  /* the prefix, sorted by offset */
+  b->pl.n = 0;
+  for (size_t k = 0; k < p; k++) b->kv[k] = (pk_kv){b->off[b->ord[k]], 0, b->ord[k]};
+  pk_sort_kv(b->kv, p);
+  for (size_t k = 0; k < p; k++) b->pl.ix[k] = (uint32_t)b->kv[k].i;
+  b->pl.n = p;
+  for (size_t k = p; k < b->n; k++) {
+    size_t i = b->ord[k];
+    uint64_t o = pk_place(in, &b->pl, b->off, i, b->lo0, UINT64_MAX, 0);
+    b->off[i] = o;
+    pk_pl_insert(&b->pl, b->off, (uint32_t)i);
+    if (o + in->size[i] > m) m = o + in->size[i];
+    b->pre[k + 1] = m;
+  }
+  return m;
+}
+
+static void set_order_kv(bs *b, pk_kv *kv) {
+  pk_sort_kv(kv, b->n);
+  for (size_t k = 0; k < b->n; k++) b->ord[k] = kv[k].i;
+  for (size_t k = 0; k < b->n; k++) b->pos[b->ord[k]] = (uint32_t)k;
+}
+
+static int is_whole(const pk_inst *in, size_t i) { return in->cyclic && in->s[i] == in->e[i]; }
+
 typedef int (*pk_fn)(const pk_inst *, uint64_t *);
 
-int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, int *optimal) {
-  static const pk_fn starts[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
-  size_t n = in->n;
-  uint64_t *tmp = malloc(sizeof(uint64_t) * n), best = UINT64_MAX;
-  if (!tmp) return -1;
+int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
+  size_t n = in0->n;
   *optimal = 0;
-  for (size_t k = 0; k < sizeof starts / sizeof *starts; k++) {
-    if (starts[k](in, tmp)) { free(tmp); return -1; }
-    uint64_t m = pk_makespan(in, tmp);
-    if (m < best) { best = m; memcpy(off, tmp, sizeof(uint64_t) * n); }
+  pk_inst in = *in0, rev;
+  uint64_t budget_ns = (uint64_t)((desc->time_budget_ms > 0 ? desc->time_budget_ms : DEFAULT_BUDGET_MS) * 1e6);
+  uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
+  uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
+  uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
+
+  bs b = {0};
+  b.in = &in;
+  b.rng = desc->seed ? desc->seed : 0x5EEDull;
+  b.ord = malloc(sizeof(size_t) * n);
+  b.pos = malloc(sizeof(uint32_t) * n);
+  b.off = malloc(sizeof(uint64_t) * n);
+  b.pre = calloc(n + 1, sizeof(uint64_t));
+  b.pl.ix = malloc(sizeof(uint32_t) * n);
+  b.kv = malloc(sizeof(pk_kv) * n);
+  size_t *bord = malloc(sizeof(size_t) * n);    /* best order so far */
+  uint64_t *boff = malloc(sizeof(uint64_t) * n); /* its packing */
+  uint64_t *tmp = malloc(sizeof(uint64_t) * n);
+  size_t *sord = malloc(sizeof(size_t) * n);     /* saved suffix for reverting */
+  uint64_t *soff = malloc(sizeof(uint64_t) * n);
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  int rc = -1, have_rev = 0;
+  if (!b.pl.ix || !b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord || !soff || !kv) goto done;
+
+  /* 1. every baseline (real makespan decides), thesis/scanline reversed too */
+  uint64_t realBest = UINT64_MAX;
+  static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
+  const size_t nbase = sizeof base / sizeof *base;
+  have_rev = pk_reverse(&in, &rev) == 0;
+  uint64_t *baseoff = boff; /* the best baseline packing, kept in boff until the search starts */
+  for (size_t f = 0; f < nbase + 2; f++) {
+    const pk_inst *src = &in;
+    pk_fn fn;
+    if (f < nbase) fn = base[f];
+    else if (!have_rev) continue;
+    else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
+    if (fn(src, tmp)) goto done;
+    uint64_t rm = pk_makespan(in0, tmp);
+    if (rm < realBest) {
+      realBest = rm;
+      memcpy(out, tmp, sizeof(uint64_t) * n);
+      memcpy(baseoff, tmp, sizeof(uint64_t) * n);
+    }
   }
-  free(tmp);
-  (void)desc; (void)load;
-  return 0;
+  if (realBest <= load) goto proved;
+
+  /* 2. whole-cycle items stacked at the bottom (largest alignment first) */
+  size_t m = 0, nw = 0;
+  for (size_t i = 0; i < n; i++)
+    if (is_whole(&in, i)) kv[nw++] = (pk_kv){UINT64_MAX - in.align[i], UINT64_MAX - in.size[i], i};
+  pk_sort_kv(kv, nw);
+  uint64_t h = 0;
+  for (size_t k = 0; k < nw; k++) {
+    size_t i = kv[k].i;
+    b.off[i] = fg_align_up(h, in.align[i]);
+    h = b.off[i] + in.size[i];
+    b.pos[i] = UINT32_MAX; /* never counted as an earlier neighbour */
+  }
+  b.lo0 = h;
+  b.pre[0] = h;
+  /* 3. starts: the best baseline as an order, then classic orders */
+  uint64_t bestM = UINT64_MAX;
+  for (int o = -1; o < 5 && bestM > lb; o++) {
+    if (o >= 0 && fg_now_ns() > deadline) break;
+    m = 0;
+    for (size_t i = 0; i < n; i++) {
+      if (is_whole(&in, i)) continue;
+      uint64_t len = pk_len(&in, i), sz = in.size[i];
+      uint64_t key = o == -1 ? baseoff[i]
+                   : o == 0 ? UINT64_MAX - sz
+                   : o == 1 ? UINT64_MAX - sz * len
+                   : o == 2 ? UINT64_MAX - len
+                   : o == 3 ? (uint64_t)in.s[i]
+                   : (uint64_t)(UINT32_MAX - in.e[i]);
+      kv[m++] = (pk_kv){key, UINT64_MAX - sz, i};
+    }
+    b.n = m;
+    set_order_kv(&b, kv);
+    uint64_t mk = ff_from(&b, 0);
+    if (mk < bestM) {
+      bestM = mk;
+      memcpy(bord, b.ord, sizeof(size_t) * m);
+      memcpy(boff, b.off, sizeof(uint64_t) * n);
+    }
+  }
+  m = b.n;
+  /* 4. local search around the peak */
+  memcpy(b.ord, bord, sizeof(size_t) * m);
+  for (size_t k = 0; k < m; k++) b.pos[b.ord[k]] = (uint32_t)k;
+  uint64_t M = m ? ff_from(&b, 0) : bestM, iter = 0;
+  /* secondary objective: bytes sticking out above LOAD, so that moves which
+   * lower other items near the peak count as progress */
+#define OVER(res)                                                      \
+  do {                                                                 \
+    res = 0;                                                           \
+    for (size_t k_ = 0; k_ < m; k_++) {                                \
+      size_t i_ = b.ord[k_];                                           \
+      uint64_t e_ = b.off[i_] + in.size[i_];                           \
+      if (e_ > lb) res += e_ - lb;                                     \
+    }                                                                  \
+  } while (0)
+  uint64_t over, over2;
+  OVER(over);
+  size_t *top = sord; /* scratch: sord is refilled after the pick */
+  while (m > 1 && M > lb && iter < nodes) {
+    if (fg_now_ns() > deadline) break;
+    iter++;
+    size_t nt = 0;
+    for (size_t k = 0; k < m; k++) {
+      size_t i = b.ord[k];
+      if (b.off[i] + in.size[i] == M) top[nt++] = i;
+    }
+    if (!nt) break; /* the peak is the whole-cycle stack itself */
+    size_t t = top[rnd(&b.rng) % nt];
+    size_t pt = b.pos[t];
+    if (pt == 0) {
+      t = b.ord[1 + rnd(&b.rng) % (m - 1)]; /* perturb: move someone else forward */
+      pt = b.pos[t];
+    }
+    size_t q = rnd(&b.rng) % pt;
+    memcpy(sord + q, b.ord + q, sizeof(size_t) * (m - q));
+    for (size_t k = q; k < m; k++) soff[k] = b.off[b.ord[k]];
+    memmove(b.ord + q + 1, b.ord + q, sizeof(size_t) * (pt - q));
+    b.ord[q] = t;
+    for (size_t k = q; k <= pt; k++) b.pos[b.ord[k]] = (uint32_t)k;
+    uint64_t M2 = ff_from(&b, q);
+    if (M2 == M) OVER(over2);
+    if (M2 < M || (M2 == M && over2 <= over)) {
+      if (M2 < M) OVER(over2);
+      M = M2;
+      over = over2;
+      if (M < bestM) {
+        bestM = M;
+        memcpy(bord, b.ord, sizeof(size_t) * m);
+        memcpy(boff, b.off, sizeof(uint64_t) * n);
+      }
+    } else { /* revert the suffix and its prefix maxima */
+      memcpy(b.ord + q, sord + q, sizeof(size_t) * (m - q));
+      for (size_t k = q; k < m; k++) {
+        size_t i = b.ord[k];
+        b.pos[i] = (uint32_t)k;
+        b.off[i] = soff[k];
+        uint64_t e = soff[k] + in.size[i];
+        b.pre[k + 1] = b.pre[k] > e ? b.pre[k] : e;
+      }
+    }
+  }
+  if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
+proved:
+  *optimal = pk_makespan(in0, out) == load;
+  rc = 0;
+done:
+  if (have_rev) pk_free(&rev);
+  free(b.pl.ix); free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
+  free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);
+  return rc;
 }

@@ -8,40 +8,46 @@
 
 #define INF_T UINT32_MAX
 
-static int rng_cmp(const void *a, const void *b) {
-  const pk_rng *x = a, *y = b;
-  return (x->lo > y->lo) - (x->lo < y->lo);
+void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
+  size_t lo = 0, hi = pl->n;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    if (off[pl->ix[mid]] <= off[i]) lo = mid + 1; else hi = mid;
+  }
+  memmove(pl->ix + lo + 1, pl->ix + lo, (pl->n - lo) * sizeof(uint32_t));
+  pl->ix[lo] = i;
+  pl->n++;
 }
 
-void pk_sort_rng(pk_rng *r, size_t m) {
-  if (m > 24) {
-    qsort(r, m, sizeof(pk_rng), rng_cmp);
-    return;
-  }
-  for (size_t k = 1; k < m; k++) {
-    pk_rng x = r[k];
-    size_t j = k;
-    while (j > 0 && r[j - 1].lo > x.lo) { r[j] = r[j - 1]; j--; }
-    r[j] = x;
-  }
+void pk_pl_remove(pk_plist *pl, uint32_t i) {
+  for (size_t k = 0; k < pl->n; k++)
+    if (pl->ix[k] == i) {
+      memmove(pl->ix + k, pl->ix + k + 1, (pl->n - k - 1) * sizeof(uint32_t));
+      pl->n--;
+      return;
+    }
 }
 
-uint64_t pk_fit(pk_rng *r, size_t m, uint64_t lo0, uint64_t limit, uint64_t size, uint64_t align, int bestfit) {
-  pk_sort_rng(r, m);
-  uint64_t cur = lo0, best = UINT64_MAX, bestgap = UINT64_MAX;
-  for (size_t k = 0; k < m; k++) {
-    if (r[k].lo > cur) {
+uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
+                  uint64_t limit, int bestfit) {
+  uint64_t cur = lo0, size = in->size[i], align = in->align[i], best = UINT64_MAX, bestgap = UINT64_MAX;
+  for (size_t k = 0; k < pl->n; k++) {
+    uint32_t j = pl->ix[k];
+    if (!pk_conflict(in, i, j)) continue;
+    uint64_t lo = off[j];
+    if (lo > cur) {
       uint64_t o = fg_align_up(cur, align);
-      if (o + size <= r[k].lo) {
+      if (o + size <= lo) {
         if (!bestfit) return o;
-        if (r[k].lo - cur < bestgap) { bestgap = r[k].lo - cur; best = o; }
+        if (lo - cur < bestgap) { bestgap = lo - cur; best = o; }
       }
     }
-    if (r[k].hi > cur) cur = r[k].hi;
+    uint64_t hi = lo + in->size[j];
+    if (hi > cur) cur = hi;
   }
   uint64_t o = fg_align_up(cur, align);
-  if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o; /* top is the fallback */
-  if (o + size <= limit && limit - cur < bestgap) best = o;         /* last region competes */
+  if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o;
+  if (o + size <= limit && limit - cur < bestgap) best = o;
   return best;
 }
 
@@ -51,19 +57,17 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n);
-  pk_rng *r = malloc(sizeof(pk_rng) * n);
-  if (!kv || !ord || !r) { free(kv); free(ord); free(r); return -1; }
+  if (!kv || !ord) { free(kv); free(ord); return -1; }
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], UINT32_MAX - pk_len(in, i), i};
   pk_sort(kv, n, ord);
+  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0};
+  if (!pl.ix) { free(kv); free(ord); return -1; }
   for (size_t k = 0; k < n; k++) {
-    size_t i = ord[k], m = 0;
-    for (size_t q = 0; q < k; q++) {
-      size_t j = ord[q];
-      if (pk_conflict(in, i, j)) r[m++] = (pk_rng){off[j], off[j] + in->size[j]};
-    }
-    off[i] = pk_fit(r, m, 0, UINT64_MAX, in->size[i], in->align[i], 1);
+    size_t i = ord[k];
+    off[i] = pk_place(in, &pl, off, i, 0, UINT64_MAX, 1);
+    pk_pl_insert(&pl, off, (uint32_t)i);
   }
-  free(kv); free(ord); free(r);
+  free(kv); free(ord); free(pl.ix);
   return 0;
 }
 
@@ -73,9 +77,15 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n), *mem = malloc(sizeof(size_t) * n);
-  pk_rng *r = malloc(sizeof(pk_rng) * n);
   char *done = calloc(n, 1);
-  if (!kv || !ord || !mem || !r || !done) { free(kv); free(ord); free(mem); free(r); free(done); return -1; }
+  uint32_t *bucket = malloc(sizeof(uint32_t) * n);
+  if (!kv || !ord || !mem || !done || !bucket) {
+    free(kv); free(ord); free(mem); free(done); free(bucket);
+    return -1;
+  }
+  uint32_t nb = 0;
+  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0};
+  if (!pl.ix) { free(kv); free(ord); free(mem); free(done); free(bucket); return -1; }
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
   pk_sort(kv, n, ord);
   uint64_t h = 0;
@@ -89,22 +99,26 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
     left--;
     size_t nm = 0;
     mem[nm++] = b0;
+    pl.n = 0;
+    pk_pl_insert(&pl, off, (uint32_t)b0);
+    nb++;
+    bucket[b0] = nb;
     for (size_t k = first + 1; k < n; k++) {
       size_t i = ord[k];
       if (done[i]) continue;
-      size_t m = 0; /* offset ranges of members whose lifetimes meet i's */
-      for (size_t q = 0; q < nm; q++)
-        if (pk_conflict(in, i, mem[q])) r[m++] = (pk_rng){off[mem[q]], off[mem[q]] + in->size[mem[q]]};
-      uint64_t o = pk_fit(r, m, base, bend, in->size[i], in->align[i], 1);
+      /* free regions among members whose lifetimes meet i's, smallest that fits */
+      uint64_t o = pk_place(in, &pl, off, i, base, bend, 1);
       if (o == UINT64_MAX) continue; /* no region fits: skip, a later bucket takes it */
       off[i] = o;
       done[i] = 1;
+      bucket[i] = nb;
       left--;
       mem[nm++] = i;
+      pk_pl_insert(&pl, off, (uint32_t)i);
     }
     h = bend;
   }
-  free(kv); free(ord); free(mem); free(r); free(done);
+  free(kv); free(ord); free(mem); free(done); free(bucket); free(pl.ix);
   return 0;
 }
 
@@ -166,7 +180,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
     return -1;
   }
-  pk_profile(in, prof);
+  pk_profile(in, prof, 0);
   uint32_t t0 = 0;
   for (uint32_t t = 1; t < K; t++)
     if (prof[t] < prof[t0]) t0 = t;

@@ -48,18 +48,23 @@ int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t
 /* Sort by (k, k2, i) ascending; writes the index order into ord when given. */
 typedef struct pk_kv { uint64_t k, k2; size_t i; } pk_kv;
 void pk_sort(pk_kv *kv, size_t n, size_t *ord);
+void pk_sort_kv(pk_kv *kv, size_t n);
 
-/* Occupied byte ranges; pk_fit finds the aligned place for `size` in the gaps
- * at or above lo0: first fit (lowest) or best fit (smallest gap). With
- * limit == UINT64_MAX the top is the fallback; otherwise the region must end
- * by limit and UINT64_MAX means nothing fits. Sorts r. */
-typedef struct pk_rng { uint64_t lo, hi; } pk_rng;
-void pk_sort_rng(pk_rng *r, size_t m);
-uint64_t pk_fit(pk_rng *r, size_t m, uint64_t lo0, uint64_t limit, uint64_t size, uint64_t align, int bestfit);
+/* Placed items sorted by offset. pk_place scans them upward, skipping those
+ * whose lifetimes do not meet item i's: first fit stops at the first gap that
+ * fits (no per-item sort), best fit takes the smallest such gap, else the top.
+ * With limit == UINT64_MAX the top is the fallback; otherwise the region must
+ * end by limit, and UINT64_MAX means nothing fits. */
+typedef struct pk_plist { uint32_t *ix; size_t n; } pk_plist;
+void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i);
+void pk_pl_remove(pk_plist *pl, uint32_t i);
+uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
+                  uint64_t limit, int bestfit);
 
 uint64_t pk_makespan(const pk_inst *in, const uint64_t *off);
-/* Load profile over the K points (effective sizes); returns the max. prof may be NULL. */
-uint64_t pk_profile(const pk_inst *in, uint64_t *prof);
+/* Load profile over the K points (effective sizes, or the items' own sizes
+ * when real); returns the max. prof may be NULL. */
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real);
 /* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
 int pk_reverse(const pk_inst *in, pk_inst *out);
 void pk_free(pk_inst *in);

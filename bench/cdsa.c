@@ -1,0 +1,251 @@
+/* bench_cdsa: every fg_pack strategy side by side, seeded.
+ *  1. Enlisted bootstrap (DESIGN.md "What we are measured by" 1): n = 25..200
+ *     step 25, 500, 1000; with wrapping items and without.
+ *  2. MiniMalloc challenging instances (linear time, capacity 1048576).
+ * Every result goes through fg_check_packing; failures are counted.
+ * Usage: bench_cdsa [--instances N] [--seed S] [--ns 25,50,...] [--budget MS]
+ *                   [--mm-budget MS] [--no-enlisted] [--no-minimalloc] [--solvers a,b]
+ */
+#include <lauxlib.h>
+#include <lua.h>
+#include <lualib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fg_pack.h"
+#include "fg_util.h"
+
+#ifndef FG_SHARED_DIR
+#define FG_SHARED_DIR "../shared"
+#endif
+
+typedef struct hist { uint64_t *v; double *w; int n; double total; } hist;
+
+static uint64_t rs = 1;
+static uint64_t rnd(void) {
+  uint64_t z = (rs += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+static double rndf(void) { return (double)(rnd() >> 11) / 9007199254740992.0; }
+static uint64_t draw(const hist *h) {
+  double x = rndf() * h->total;
+  for (int k = 0; k < h->n; k++) {
+    if (x < h->w[k]) return h->v[k];
+    x -= h->w[k];
+  }
+  return h->v[h->n - 1];
+}
+
+static int read_hist(lua_State *L, const char *field, hist *h) {
+  lua_getfield(L, -1, field);
+  if (!lua_istable(L, -1)) return -1;
+  int cap = 64;
+  h->v = malloc(sizeof(uint64_t) * cap);
+  h->w = malloc(sizeof(double) * cap);
+  h->n = 0;
+  h->total = 0;
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    if (h->n == cap) {
+      cap *= 2;
+      h->v = realloc(h->v, sizeof(uint64_t) * cap);
+      h->w = realloc(h->w, sizeof(double) * cap);
+    }
+    h->v[h->n] = (uint64_t)lua_tointeger(L, -2);
+    h->w[h->n] = lua_tonumber(L, -1);
+    h->total += h->w[h->n++];
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+  /* lua_next order is unspecified: sort by value so draws are reproducible */
+  for (int a = 1; a < h->n; a++)
+    for (int b = a; b > 0 && h->v[b - 1] > h->v[b]; b--) {
+      uint64_t tv = h->v[b]; h->v[b] = h->v[b - 1]; h->v[b - 1] = tv;
+      double tw = h->w[b]; h->w[b] = h->w[b - 1]; h->w[b - 1] = tw;
+    }
+  return 0;
+}
+
+static int dcmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+static double pct(double *v, int n, double p) {
+  qsort(v, n, sizeof(double), dcmp);
+  int k = (int)(p * (n - 1) + 0.5);
+  return v[k];
+}
+
+#define MAXS 8
+static const char *solvers[MAXS];
+static int nsolvers = 0;
+
+static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int wrap, double budget) {
+  fg_pack_item *items = malloc(sizeof(fg_pack_item) * n);
+  uint64_t *off = malloc(sizeof(uint64_t) * n);
+  double *ratio[MAXS], *tms[MAXS];
+  int fails[MAXS] = {0}, worse_than_base = 0;
+  for (int s = 0; s < nsolvers; s++) {
+    ratio[s] = malloc(sizeof(double) * instances);
+    tms[s] = malloc(sizeof(double) * instances);
+  }
+  char msg[256];
+  for (int k = 0; k < instances; k++) {
+    uint64_t T = draw(tl);
+    for (int i = 0; i < n; i++) {
+      uint64_t life = draw(lt), start;
+      if (wrap || life == 0 || life >= T) {
+        start = rnd() % T;
+      } else { /* without wrapping: redraw the start inside [0, T - life] */
+        start = rnd() % (T - life + 1);
+      }
+      uint64_t stop = wrap ? (start + life) % T : (life == 0 || life >= T ? start : start + life);
+      items[i] = (fg_pack_item){start, stop, draw(sz), 8, 0, 0};
+    }
+    fg_pack_desc d = {0};
+    d.period = T;
+    d.time_budget_ms = budget;
+    uint64_t bestm = 0, basem = UINT64_MAX;
+    for (int s = 0; s < nsolvers; s++) {
+      d.solver = solvers[s];
+      fg_pack_result r;
+      uint64_t t0 = fg_now_ns();
+      int rc = fg_pack(items, n, &d, off, &r, msg, sizeof msg);
+      tms[s][k] = (fg_now_ns() - t0) / 1e6;
+      if (rc || !fg_check_packing(items, n, off, &d, msg, sizeof msg)) {
+        fails[s]++;
+        fprintf(stderr, "FAIL %s n=%d k=%d: %s\n", solvers[s], n, k, msg);
+        ratio[s][k] = 0;
+        continue;
+      }
+      ratio[s][k] = (double)r.makespan / (double)r.load;
+      if (!strcmp(solvers[s], "best")) bestm = r.makespan;
+      else if (r.makespan < basem) basem = r.makespan;
+    }
+    if (bestm && basem != UINT64_MAX && bestm > basem) worse_than_base++;
+  }
+  printf("\nEnlisted n=%d %s wrapping, %d instances\n", n, wrap ? "with" : "without", instances);
+  printf("  %-9s %8s %8s %8s %10s %10s %6s\n", "solver", "avg", "p90", "max", "med ms", "avg ms", "fails");
+  for (int s = 0; s < nsolvers; s++) {
+    double sum = 0, st = 0, mx = 0;
+    for (int k = 0; k < instances; k++) {
+      sum += ratio[s][k];
+      st += tms[s][k];
+      if (ratio[s][k] > mx) mx = ratio[s][k];
+    }
+    double p90 = pct(ratio[s], instances, 0.9), med = pct(tms[s], instances, 0.5);
+    printf("  %-9s %8.4f %8.4f %8.4f %10.4f %10.4f %6d\n", solvers[s], sum / instances, p90, mx, med, st / instances,
+           fails[s]);
+    free(ratio[s]);
+    free(tms[s]);
+  }
+  if (worse_than_base) printf("  best worse than a baseline on %d instances\n", worse_than_base);
+  fflush(stdout);
+  free(items);
+  free(off);
+}
+
+static void run_minimalloc(double budget) {
+  static const char *names[] = {"A", "C", "E", "G", "I", "K"};
+  printf("\nMiniMalloc challenging (linear, capacity 1048576), best budget %.0f ms\n", budget);
+  printf("  %-4s %5s %9s", "inst", "n", "LOAD");
+  for (int s = 0; s < nsolvers; s++) printf(" %18s", solvers[s]);
+  printf("\n");
+  for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/data/dsa/%s.1048576.csv", FG_SHARED_DIR, names[f]);
+    FILE *fp = fopen(path, "r");
+    if (!fp) { printf("  %s: cannot open %s\n", names[f], path); continue; }
+    char line[256];
+    int cap = 1024, n = 0;
+    fg_pack_item *items = malloc(sizeof(fg_pack_item) * cap);
+    if (!fgets(line, sizeof line, fp)) { fclose(fp); free(items); continue; }
+    unsigned long long id, lo, hi, size;
+    while (fgets(line, sizeof line, fp))
+      if (sscanf(line, "%llu,%llu,%llu,%llu", &id, &lo, &hi, &size) == 4) {
+        if (n == cap) items = realloc(items, sizeof(fg_pack_item) * (cap *= 2));
+        items[n++] = (fg_pack_item){lo, hi, size, 1, 0, 0};
+      }
+    fclose(fp);
+    uint64_t *off = malloc(sizeof(uint64_t) * n);
+    uint64_t load = fg_pack_load(items, n, 0);
+    printf("  %-4s %5d %9llu", names[f], n, (unsigned long long)load);
+    for (int s = 0; s < nsolvers; s++) {
+      fg_pack_desc d = {0};
+      d.solver = solvers[s];
+      d.time_budget_ms = budget;
+      fg_pack_result r;
+      char msg[256];
+      uint64_t t0 = fg_now_ns();
+      int rc = fg_pack(items, n, &d, off, &r, msg, sizeof msg);
+      double ms = (fg_now_ns() - t0) / 1e6;
+      if (rc || !fg_check_packing(items, n, off, &d, msg, sizeof msg)) {
+        printf(" %18s", "FAIL");
+        fprintf(stderr, "FAIL %s %s: %s\n", solvers[s], names[f], msg);
+        continue;
+      }
+      char cell[64];
+      snprintf(cell, sizeof cell, "%.4f%s %7.1fms", (double)r.makespan / load, r.makespan == 1048576 ? "*" : " ", ms);
+      printf(" %18s", cell);
+    }
+    printf("\n");
+    fflush(stdout);
+    free(items);
+    free(off);
+  }
+  printf("  (* = makespan exactly 1048576)\n");
+}
+
+int main(int argc, char **argv) {
+  int instances = 2000, enlisted = 1, minimalloc = 1;
+  double budget = 0, mmbudget = 1000;
+  uint64_t seed = 1;
+  int ns[32] = {25, 50, 75, 100, 125, 150, 175, 200, 500, 1000}, nn = 10;
+  char solverbuf[256] = "";
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--instances") && a + 1 < argc) instances = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--seed") && a + 1 < argc) seed = strtoull(argv[++a], NULL, 10);
+    else if (!strcmp(argv[a], "--budget") && a + 1 < argc) budget = atof(argv[++a]);
+    else if (!strcmp(argv[a], "--mm-budget") && a + 1 < argc) mmbudget = atof(argv[++a]);
+    else if (!strcmp(argv[a], "--no-enlisted")) enlisted = 0;
+    else if (!strcmp(argv[a], "--no-minimalloc")) minimalloc = 0;
+    else if (!strcmp(argv[a], "--solvers") && a + 1 < argc) snprintf(solverbuf, sizeof solverbuf, "%s", argv[++a]);
+    else if (!strcmp(argv[a], "--ns") && a + 1 < argc) {
+      nn = 0;
+      for (char *p = strtok(argv[++a], ","); p && nn < 32; p = strtok(NULL, ",")) ns[nn++] = atoi(p);
+    } else {
+      fprintf(stderr, "usage: %s [--instances N] [--seed S] [--ns 25,50] [--budget MS] [--mm-budget MS] "
+                      "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc]\n", argv[0]);
+      return 2;
+    }
+  }
+  if (solverbuf[0]) {
+    for (char *p = strtok(solverbuf, ","); p && nsolvers < MAXS; p = strtok(NULL, ",")) solvers[nsolvers++] = p;
+  } else {
+    for (int k = 0; fg_pack_solvers[k] && nsolvers < MAXS; k++) solvers[nsolvers++] = fg_pack_solvers[k];
+  }
+  rs = seed;
+  printf("bench_cdsa: seed %llu, %d instances per n, best budget %s\n", (unsigned long long)seed, instances,
+         budget > 0 ? "given" : "default");
+  if (enlisted) {
+    lua_State *L = luaL_newstate();
+    luaL_openlibs(L);
+    const char *path = FG_SHARED_DIR "/data/enlisted_distributions.lua";
+    if (luaL_dofile(L, path) || !lua_istable(L, -1)) {
+      fprintf(stderr, "cannot load %s: %s\n", path, lua_tostring(L, -1));
+      return 1;
+    }
+    hist tl, lt, sz;
+    if (read_hist(L, "timeline", &tl) || read_hist(L, "lifetime", &lt) || read_hist(L, "size", &sz)) {
+      fprintf(stderr, "%s: missing timeline/lifetime/size\n", path);
+      return 1;
+    }
+    lua_close(L);
+    for (int wrap = 1; wrap >= 0; wrap--)
+      for (int k = 0; k < nn; k++) run_enlisted(&tl, &lt, &sz, ns[k], instances, wrap, budget);
+  }
+  if (minimalloc) run_minimalloc(mmbudget);
+  return 0;
+}
