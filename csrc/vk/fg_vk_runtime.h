@@ -18,9 +18,9 @@
 #include "fg_graph.h"
 #include "fg_format.h"
 
-VkFormat fg_vk_format(fg_format f);
-VkImageAspectFlags fg_vk_format_aspect(fg_format f);
-fg_format fg_vk_format_back(VkFormat vf);
+VkFormat fg_rt_vk_format(fg_format f);
+VkImageAspectFlags fg_rt_format_aspect(fg_format f);
+fg_format fg_rt_format_back(VkFormat vf);
 
 /* ---- sizer (pass to fg_graph_compile / fg_lua_compile) ---- */
 typedef struct fg_rt_sizer_ctx {

@@ -36,11 +36,11 @@ static const VkFormat vk_formats[FG_FORMAT_COUNT] = {
   [FG_FORMAT_S8_UINT] = VK_FORMAT_S8_UINT,
 };
 
-VkFormat fg_vk_format(fg_format f) {
+VkFormat fg_rt_vk_format(fg_format f) {
   return (int)f > 0 && f < FG_FORMAT_COUNT ? vk_formats[f] : VK_FORMAT_UNDEFINED;
 }
 
-VkImageAspectFlags fg_vk_format_aspect(fg_format f) {
+VkImageAspectFlags fg_rt_format_aspect(fg_format f) {
   uint32_t a = fg_format_get(f)->aspects;
   VkImageAspectFlags r = 0;
   if (a & FG_ASPECT_COLOR) r |= VK_IMAGE_ASPECT_COLOR_BIT;
@@ -49,7 +49,7 @@ VkImageAspectFlags fg_vk_format_aspect(fg_format f) {
   return r;
 }
 
-fg_format fg_vk_format_back(VkFormat vf) {
+fg_format fg_rt_format_back(VkFormat vf) {
   for (int i = 1; i < FG_FORMAT_COUNT; i++)
     if (vk_formats[i] == vf) return (fg_format)i;
   return FG_FORMAT_UNDEFINED;

@@ -106,7 +106,7 @@ void fg_rt_image_info(const fg_vk_device *dev, const fg_graph_resource *res, VkI
   memset(ci, 0, sizeof *ci);
   ci->sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO;
   ci->imageType = res->depth > 1 ? VK_IMAGE_TYPE_3D : VK_IMAGE_TYPE_2D;
-  ci->format = fg_vk_format(res->format);
+  ci->format = fg_rt_vk_format(res->format);
   ci->extent.width = res->width ? res->width : 1;
   ci->extent.height = res->height ? res->height : 1;
   ci->extent.depth = res->depth ? res->depth : 1;
@@ -274,8 +274,8 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
     r->width = gr->width;
     r->height = gr->height;
     r->bytes = gr->bytes;
-    r->format = fg_vk_format(gr->format);
-    r->aspect = fg_vk_format_aspect(gr->format);
+    r->format = fg_rt_vk_format(gr->format);
+    r->aspect = fg_rt_format_aspect(gr->format);
     r->is_image = gr->kind == FG_RES_TEXTURE || gr->kind == FG_RES_EXTERNAL;
     r->is_external = gr->kind == FG_RES_EXTERNAL;
     r->is_blob = gr->kind == FG_RES_BLOB;
