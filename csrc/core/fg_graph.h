@@ -181,6 +181,8 @@ int fg_graph_node_depth(fg_graph *g, uint32_t node, const char *name, const floa
 int fg_graph_node_reset(fg_graph *g, uint32_t node, const fg_graph_node_desc *desc);
 int fg_graph_node_remove(fg_graph *g, uint32_t node);
 uint32_t fg_graph_node_find(const fg_graph *g, const char *name);   /* FG_GRAPH_NONE if absent */
+/* Change a node's user tag without re-declaring it (the node moved in its table). */
+int fg_graph_node_set_user(fg_graph *g, uint32_t node, int64_t user);
 
 /* ------------------------------------------------------------ compiling -- */
 
@@ -223,6 +225,9 @@ typedef struct fg_graph_compile_desc {
 /* Full compile: validate, prune, order, expand, lifetimes, memory plan.
  * The desc is remembered for set_resolution / set_dimension. */
 int fg_graph_compile(fg_graph *g, const fg_graph_compile_desc *desc);
+/* Recompile with the desc remembered from the last fg_graph_compile (after
+ * node_reset / node_remove / add_node). */
+int fg_graph_recompile(fg_graph *g);
 /* Fast path: new extent for a named resolution; re-sizes and re-packs only
  * (ids, instances and lifetimes unchanged). Needs a compiled graph. */
 int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t width, uint32_t height);

@@ -1,3 +1,874 @@
-/* Placeholder until this binding lands: registers nothing. */
+/* framegraph.graph: Lua binding of the graph compiler (csrc/core/fg_graph.h).
+ * fg.compile(pipeline, opts) -> graph userdata. The Lua schema check
+ * (framegraph.schema) runs first and raises every problem at once; this file
+ * then declares the (already well-typed) table to the C core. Tables are read
+ * in a deterministic order: array part first, then hash keys sorted by name,
+ * because Lua's hash order changes between runs. */
 #include "fg_lua.h"
-void fg_lua_open_graph(lua_State *L) { (void)L; }
+#include "fg_graph.h"
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lgraph {
+  fg_graph *g;
+  fg_graph_sizer_fn sizer;   /* remembered for _replace (graph:update with new pipeline-level fields) */
+  void *sizer_user;
+} lgraph;
+
+#define MAXKEYS 4096
+
+static lgraph *checklg(lua_State *L, int idx) {
+  lgraph *lg = luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  if (!lg->g) luaL_argerror(L, idx, "graph is closed");
+  return lg;
+}
+
+fg_graph *fg_lua_checkgraph(lua_State *L, int idx) { return checklg(L, idx)->g; }
+
+void fg_lua_graph_pipeline(lua_State *L, int idx) {
+  luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  lua_getiuservalue(L, idx, 1);
+}
+
+/* ------------------------------------------------------- table reading -- */
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+/* Collect string keys of the hash part of table t (not 1..#t), sorted. The
+ * strings stay alive as long as the table does. Returns the count. */
+static int sorted_keys(lua_State *L, int t, const char **keys, int max) {
+  int n = 0;
+  lua_Integer len = (lua_Integer)lua_rawlen(L, t);
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) == LUA_TSTRING) {
+      if (n < max) keys[n++] = lua_tostring(L, -1);
+    } else if (lua_isinteger(L, -1)) {
+      lua_Integer i = lua_tointeger(L, -1);
+      if (i < 1 || i > len) luaL_error(L, "unexpected key %d in a declaration table", (int)i);
+    }
+  }
+  qsort(keys, (size_t)n, sizeof *keys, cmp_str);
+  return n;
+}
+
+static int abs_index(lua_State *L, int i) { return i > 0 || i <= LUA_REGISTRYINDEX ? i : lua_gettop(L) + i + 1; }
+
+static const char *field_str(lua_State *L, int t, const char *k) {
+  lua_getfield(L, t, k);
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  lua_pop(L, 1);  /* the string stays referenced by the table */
+  return s;
+}
+
+static lua_Integer field_int(lua_State *L, int t, const char *k, lua_Integer def) {
+  lua_getfield(L, t, k);
+  lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : lua_isnumber(L, -1) ? (lua_Integer)lua_tonumber(L, -1) : def;
+  lua_pop(L, 1);
+  return v;
+}
+
+static fg_usage usage_of(lua_State *L, const char *s) {
+  if (!s) return FG_USAGE_NONE;
+  int u = fg_usage_from_name(s);
+  if (u < 0) luaL_error(L, "unknown usage '%s'", s);
+  return (fg_usage)u;
+}
+static fg_stage stage_of(lua_State *L, const char *s) {
+  if (!s) return FG_STAGE_DEFAULT;
+  int u = fg_stage_from_name(s);
+  if (u < 0) luaL_error(L, "unknown stage '%s'", s);
+  return (fg_stage)u;
+}
+
+/* size = "main" | {"main", s} | {"main", sx, sy} | {w, h} */
+static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
+  lua_getfield(L, t, "size");
+  int s = lua_gettop(L);
+  if (lua_type(L, s) == LUA_TSTRING) {
+    d->resolution = lua_tostring(L, s);
+  } else if (lua_istable(L, s)) {
+    lua_rawgeti(L, s, 1);
+    lua_rawgeti(L, s, 2);
+    lua_rawgeti(L, s, 3);
+    if (lua_type(L, -3) == LUA_TSTRING) {
+      d->resolution = lua_tostring(L, -3);
+      d->scale_x = lua_isnumber(L, -2) ? lua_tonumber(L, -2) : 1.0;
+      d->scale_y = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : d->scale_x;
+    } else {
+      d->width = (uint32_t)(lua_isnumber(L, -3) ? lua_tointeger(L, -3) : 0);
+      d->height = (uint32_t)(lua_isnumber(L, -2) ? lua_tointeger(L, -2) : 1);
+    }
+    lua_pop(L, 3);
+  }
+  lua_pop(L, 1);  /* strings are kept alive by the pipeline table */
+}
+
+static void read_res_desc(lua_State *L, int t, fg_graph_res_desc *d, int external) {
+  memset(d, 0, sizeof *d);
+  lua_getfield(L, t, "buffer");
+  int isbuf = !lua_isnil(L, -1);
+  if (isbuf) { d->kind = FG_RES_BUFFER; d->bytes = (uint64_t)lua_tointeger(L, -1); }
+  lua_pop(L, 1);
+  lua_getfield(L, t, "blob");
+  if (!lua_isnil(L, -1)) {
+    d->kind = FG_RES_BLOB;
+    if (lua_istable(L, -1)) d->bytes = (uint64_t)field_int(L, lua_gettop(L), "size", 0);
+  }
+  lua_pop(L, 1);
+  if (external) d->kind = FG_RES_EXTERNAL;
+  const char *fmt = field_str(L, t, "format");
+  if (fmt) d->format = fg_format_from_name(fmt);
+  read_size(L, t, d);
+  d->mips = (uint32_t)field_int(L, t, "mips", 1);
+  d->layers = (uint32_t)field_int(L, t, "layers", 1);
+  d->depth = (uint32_t)field_int(L, t, "depth", 1);
+  const char *h = field_str(L, t, "history");
+  d->history = !h ? FG_HISTORY_NONE : !strcmp(h, "discard") ? FG_HISTORY_DISCARD : FG_HISTORY_CLEAR;
+}
+
+/* one request entry: value is a usage string, true, or {usage=, stage=, optional=} */
+static void read_request(lua_State *L, int v, const char **usage, const char **stage, int *optional) {
+  *usage = *stage = NULL;
+  *optional = 0;
+  if (lua_type(L, v) == LUA_TSTRING) *usage = lua_tostring(L, v);
+  else if (lua_istable(L, v)) {
+    *usage = field_str(L, v, "usage");
+    *stage = field_str(L, v, "stage");
+    lua_getfield(L, v, "optional");
+    *optional = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+}
+
+static int check(lua_State *L, int rc, const char *what, const char *node) {
+  if (rc) luaL_error(L, "framegraph: out of memory declaring %s of node '%s'", what, node);
+  return rc;
+}
+
+/* Mode names of a multiplex list (strings stay alive in the node table). */
+static uint32_t read_mux(lua_State *L, int nt, const char **mux) {
+  uint32_t n = 0;
+  lua_getfield(L, nt, "multiplex");
+  if (lua_istable(L, -1)) {
+    int m = lua_gettop(L);
+    lua_Integer len = (lua_Integer)lua_rawlen(L, m);
+    for (lua_Integer i = 1; i <= len && n < FG_GRAPH_MAX_DIMS; i++) {
+      lua_rawgeti(L, m, i);
+      if (lua_type(L, -1) == LUA_TSTRING) mux[n++] = lua_tostring(L, -1);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  return n;
+}
+
+/* Iterate "array of names + hash of name -> spec" tables deterministically.
+ * fn(L, node, name, value_index). */
+typedef void (*entry_fn)(lua_State *L, fg_graph *g, uint32_t node, const char *nname, const char *name, int v);
+
+static void for_entries(lua_State *L, fg_graph *g, uint32_t node, const char *nname, int nt, const char *field,
+                        entry_fn fn) {
+  lua_getfield(L, nt, field);
+  int t = lua_gettop(L);
+  if (lua_type(L, t) == LUA_TSTRING) {  /* after = "x" */
+    fn(L, g, node, nname, lua_tostring(L, t), 0);
+  } else if (lua_istable(L, t)) {
+    lua_Integer len = (lua_Integer)lua_rawlen(L, t);
+    for (lua_Integer i = 1; i <= len; i++) {
+      lua_rawgeti(L, t, i);
+      if (lua_type(L, -1) == LUA_TSTRING) fn(L, g, node, nname, lua_tostring(L, -1), 0);
+      lua_pop(L, 1);
+    }
+    const char *keys[MAXKEYS];
+    int nk = sorted_keys(L, t, keys, MAXKEYS);
+    for (int k = 0; k < nk; k++) {
+      lua_getfield(L, t, keys[k]);
+      fn(L, g, node, nname, keys[k], lua_gettop(L));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+}
+
+static void e_create(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  fg_graph_res_desc d;
+  memset(&d, 0, sizeof d);
+  const char *usage = NULL, *stage = NULL;
+  if (v && lua_istable(L, v)) {
+    read_res_desc(L, v, &d, 0);
+    usage = field_str(L, v, "usage");
+    stage = field_str(L, v, "stage");
+  }
+  check(L, fg_graph_node_create(g, node, name, &d, usage_of(L, usage), stage_of(L, stage)), "create", nn);
+}
+static void e_read(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  const char *usage, *stage;
+  int opt;
+  if (v) read_request(L, v, &usage, &stage, &opt); else { usage = stage = NULL; opt = 0; }
+  check(L, fg_graph_node_read(g, node, name, usage_of(L, usage), stage_of(L, stage), opt), "read", nn);
+}
+static void e_modify(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  const char *usage, *stage;
+  int opt;
+  if (v) read_request(L, v, &usage, &stage, &opt); else { usage = stage = NULL; opt = 0; }
+  check(L, fg_graph_node_modify(g, node, name, usage_of(L, usage), stage_of(L, stage)), "modify", nn);
+}
+static void e_history(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  const char *usage, *stage;
+  int opt;
+  if (v) read_request(L, v, &usage, &stage, &opt); else { usage = stage = NULL; opt = 0; }
+  check(L, fg_graph_node_history(g, node, name, usage_of(L, usage), stage_of(L, stage), opt), "history", nn);
+}
+static void e_rename(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  const char *to = NULL, *usage = NULL, *stage = NULL;
+  if (v && lua_type(L, v) == LUA_TSTRING) to = lua_tostring(L, v);
+  else if (v && lua_istable(L, v)) {
+    to = field_str(L, v, "to");
+    usage = field_str(L, v, "usage");
+    stage = field_str(L, v, "stage");
+  }
+  if (!to) luaL_error(L, "node '%s': rename '%s': missing target name", nn, name);
+  check(L, fg_graph_node_rename(g, node, name, to, usage_of(L, usage), stage_of(L, stage)), "rename", nn);
+}
+static void e_after(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  (void)v;
+  check(L, fg_graph_node_after(g, node, name), "after", nn);
+}
+static void e_before(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
+  (void)v;
+  check(L, fg_graph_node_before(g, node, name), "before", nn);
+}
+
+/* attachment: "name" or {"name", clear = {r,g,b,a} | depth, stencil = n} */
+static void read_attachment(lua_State *L, fg_graph *g, uint32_t node, const char *nn, int v, int depth) {
+  const char *name = NULL;
+  float clear[4] = {0, 0, 0, 0};
+  int has_clear = 0, has_stencil = 0;
+  uint32_t stencil = 0;
+  if (lua_type(L, v) == LUA_TSTRING) name = lua_tostring(L, v);
+  else if (lua_istable(L, v)) {
+    lua_rawgeti(L, v, 1);
+    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    lua_pop(L, 1);
+    lua_getfield(L, v, "clear");
+    if (lua_istable(L, -1)) {
+      has_clear = 1;
+      for (int i = 0; i < 4; i++) {
+        lua_rawgeti(L, -1, i + 1);
+        clear[i] = (float)(lua_isnumber(L, -1) ? lua_tonumber(L, -1) : (i == 3 ? 1.0 : 0.0));
+        lua_pop(L, 1);
+      }
+    } else if (lua_isnumber(L, -1)) {
+      has_clear = 1;
+      clear[0] = (float)lua_tonumber(L, -1);
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, v, "stencil");
+    if (lua_isnumber(L, -1)) { has_stencil = 1; stencil = (uint32_t)lua_tointeger(L, -1); }
+    lua_pop(L, 1);
+  }
+  if (!name) luaL_error(L, "node '%s': pass: attachment without a resource name", nn);
+  if (depth)
+    check(L, fg_graph_node_depth(g, node, name, has_clear ? &clear[0] : NULL, has_stencil ? &stencil : NULL), "pass", nn);
+  else
+    check(L, fg_graph_node_color(g, node, name, has_clear ? clear : NULL), "pass", nn);
+}
+
+/* Declare the requests of node table nt into node `node`. */
+static void declare_node_body(lua_State *L, fg_graph *g, uint32_t node, int nt, const char *nn) {
+  for_entries(L, g, node, nn, nt, "create", e_create);
+  for_entries(L, g, node, nn, nt, "read", e_read);
+  for_entries(L, g, node, nn, nt, "modify", e_modify);
+  for_entries(L, g, node, nn, nt, "rename", e_rename);
+  for_entries(L, g, node, nn, nt, "history", e_history);
+  for_entries(L, g, node, nn, nt, "after", e_after);
+  for_entries(L, g, node, nn, nt, "before", e_before);
+  lua_getfield(L, nt, "pass");
+  int p = lua_gettop(L);
+  if (lua_istable(L, p)) {
+    lua_getfield(L, p, "color");
+    int c = lua_gettop(L);
+    if (lua_type(L, c) == LUA_TSTRING) read_attachment(L, g, node, nn, c, 0);
+    else if (lua_istable(L, c)) {
+      lua_Integer len = (lua_Integer)lua_rawlen(L, c);
+      for (lua_Integer i = 1; i <= len; i++) {
+        lua_rawgeti(L, c, i);
+        read_attachment(L, g, node, nn, lua_gettop(L), 0);
+        lua_pop(L, 1);
+      }
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, p, "depth");
+    if (!lua_isnil(L, -1)) read_attachment(L, g, node, nn, lua_gettop(L), 1);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+static void node_desc_of(lua_State *L, int nt, fg_graph_node_desc *d, const char **mux, lua_Integer user) {
+  memset(d, 0, sizeof *d);
+  d->name = field_str(L, nt, "name");
+  if (!d->name) d->name = "?";
+  d->multiplex = mux;
+  d->multiplex_count = read_mux(L, nt, mux);
+  lua_getfield(L, nt, "side_effects");
+  d->side_effects = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  d->user = user;
+}
+
+/* Declare dimensions (pipeline then opts override), resolutions, outputs,
+ * externals and all nodes. */
+static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
+  const char *keys[MAXKEYS];
+  /* dimensions: sorted by name so instance names and ids are stable */
+  for (int pass = 0; pass < 2; pass++) {
+    int t = pass ? ot : pt;
+    if (!t) continue;
+    lua_getfield(L, t, "dimensions");
+    int d = lua_gettop(L);
+    if (lua_istable(L, d)) {
+      int nk = sorted_keys(L, d, keys, MAXKEYS);
+      for (int k = 0; k < nk; k++) {
+        lua_Integer c = field_int(L, d, keys[k], 1);
+        if (pass == 1 && fg_graph_dimension_index(g, keys[k]) == FG_GRAPH_NONE) {
+          lua_pop(L, 1);
+          luaL_error(L, "opts.dimensions: unknown dimension '%s' (the pipeline must declare it)", keys[k]);
+        }
+        fg_graph_add_dimension(g, keys[k], c > 0 ? (uint32_t)c : 0);
+      }
+    }
+    lua_pop(L, 1);
+    lua_getfield(L, t, "resolutions");
+    int r = lua_gettop(L);
+    if (lua_istable(L, r)) {
+      int nk = sorted_keys(L, r, keys, MAXKEYS);
+      for (int k = 0; k < nk; k++) {
+        lua_getfield(L, r, keys[k]);
+        lua_rawgeti(L, -1, 1);
+        lua_rawgeti(L, -2, 2);
+        fg_graph_add_resolution(g, keys[k], (uint32_t)lua_tointeger(L, -2), (uint32_t)lua_tointeger(L, -1));
+        lua_pop(L, 3);
+      }
+    }
+    lua_pop(L, 1);
+  }
+  lua_getfield(L, pt, "outputs");
+  if (lua_istable(L, -1)) {
+    lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
+    for (lua_Integer i = 1; i <= len; i++) {
+      lua_rawgeti(L, -1, i);
+      if (lua_type(L, -1) == LUA_TSTRING) fg_graph_add_output(g, lua_tostring(L, -1));
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, pt, "external");
+  int e = lua_gettop(L);
+  if (lua_istable(L, e)) {
+    int nk = sorted_keys(L, e, keys, MAXKEYS);
+    for (int k = 0; k < nk; k++) {
+      lua_getfield(L, e, keys[k]);
+      int et = lua_gettop(L);
+      fg_graph_res_desc d;
+      memset(&d, 0, sizeof d);
+      if (lua_istable(L, et)) {
+        read_res_desc(L, et, &d, 1);
+        const char *mux[FG_GRAPH_MAX_DIMS];
+        uint32_t nm = read_mux(L, et, mux);
+        for (uint32_t i = 0; i < nm; i++) {
+          uint32_t di = fg_graph_dimension_index(g, mux[i]);
+          if (di == FG_GRAPH_NONE) luaL_error(L, "external '%s': multiplex: unknown dimension '%s'", keys[k], mux[i]);
+          d.mode |= 1u << di;
+        }
+      }
+      d.kind = FG_RES_EXTERNAL;
+      fg_graph_add_external(g, keys[k], &d);
+      lua_pop(L, 1);
+    }
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, pt, "nodes");
+  int nodes = lua_gettop(L);
+  lua_Integer len = lua_istable(L, nodes) ? (lua_Integer)lua_rawlen(L, nodes) : 0;
+  for (lua_Integer i = 1; i <= len; i++) {
+    lua_rawgeti(L, nodes, i);
+    int nt = lua_gettop(L);
+    if (lua_istable(L, nt)) {
+      const char *mux[FG_GRAPH_MAX_DIMS];
+      fg_graph_node_desc nd;
+      node_desc_of(L, nt, &nd, mux, i);
+      uint32_t ni = fg_graph_add_node(g, &nd);
+      if (ni == FG_GRAPH_NONE) luaL_error(L, "framegraph: out of memory declaring node '%s'", nd.name);
+      declare_node_body(L, g, ni, nt, nd.name);
+    }
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
+}
+
+static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
+  memset(cd, 0, sizeof *cd);
+  fg_graph_profile_by_name("lavapipe", &cd->profile);
+  if (!ot) return;
+  lua_getfield(L, ot, "profile");
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    if (fg_graph_profile_by_name(lua_tostring(L, -1), &cd->profile))
+      luaL_error(L, "opts.profile: unknown profile '%s' (expected lavapipe, nvidia or a table {alignment=, granularity=})",
+                 lua_tostring(L, -1));
+  } else if (lua_istable(L, -1)) {
+    int p = lua_gettop(L);
+    cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", 16);
+    cd->profile.buffer_alignment = (uint64_t)field_int(L, p, "buffer_alignment", (lua_Integer)cd->profile.alignment);
+    cd->profile.granularity = (uint64_t)field_int(L, p, "granularity", 1);
+    cd->profile.memory_type_bits = (uint32_t)field_int(L, p, "memory_type_bits", 1);
+  }
+  lua_pop(L, 1);
+  cd->solver = field_str(L, ot, "solver");  /* copied by fg_graph_compile */
+  lua_getfield(L, ot, "time_budget_ms");
+  if (lua_isnumber(L, -1)) cd->pack_time_budget_ms = lua_tonumber(L, -1);
+  lua_pop(L, 1);
+}
+
+static void run_schema(lua_State *L, int pt, int ot) {
+  lua_getglobal(L, "require");
+  lua_pushliteral(L, "framegraph.schema");
+  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+    /* the schema is optional for a bare core; anything else is a real error */
+    if (!strstr(lua_tostring(L, -1), "not found")) lua_error(L);
+    lua_pop(L, 1);
+    return;
+  }
+  lua_getfield(L, -1, "check");
+  lua_pushvalue(L, pt);
+  if (ot) lua_pushvalue(L, ot); else lua_pushnil(L);
+  lua_call(L, 2, 0);
+  lua_pop(L, 1);
+}
+
+static int raise_graph_error(lua_State *L, fg_graph *g) {
+  lua_pushstring(L, fg_graph_error(g));
+  return lua_error(L);
+}
+
+fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
+                         int (*sizer)(void *user, const struct fg_graph_resource *res, struct fg_graph_memreq *out),
+                         void *sizer_user) {
+  int pt = abs_index(L, pipeline_idx);
+  int ot = opts_idx ? abs_index(L, opts_idx) : 0;
+  luaL_checktype(L, pt, LUA_TTABLE);
+  if (ot && lua_isnoneornil(L, ot)) ot = 0;
+  if (ot) luaL_checktype(L, ot, LUA_TTABLE);
+  run_schema(L, pt, ot);
+  lgraph *lg = lua_newuserdatauv(L, sizeof *lg, 2);
+  lg->g = NULL;
+  lg->sizer = sizer;
+  lg->sizer_user = sizer_user;
+  luaL_setmetatable(L, FG_LUA_GRAPH);
+  int ud = lua_gettop(L);
+  lg->g = fg_graph_new(NULL);
+  if (!lg->g) luaL_error(L, "framegraph: out of memory");
+  lua_pushvalue(L, pt);
+  lua_setiuservalue(L, ud, 1);
+  if (ot) { lua_pushvalue(L, ot); lua_setiuservalue(L, ud, 2); }
+  declare_pipeline(L, lg->g, pt, ot);
+  fg_graph_compile_desc cd;
+  read_compile_opts(L, ot, &cd);
+  cd.sizer = sizer;
+  cd.sizer_user = sizer_user;
+  if (fg_graph_compile(lg->g, &cd)) raise_graph_error(L, lg->g);
+  lua_settop(L, ud);
+  return lg->g;
+}
+
+static int l_compile(lua_State *L) {
+  lua_settop(L, 2);
+  fg_lua_compile(L, 1, lua_isnil(L, 2) ? 0 : 2, NULL, NULL);
+  return 1;
+}
+
+/* ------------------------------------------------------------ methods -- */
+static void push_index(lua_State *L, fg_graph *g, const uint32_t *index, uint32_t mode) {
+  lua_newtable(L);
+  for (uint32_t d = 0; d < fg_graph_dim_count(g); d++)
+    if (mode >> d & 1) {
+      lua_pushinteger(L, (lua_Integer)index[d] + 1);
+      lua_setfield(L, -2, fg_graph_dim_name(g, d));
+    }
+}
+
+static int l_order(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t n = fg_graph_instance_count(g);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t s = 0; s < n; s++) {
+    lua_pushstring(L, fg_graph_instance_get(g, s)->name);
+    lua_rawseti(L, -2, (lua_Integer)s + 1);
+  }
+  return 1;
+}
+
+static void push_mode(lua_State *L, fg_graph *g, uint32_t mode) {
+  lua_newtable(L);
+  int k = 1;
+  for (uint32_t d = 0; d < fg_graph_dim_count(g); d++)
+    if (mode >> d & 1) { lua_pushstring(L, fg_graph_dim_name(g, d)); lua_rawseti(L, -2, k++); }
+}
+
+static int l_nodes(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t n = fg_graph_node_count(g);
+  lua_newtable(L);
+  int k = 1;
+  for (uint32_t i = 0; i < n; i++) {
+    fg_graph_node_info ni;
+    fg_graph_node_get(g, i, &ni);
+    if (ni.state == FG_NODE_REMOVED) continue;
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, ni.name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, fg_node_state_name(ni.state)); lua_setfield(L, -2, "state");
+    lua_pushstring(L, ni.reason); lua_setfield(L, -2, "reason");
+    lua_pushinteger(L, ni.instance_count); lua_setfield(L, -2, "instances");
+    push_mode(L, g, ni.mode); lua_setfield(L, -2, "multiplex");
+    lua_pushinteger(L, (lua_Integer)ni.user); lua_setfield(L, -2, "index");
+    if (ni.instance_count) { lua_pushinteger(L, ni.first_instance + 1); lua_setfield(L, -2, "first"); }
+    lua_rawseti(L, -2, k++);
+  }
+  return 1;
+}
+
+static void push_use(lua_State *L, const fg_graph_use *u) {
+  lua_createtable(L, 0, 9);
+  lua_pushstring(L, u->name); lua_setfield(L, -2, "name");
+  if (u->rename_to) { lua_pushstring(L, u->rename_to); lua_setfield(L, -2, "to"); }
+  lua_pushstring(L, fg_access_name(u->access)); lua_setfield(L, -2, "access");
+  lua_pushstring(L, fg_usage_name(u->usage)); lua_setfield(L, -2, "usage");
+  lua_pushstring(L, fg_stage_name(u->stage)); lua_setfield(L, -2, "stage");
+  lua_pushboolean(L, u->optional); lua_setfield(L, -2, "optional");
+  lua_pushboolean(L, u->missing); lua_setfield(L, -2, "missing");
+  if (!u->missing) {
+    lua_createtable(L, 2, 0);
+    lua_pushinteger(L, (lua_Integer)u->phys[0] + 1); lua_rawseti(L, -2, 1);
+    lua_pushinteger(L, (lua_Integer)u->phys[1] + 1); lua_rawseti(L, -2, 2);
+    lua_setfield(L, -2, "resource");  /* 1-based ids into graph:resources() for frame parity 0 / 1 */
+  }
+}
+
+static void push_att(lua_State *L, const fg_graph_instance *in, const fg_graph_attachment *a, int depth) {
+  lua_newtable(L);
+  if (a->use != FG_GRAPH_NONE) {
+    const fg_graph_use *u = &in->uses[a->use];
+    lua_pushstring(L, u->rename_to ? u->rename_to : u->name); lua_setfield(L, -2, "name");
+    lua_pushinteger(L, a->use + 1); lua_setfield(L, -2, "use");
+  }
+  if (a->has_clear) {
+    if (depth) lua_pushnumber(L, a->clear[0]);
+    else {
+      lua_createtable(L, 4, 0);
+      for (int i = 0; i < 4; i++) { lua_pushnumber(L, a->clear[i]); lua_rawseti(L, -2, i + 1); }
+    }
+    lua_setfield(L, -2, "clear");
+  }
+  if (a->has_stencil_clear) { lua_pushinteger(L, a->clear_stencil); lua_setfield(L, -2, "stencil"); }
+}
+
+static int l_instances(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t n = fg_graph_instance_count(g);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t s = 0; s < n; s++) {
+    const fg_graph_instance *in = fg_graph_instance_get(g, s);
+    fg_graph_node_info ni;
+    fg_graph_node_get(g, in->node, &ni);
+    lua_createtable(L, 0, 8);
+    lua_pushstring(L, in->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, in->node_name); lua_setfield(L, -2, "node");
+    lua_pushinteger(L, (lua_Integer)in->user); lua_setfield(L, -2, "node_index");
+    lua_pushinteger(L, in->slot + 1); lua_setfield(L, -2, "slot");
+    push_index(L, g, in->index, ni.mode); lua_setfield(L, -2, "index");
+    lua_createtable(L, (int)in->use_count, 0);
+    for (uint32_t u = 0; u < in->use_count; u++) { push_use(L, &in->uses[u]); lua_rawseti(L, -2, u + 1); }
+    lua_setfield(L, -2, "uses");
+    if (in->has_pass) {
+      lua_newtable(L);
+      lua_createtable(L, (int)in->color_count, 0);
+      for (uint32_t c = 0; c < in->color_count; c++) { push_att(L, in, &in->colors[c], 0); lua_rawseti(L, -2, c + 1); }
+      lua_setfield(L, -2, "color");
+      if (in->has_depth) { push_att(L, in, &in->depth, 1); lua_setfield(L, -2, "depth"); }
+      lua_setfield(L, -2, "pass");
+    }
+    lua_rawseti(L, -2, (lua_Integer)s + 1);
+  }
+  return 1;
+}
+
+static int l_edges(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t n = fg_graph_edge_count(g);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t e = 0; e < n; e++) {
+    uint32_t a, b;
+    fg_graph_edge_get(g, e, &a, &b);
+    lua_createtable(L, 2, 0);
+    lua_pushstring(L, fg_graph_instance_get(g, a)->name); lua_rawseti(L, -2, 1);
+    lua_pushstring(L, fg_graph_instance_get(g, b)->name); lua_rawseti(L, -2, 2);
+    lua_rawseti(L, -2, (lua_Integer)e + 1);
+  }
+  return 1;
+}
+
+static const char *kind_name(fg_res_kind k) {
+  switch (k) {
+  case FG_RES_TEXTURE: return "texture";
+  case FG_RES_BUFFER: return "buffer";
+  case FG_RES_BLOB: return "blob";
+  default: return "external";
+  }
+}
+
+static int l_resources(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t n = fg_graph_resource_count(g);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    const fg_graph_resource *r = fg_graph_resource_get(g, i);
+    lua_createtable(L, 0, 24);
+    lua_pushinteger(L, r->id + 1); lua_setfield(L, -2, "id");
+    lua_pushstring(L, r->name); lua_setfield(L, -2, "name");
+    lua_pushstring(L, r->final_name); lua_setfield(L, -2, "final_name");
+    lua_pushinteger(L, r->frame); lua_setfield(L, -2, "frame");
+    push_index(L, g, r->index, r->mode); lua_setfield(L, -2, "index");
+    lua_pushstring(L, kind_name(r->kind)); lua_setfield(L, -2, "kind");
+    if (r->kind == FG_RES_TEXTURE || r->kind == FG_RES_EXTERNAL) {
+      lua_pushstring(L, fg_format_get(r->format)->name); lua_setfield(L, -2, "format");
+      lua_pushinteger(L, r->width); lua_setfield(L, -2, "width");
+      lua_pushinteger(L, r->height); lua_setfield(L, -2, "height");
+      lua_pushinteger(L, r->mips); lua_setfield(L, -2, "mips");
+      lua_pushinteger(L, r->layers); lua_setfield(L, -2, "layers");
+    }
+    if (r->resolution) { lua_pushstring(L, r->resolution); lua_setfield(L, -2, "resolution"); }
+    lua_pushinteger(L, (lua_Integer)(r->kind == FG_RES_BLOB || r->kind == FG_RES_BUFFER ? r->bytes : r->size));
+    lua_setfield(L, -2, "declared_bytes");
+    lua_pushinteger(L, (lua_Integer)r->size); lua_setfield(L, -2, "bytes");
+    lua_pushinteger(L, (lua_Integer)r->alignment); lua_setfield(L, -2, "alignment");
+    if (r->heap != FG_GRAPH_NONE) {
+      lua_pushinteger(L, r->heap + 1); lua_setfield(L, -2, "heap");
+      lua_pushinteger(L, (lua_Integer)r->offset); lua_setfield(L, -2, "offset");
+      lua_pushinteger(L, r->group); lua_setfield(L, -2, "group");
+    }
+    lua_pushinteger(L, r->start); lua_setfield(L, -2, "first");
+    uint32_t T = 2 * fg_graph_instance_count(g);
+    lua_pushinteger(L, T ? (r->stop + T - 1) % T : 0); lua_setfield(L, -2, "last");
+    lua_pushinteger(L, r->stop); lua_setfield(L, -2, "stop");
+    lua_pushboolean(L, r->history); lua_setfield(L, -2, "history");
+    if (r->history_policy) {
+      lua_pushstring(L, r->history_policy == FG_HISTORY_DISCARD ? "discard" : "clear");
+      lua_setfield(L, -2, "history_policy");
+    }
+    lua_pushboolean(L, r->is_output); lua_setfield(L, -2, "output");
+    lua_createtable(L, (int)r->touch_count, 0);
+    for (uint32_t t = 0; t < r->touch_count; t++) {
+      const fg_graph_touch *tc = &r->touches[t];
+      lua_createtable(L, 0, 4);
+      lua_pushstring(L, fg_graph_instance_get(g, tc->slot)->name); lua_setfield(L, -2, "instance");
+      lua_pushstring(L, fg_access_name(tc->access)); lua_setfield(L, -2, "access");
+      lua_pushstring(L, fg_usage_name(tc->usage)); lua_setfield(L, -2, "usage");
+      lua_pushinteger(L, tc->time); lua_setfield(L, -2, "time");
+      lua_rawseti(L, -2, t + 1);
+    }
+    lua_setfield(L, -2, "users");
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
+static int l_stats(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  fg_graph_stats s;
+  fg_graph_get_stats(g, &s);
+  lua_createtable(L, 0, 16);
+#define SETI(k, v) (lua_pushinteger(L, (lua_Integer)(v)), lua_setfield(L, -2, k))
+  SETI("naive_bytes", s.naive_bytes);
+  SETI("heap_bytes", s.heap_bytes);
+  SETI("load_bytes", s.load_bytes);
+  SETI("nodes_active", s.nodes_active);
+  SETI("nodes_culled", s.nodes_culled);
+  SETI("nodes_broken", s.nodes_broken);
+  SETI("instances", s.instances);
+  SETI("period", s.period);
+  SETI("resources", s.resources);
+  SETI("edges", s.edges);
+  lua_pushnumber(L, (double)s.ns_total / 1e6); lua_setfield(L, -2, "compile_ms");
+  lua_createtable(L, (int)s.heap_count, 0);
+  for (uint32_t h = 0; h < s.heap_count; h++) {
+    const fg_graph_heap *hp = fg_graph_heap_get(g, h);
+    lua_createtable(L, 0, 5);
+    SETI("memory_type", hp->memory_type_bits);
+    SETI("bytes", hp->bytes);
+    SETI("load", hp->load);
+    SETI("resources", hp->resource_count);
+    lua_pushboolean(L, hp->optimal); lua_setfield(L, -2, "optimal");
+    lua_rawseti(L, -2, h + 1);
+  }
+  lua_setfield(L, -2, "heaps");
+#undef SETI
+  return 1;
+}
+
+static int l_set_resolution(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
+  if (w <= 0 || w > UINT32_MAX) luaL_argerror(L, 3, "width must be a positive integer");
+  if (h <= 0 || h > UINT32_MAX) luaL_argerror(L, 4, "height must be a positive integer");
+  if (fg_graph_set_resolution(g, name, (uint32_t)w, (uint32_t)h)) return raise_graph_error(L, g);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_set_dimension(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer n = luaL_checkinteger(L, 3);
+  if (n <= 0 || n > 65536) luaL_argerror(L, 3, "count must be a positive integer");
+  if (fg_graph_set_dimension(g, name, (uint32_t)n)) return raise_graph_error(L, g);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_pipeline(lua_State *L) {
+  checklg(L, 1);
+  lua_getiuservalue(L, 1, 1);
+  return 1;
+}
+
+/* --- low-level hooks for graph:update (lua/framegraph/graph.lua) --- */
+/* g:_node_find(name) -> 0-based C node index or nil */
+static int l_node_find(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  uint32_t i = fg_graph_node_find(g, luaL_checkstring(L, 2));
+  if (i == FG_GRAPH_NONE) return 0;
+  lua_pushinteger(L, i);
+  return 1;
+}
+/* g:_node_redeclare(cindex or nil, nodetable, user): reset (or add) and declare */
+static int l_node_redeclare(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  luaL_checktype(L, 3, LUA_TTABLE);
+  lua_Integer user = luaL_checkinteger(L, 4);
+  const char *mux[FG_GRAPH_MAX_DIMS];
+  fg_graph_node_desc nd;
+  node_desc_of(L, 3, &nd, mux, user);
+  uint32_t ni;
+  if (lua_isnil(L, 2)) {
+    ni = fg_graph_add_node(g, &nd);
+    if (ni == FG_GRAPH_NONE) return luaL_error(L, "framegraph: out of memory");
+  } else {
+    ni = (uint32_t)luaL_checkinteger(L, 2);
+    if (fg_graph_node_reset(g, ni, &nd)) return luaL_error(L, "framegraph: out of memory");
+  }
+  declare_node_body(L, g, ni, 3, nd.name);
+  lua_pushinteger(L, ni);
+  return 1;
+}
+static int l_node_remove(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  fg_graph_node_remove(g, (uint32_t)luaL_checkinteger(L, 2));
+  return 0;
+}
+static int l_node_set_user(lua_State *L) {
+  fg_graph *g = checklg(L, 1)->g;
+  fg_graph_node_set_user(g, (uint32_t)luaL_checkinteger(L, 2), luaL_checkinteger(L, 3));
+  return 0;
+}
+/* g:_recompile(pipeline): recompile with the remembered options; the graph now refers to `pipeline` */
+static int l_recompile(lua_State *L) {
+  lgraph *lg = checklg(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, 1, 1);
+  if (fg_graph_recompile(lg->g)) return raise_graph_error(L, lg->g);
+  lua_settop(L, 1);
+  return 1;
+}
+
+static int l_opts(lua_State *L) {
+  checklg(L, 1);
+  lua_getiuservalue(L, 1, 2);
+  return 1;
+}
+
+static int l_set_pipeline(lua_State *L) {
+  checklg(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, 1, 1);
+  return 0;
+}
+
+/* g:_replace(pipeline): declare everything anew (pipeline-level fields changed) */
+static int l_replace(lua_State *L) {
+  lgraph *lg = checklg(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 2);
+  lua_getiuservalue(L, 1, 2);
+  int ot = lua_istable(L, 3) ? 3 : 0;
+  /* a temporary owner so an error while declaring cannot leak the new graph */
+  lgraph *tmp = lua_newuserdatauv(L, sizeof *tmp, 0);
+  tmp->g = NULL;
+  luaL_setmetatable(L, FG_LUA_GRAPH);
+  tmp->g = fg_graph_new(NULL);
+  if (!tmp->g) return luaL_error(L, "framegraph: out of memory");
+  declare_pipeline(L, tmp->g, 2, ot);
+  fg_graph_compile_desc cd;
+  read_compile_opts(L, ot, &cd);
+  cd.sizer = lg->sizer;
+  cd.sizer_user = lg->sizer_user;
+  if (fg_graph_compile(tmp->g, &cd)) return raise_graph_error(L, tmp->g);
+  fg_graph *old = lg->g;
+  lg->g = tmp->g;
+  tmp->g = old;  /* freed with tmp */
+  lua_pushvalue(L, 2);
+  lua_setiuservalue(L, 1, 1);
+  return 0;
+}
+
+static int l_close(lua_State *L) {
+  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  if (lg->g) { fg_graph_free(lg->g); lg->g = NULL; }
+  return 0;
+}
+
+static int l_tostring(lua_State *L) {
+  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  if (!lg->g) lua_pushliteral(L, "framegraph.graph (closed)");
+  else {
+    fg_graph_stats s;
+    fg_graph_get_stats(lg->g, &s);
+    lua_pushfstring(L, "framegraph.graph (%d instances, %d resources)", (int)s.instances, (int)s.resources);
+  }
+  return 1;
+}
+
+static const luaL_Reg graph_methods[] = {
+  {"order", l_order}, {"nodes", l_nodes}, {"instances", l_instances}, {"edges", l_edges},
+  {"resources", l_resources}, {"stats", l_stats}, {"set_resolution", l_set_resolution},
+  {"set_dimension", l_set_dimension}, {"pipeline", l_pipeline}, {"close", l_close},
+  {"_node_find", l_node_find}, {"_node_redeclare", l_node_redeclare}, {"_node_remove", l_node_remove},
+  {"_node_set_user", l_node_set_user}, {"_recompile", l_recompile},
+  {"_opts", l_opts}, {"_set_pipeline", l_set_pipeline}, {"_replace", l_replace}, {NULL, NULL}};
+
+static const luaL_Reg graph_meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
+
+void fg_lua_open_graph(lua_State *L) {
+  luaL_newmetatable(L, FG_LUA_GRAPH);
+  luaL_setfuncs(L, graph_meta, 0);
+  luaL_newlib(L, graph_methods);
+  lua_pushvalue(L, -1);
+  lua_setfield(L, -4, "graph_methods");  /* graph.lua adds update/dot/svg here */
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  lua_pushcfunction(L, l_compile);
+  lua_setfield(L, -2, "compile");
+}

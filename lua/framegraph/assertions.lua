@@ -1,0 +1,58 @@
+-- framegraph.assertions: busted/luassert assertions about a compiled graph's memory plan.
+--   assert.saves_memory(graph, fraction)  heap_bytes <= (1 - fraction) * naive_bytes
+--   assert.heap_at_most(graph, bytes)     heap_bytes <= bytes
+--   assert.near_optimal(graph, ratio)     heap_bytes <= ratio * load_bytes (makespan / LOAD)
+local say = require("say")
+local luassert = require("luassert")
+
+local function stats_of(g)
+  if type(g) == "table" and g.heap_bytes then return g end
+  return g:stats()
+end
+
+local function saves_memory(state, args)
+  local s, fraction = stats_of(args[1]), args[2]
+  local ok = s.naive_bytes > 0 and s.heap_bytes <= (1 - fraction) * s.naive_bytes
+  args[1] = string.format("heap %d bytes vs naive %d bytes (saves %.1f%%)", s.heap_bytes, s.naive_bytes,
+                          s.naive_bytes > 0 and 100 * (1 - s.heap_bytes / s.naive_bytes) or 0)
+  args[2] = string.format("%.1f%%", fraction * 100)
+  args.n = 2
+  return ok
+end
+local function heap_at_most(state, args)
+  local s, bytes = stats_of(args[1]), args[2]
+  args[1] = string.format("heap %d bytes", s.heap_bytes)
+  args.n = 2
+  return s.heap_bytes <= bytes
+end
+local function near_optimal(state, args)
+  local s, ratio = stats_of(args[1]), args[2]
+  local r = s.load_bytes > 0 and s.heap_bytes / s.load_bytes or 1
+  args[1] = string.format("makespan/LOAD = %d/%d = %.4f", s.heap_bytes, s.load_bytes, r)
+  args.n = 2
+  return r <= ratio
+end
+
+say:set("assertion.saves_memory.positive", "Expected the memory plan to save at least %s:\n%s")
+say:set("assertion.saves_memory.negative", "Expected the memory plan not to save %s:\n%s")
+say:set("assertion.heap_at_most.positive", "Expected %s to be at most %s bytes")
+say:set("assertion.heap_at_most.negative", "Expected %s to exceed %s bytes")
+say:set("assertion.near_optimal.positive", "Expected %s to be at most %s")
+say:set("assertion.near_optimal.negative", "Expected %s to exceed %s")
+
+-- luassert formats args in order; put the expectation first for the messages above
+local function wrap(fn, swap)
+  return function(state, args, level)
+    local ok = fn(state, args)
+    if swap then args[1], args[2] = args[2], args[1] end
+    return ok
+  end
+end
+luassert:register("assertion", "saves_memory", wrap(saves_memory, true), "assertion.saves_memory.positive",
+                  "assertion.saves_memory.negative")
+luassert:register("assertion", "heap_at_most", wrap(heap_at_most, false), "assertion.heap_at_most.positive",
+                  "assertion.heap_at_most.negative")
+luassert:register("assertion", "near_optimal", wrap(near_optimal, false), "assertion.near_optimal.positive",
+                  "assertion.near_optimal.negative")
+
+return { saves_memory = saves_memory, heap_at_most = heap_at_most, near_optimal = near_optimal }

@@ -1,0 +1,379 @@
+-- framegraph.schema: checks the shape of a pipeline table (and compile
+-- options) before the C compiler sees it. Every problem is collected; check()
+-- raises one error listing all of them, one per line, each naming the node,
+-- the resource and the field, and saying what is expected.
+local M = {}
+
+M.usages = { "sampled", "storage", "color", "depth", "depth_read", "transfer_src", "transfer_dst",
+             "uniform", "vertex", "index", "indirect", "none" }
+M.stages = { "draw_indirect", "vertex_input", "vertex", "fragment", "fragment_tests", "color_output",
+             "compute", "transfer", "host", "all" }
+M.formats = { "r8_unorm", "r8_uint", "rg8_unorm", "rgba8_unorm", "rgba8_srgb", "bgra8_unorm", "bgra8_srgb",
+              "rgba8_snorm", "rgba8_uint", "a2b10g10r10_unorm", "b10g11r11_ufloat", "r16_sfloat", "r16_unorm",
+              "r16_uint", "rg16_sfloat", "rg16_unorm", "rgba16_sfloat", "rgba16_unorm", "r32_sfloat", "r32_uint",
+              "r32_sint", "rg32_sfloat", "rg32_uint", "rgba32_sfloat", "rgba32_uint", "d16_unorm", "d32_sfloat",
+              "d24_unorm_s8_uint", "d32_sfloat_s8_uint", "s8_uint" }
+M.solvers = { "best", "thesis", "scanline", "bysize", "buckets", "pool", "none" }
+M.profiles = { "lavapipe", "nvidia" }
+
+local function set_of(list)
+  local s = {}
+  for _, v in ipairs(list) do s[v] = true end
+  return s
+end
+local usage_set, stage_set, format_set = set_of(M.usages), set_of(M.stages), set_of(M.formats)
+local solver_set, profile_set = set_of(M.solvers), set_of(M.profiles)
+
+local pipeline_fields = { "name", "dimensions", "resolutions", "outputs", "external", "nodes" }
+local node_fields = { "name", "multiplex", "after", "before", "create", "read", "modify", "rename", "history",
+                      "pass", "side_effects", "run" }
+local create_fields = { "format", "size", "buffer", "blob", "history", "mips", "layers", "depth", "usage", "stage" }
+local external_fields = { "format", "size", "buffer", "provide", "multiplex", "mips", "layers", "depth" }
+local request_fields = { "usage", "stage", "optional" }
+local opts_fields = { "profile", "device", "dimensions", "resolutions", "solver", "time_budget_ms", "sizer" }
+
+local function is_posint(v) return math.type(v) == "integer" and v > 0 end
+local function sorted_keys(t)
+  local keys = {}
+  for k in pairs(t) do if type(k) == "string" then keys[#keys + 1] = k end end
+  table.sort(keys)
+  return keys
+end
+local function is_array(t)
+  local n = #t
+  for k in pairs(t) do
+    if math.type(k) ~= "integer" or k < 1 or k > n then return false end
+  end
+  return true
+end
+
+-- Problem collector.
+local function collector()
+  local list = {}
+  return list, function(fmt, ...) list[#list + 1] = string.format(fmt, ...) end
+end
+
+local function unknown_fields(add, where, t, allowed)
+  local ok = set_of(allowed)
+  for _, k in ipairs(sorted_keys(t)) do
+    if not ok[k] then
+      add("%s: unknown field '%s' (expected one of %s)", where, k, table.concat(allowed, ", "))
+    end
+  end
+  for k in pairs(t) do
+    if type(k) ~= "string" then
+      add("%s: unexpected key %s (fields are named)", where, tostring(k))
+      break
+    end
+  end
+end
+
+local function check_usage(add, where, u)
+  if u == nil then return end
+  if type(u) ~= "string" then
+    add("%s: usage must be a string (one of %s), got %s", where, table.concat(M.usages, ", ", 1, 11), type(u))
+  elseif not usage_set[u] then
+    add("%s: unknown usage '%s' (expected one of %s)", where, u, table.concat(M.usages, ", ", 1, 11))
+  end
+end
+local function check_stage(add, where, s)
+  if s == nil then return end
+  if type(s) ~= "string" or not stage_set[s] then
+    add("%s: unknown stage '%s' (expected one of %s)", where, tostring(s), table.concat(M.stages, ", "))
+  end
+end
+
+local function check_size(add, where, size, required)
+  if size == nil then
+    if required then add("%s: missing size (a resolution name like \"main\", {\"main\", 0.5} or {width, height})", where) end
+    return
+  end
+  if type(size) == "string" then return end
+  if type(size) ~= "table" then
+    add("%s: size must be a resolution name, {name, scale} or {width, height}, got %s", where, type(size))
+    return
+  end
+  if type(size[1]) == "string" then
+    for i = 2, 3 do
+      if size[i] ~= nil and (type(size[i]) ~= "number" or size[i] <= 0) then
+        add("%s: size scale must be a positive number, got %s", where, tostring(size[i]))
+      end
+    end
+  else
+    if not is_posint(size[1]) or not is_posint(size[2]) then
+      add("%s: size {width, height} must be positive integers, got {%s, %s}", where, tostring(size[1]),
+          tostring(size[2]))
+    end
+  end
+end
+
+local function check_format(add, where, f, required)
+  if f == nil then
+    if required then add("%s: missing format (e.g. \"rgba8_unorm\")", where) end
+  elseif type(f) ~= "string" or not format_set[f] then
+    add("%s: unknown format '%s' (expected one of %s)", where, tostring(f), table.concat(M.formats, ", "))
+  end
+end
+
+local function check_create(add, where, d)
+  if type(d) ~= "table" then
+    add("%s: expected a table ({format=, size=}, {buffer=bytes} or {blob={}}), got %s", where, type(d))
+    return
+  end
+  unknown_fields(add, where, d, create_fields)
+  local kinds = (d.format ~= nil and 1 or 0) + (d.buffer ~= nil and 1 or 0) + (d.blob ~= nil and 1 or 0)
+  if kinds == 0 then
+    add("%s: say what it is: a texture {format=, size=}, a buffer {buffer=bytes} or a blob {blob={}}", where)
+  elseif kinds > 1 then
+    add("%s: format, buffer and blob are exclusive: give exactly one", where)
+  end
+  if d.format ~= nil then
+    check_format(add, where, d.format, true)
+    check_size(add, where, d.size, true)
+  end
+  if d.buffer ~= nil and not is_posint(d.buffer) then
+    add("%s: buffer must be a positive integer number of bytes, got %s", where, tostring(d.buffer))
+  end
+  if d.blob ~= nil and type(d.blob) ~= "table" and d.blob ~= true then
+    add("%s: blob must be a table (e.g. {size = bytes}) or true, got %s", where, type(d.blob))
+  end
+  if d.history ~= nil and d.history ~= "clear" and d.history ~= "discard" then
+    add("%s: history must be \"clear\" or \"discard\", got %s", where, tostring(d.history))
+  end
+  for _, f in ipairs({ "mips", "layers", "depth" }) do
+    if d[f] ~= nil and not is_posint(d[f]) then
+      add("%s: %s must be a positive integer, got %s", where, f, tostring(d[f]))
+    end
+  end
+  check_usage(add, where, d.usage)
+  check_stage(add, where, d.stage)
+end
+
+-- value of a read/modify/history entry: usage string, true, or {usage=, stage=, optional=}
+local function check_request(add, where, v, allow_optional)
+  if v == true then return end
+  if type(v) == "string" then return check_usage(add, where, v) end
+  if type(v) ~= "table" then
+    add("%s: expected a usage string or {usage=, stage=%s}, got %s", where,
+        allow_optional and ", optional=" or "", type(v))
+    return
+  end
+  unknown_fields(add, where, v, request_fields)
+  check_usage(add, where, v.usage)
+  check_stage(add, where, v.stage)
+  if v.optional ~= nil then
+    if not allow_optional then add("%s: optional is only allowed on read and history", where)
+    elseif type(v.optional) ~= "boolean" then add("%s: optional must be a boolean", where) end
+  end
+end
+
+-- A request list: {"a", "b", c = spec}; `verb` names the field in messages.
+local function check_requests(add, nwhere, verb, t, allow_optional)
+  if t == nil then return end
+  if type(t) ~= "table" then
+    add("%s: %s must be a table of resource names, got %s", nwhere, verb, type(t))
+    return
+  end
+  for i, v in ipairs(t) do
+    if type(v) ~= "string" then
+      add("%s: %s[%d]: expected a resource name, got %s", nwhere, verb, i, type(v))
+    end
+  end
+  for _, k in ipairs(sorted_keys(t)) do
+    check_request(add, string.format("%s: %s '%s'", nwhere, verb, k), t[k], allow_optional)
+  end
+end
+
+local function check_names(add, where, t, what)
+  if t == nil then return end
+  if type(t) == "string" then return end
+  if type(t) ~= "table" or not is_array(t) then
+    add("%s: expected a %s name or a list of them", where, what)
+    return
+  end
+  for i, v in ipairs(t) do
+    if type(v) ~= "string" then add("%s[%d]: expected a %s name, got %s", where, i, what, type(v)) end
+  end
+end
+
+local function check_attachment(add, where, a, depth)
+  if type(a) == "string" then return end
+  if type(a) ~= "table" or type(a[1]) ~= "string" then
+    add("%s: expected a resource name or {name, clear = ...}", where)
+    return
+  end
+  if a.clear ~= nil then
+    if depth then
+      if type(a.clear) ~= "number" then add("%s: depth clear must be a number, got %s", where, type(a.clear)) end
+    elseif type(a.clear) ~= "table" or #a.clear < 3 then
+      add("%s: color clear must be {r, g, b, a}", where)
+    end
+  end
+end
+
+local function check_node(add, node, i, dims)
+  if type(node) ~= "table" then
+    add("nodes[%d]: expected a node table, got %s", i, type(node))
+    return
+  end
+  local where
+  if type(node.name) ~= "string" or node.name == "" then
+    where = string.format("nodes[%d]", i)
+    add("%s: missing name (every node needs a unique string name)", where)
+  else
+    where = string.format("node '%s'", node.name)
+  end
+  unknown_fields(add, where, node, node_fields)
+  if node.multiplex ~= nil then
+    if type(node.multiplex) ~= "table" or not is_array(node.multiplex) then
+      add("%s: multiplex must be a list of dimension names", where)
+    end
+  end
+  check_names(add, where .. ": after", node.after, "node")
+  check_names(add, where .. ": before", node.before, "node")
+  if node.create ~= nil then
+    if type(node.create) ~= "table" then
+      add("%s: create must be a table name = description, got %s", where, type(node.create))
+    else
+      for k in pairs(node.create) do
+        if type(k) ~= "string" then add("%s: create: entries must be named (name = {format=, size=})", where) break end
+      end
+      for _, k in ipairs(sorted_keys(node.create)) do
+        check_create(add, string.format("%s: create '%s'", where, k), node.create[k])
+      end
+    end
+  end
+  check_requests(add, where, "read", node.read, true)
+  check_requests(add, where, "modify", node.modify, false)
+  check_requests(add, where, "history", node.history, true)
+  if node.rename ~= nil then
+    if type(node.rename) ~= "table" then
+      add("%s: rename must be a table old = new, got %s", where, type(node.rename))
+    else
+      for _, k in ipairs(sorted_keys(node.rename)) do
+        local v, rw = node.rename[k], string.format("%s: rename '%s'", where, k)
+        if type(v) == "table" then
+          unknown_fields(add, rw, v, { "to", "usage", "stage" })
+          if type(v.to) ~= "string" then add("%s: missing the new name (to = \"...\")", rw) end
+          check_usage(add, rw, v.usage)
+          check_stage(add, rw, v.stage)
+        elseif type(v) ~= "string" then
+          add("%s: expected the new name as a string, got %s", rw, type(v))
+        elseif v == k then
+          add("%s: renaming to the same name does nothing (use modify)", rw)
+        end
+      end
+    end
+  end
+  if node.pass ~= nil then
+    if type(node.pass) ~= "table" then
+      add("%s: pass must be a table {color = {...}, depth = ...}", where)
+    else
+      unknown_fields(add, where .. ": pass", node.pass, { "color", "depth" })
+      local c = node.pass.color
+      if type(c) == "string" then c = { c } end
+      if c ~= nil and type(c) ~= "table" then add("%s: pass color must be a list of attachments", where)
+      elseif c then
+        for j, a in ipairs(c) do check_attachment(add, string.format("%s: pass color[%d]", where, j), a, false) end
+      end
+      if node.pass.depth ~= nil then check_attachment(add, where .. ": pass depth", node.pass.depth, true) end
+    end
+  end
+  if node.side_effects ~= nil and type(node.side_effects) ~= "boolean" then
+    add("%s: side_effects must be a boolean, got %s", where, type(node.side_effects))
+  end
+  if node.run ~= nil and type(node.run) ~= "function" then
+    add("%s: run must be a function(cmd, ctx), got %s", where, type(node.run))
+  end
+end
+
+local function check_dims(add, where, t)
+  if t == nil then return end
+  if type(t) ~= "table" then add("%s must be a table name = count", where) return end
+  for k, v in pairs(t) do
+    if type(k) ~= "string" then add("%s: names must be strings", where)
+    elseif not is_posint(v) then add("%s: '%s' must be a positive integer count, got %s", where, k, tostring(v)) end
+  end
+end
+local function check_resolutions(add, where, t)
+  if t == nil then return end
+  if type(t) ~= "table" then add("%s must be a table name = {width, height}", where) return end
+  for _, k in ipairs(sorted_keys(t)) do
+    local v = t[k]
+    if type(v) ~= "table" or not is_posint(v[1]) or not is_posint(v[2]) then
+      add("%s: '%s' must be {width, height} with positive integers", where, k)
+    end
+  end
+end
+
+-- Returns the list of problems (empty when fine).
+function M.problems(pipeline, opts)
+  local list, add = collector()
+  if type(pipeline) ~= "table" then
+    add("pipeline: expected a table, got %s", type(pipeline))
+    return list
+  end
+  unknown_fields(add, "pipeline", pipeline, pipeline_fields)
+  if pipeline.name ~= nil and type(pipeline.name) ~= "string" then add("pipeline: name must be a string") end
+  check_dims(add, "dimensions", pipeline.dimensions)
+  check_resolutions(add, "resolutions", pipeline.resolutions)
+  if pipeline.outputs ~= nil then check_names(add, "outputs", pipeline.outputs, "resource") end
+  if pipeline.external ~= nil then
+    if type(pipeline.external) ~= "table" then add("external must be a table name = {format=, size=, provide=}")
+    else
+      for _, k in ipairs(sorted_keys(pipeline.external)) do
+        local e, w = pipeline.external[k], string.format("external '%s'", k)
+        if type(e) ~= "table" then add("%s: expected a table {format=, size=, provide=}", w)
+        else
+          unknown_fields(add, w, e, external_fields)
+          if e.buffer == nil then check_format(add, w, e.format, false) end
+          check_size(add, w, e.size, false)
+          if e.provide ~= nil and type(e.provide) ~= "function" then add("%s: provide must be a function(index)", w) end
+        end
+      end
+    end
+  end
+  if type(pipeline.nodes) ~= "table" then
+    add("pipeline: nodes must be a list of node tables, got %s", type(pipeline.nodes))
+  else
+    if not is_array(pipeline.nodes) then add("pipeline: nodes must be a list (array), not a map") end
+    for i, n in ipairs(pipeline.nodes) do check_node(add, n, i, pipeline.dimensions or {}) end
+  end
+  if opts ~= nil then
+    if type(opts) ~= "table" then add("opts: expected a table, got %s", type(opts))
+    else
+      unknown_fields(add, "opts", opts, opts_fields)
+      if opts.solver ~= nil and not solver_set[opts.solver] then
+        add("opts.solver: unknown solver '%s' (expected one of %s)", tostring(opts.solver), table.concat(M.solvers, ", "))
+      end
+      local p = opts.profile
+      if p ~= nil then
+        if type(p) == "string" then
+          if not profile_set[p] then
+            add("opts.profile: unknown profile '%s' (expected lavapipe, nvidia or a table {alignment=, granularity=})", p)
+          end
+        elseif type(p) == "table" then
+          for _, f in ipairs({ "alignment", "granularity", "buffer_alignment" }) do
+            local v = p[f]
+            if v ~= nil and (not is_posint(v) or v & (v - 1) ~= 0) then
+              add("opts.profile.%s must be a power of two, got %s", f, tostring(v))
+            end
+          end
+        else
+          add("opts.profile: expected a profile name or a table, got %s", type(p))
+        end
+      end
+      check_dims(add, "opts.dimensions", opts.dimensions)
+      check_resolutions(add, "opts.resolutions", opts.resolutions)
+    end
+  end
+  return list
+end
+
+function M.check(pipeline, opts)
+  local list = M.problems(pipeline, opts)
+  if #list > 0 then error(table.concat(list, "\n"), 0) end
+  return true
+end
+
+return M
