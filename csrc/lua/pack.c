@@ -1,3 +1,145 @@
-/* Placeholder until this binding lands: registers nothing. */
+/* Lua binding of fg_pack: core.pack(items, opts), core.check_packing(items,
+ * offsets, opts), core.pack_load(items, period). Misuse (bad fields, unknown
+ * solver) raises; an invalid packing is a normal false, message result. */
+#include <stdlib.h>
+#include <string.h>
 #include "fg_lua.h"
-void fg_lua_open_pack(lua_State *L) { (void)L; }
+#include "fg_pack.h"
+
+/* Integer field of the table at idx; def when absent (def < 0: required). */
+static uint64_t int_field(lua_State *L, int arg, int idx, const char *what, size_t item, const char *key,
+                          lua_Integer def, lua_Integer min) {
+  lua_getfield(L, idx, key);
+  int isnum = 0;
+  lua_Integer v = lua_tointegerx(L, -1, &isnum);
+  int absent = lua_isnil(L, -1);
+  lua_pop(L, 1);
+  if (absent && def >= 0) return (uint64_t)def;
+  if (!isnum || v < min) {
+    const char *m = item ? lua_pushfstring(L, "%s %d: field '%s' must be an integer >= %d", what, (int)item, key,
+                                           (int)min)
+                         : lua_pushfstring(L, "%s: field '%s' must be an integer >= %d", what, key, (int)min);
+    luaL_argerror(L, arg, m);
+  }
+  return (uint64_t)v;
+}
+
+/* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
+static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
+  luaL_checktype(L, arg, LUA_TTABLE);
+  size_t cnt = (size_t)luaL_len(L, arg);
+  fg_pack_item *it = lua_newuserdatauv(L, sizeof(fg_pack_item) * (cnt ? cnt : 1), 0);
+  for (size_t i = 0; i < cnt; i++) {
+    if (lua_geti(L, arg, (lua_Integer)i + 1) != LUA_TTABLE)
+      luaL_argerror(L, arg, lua_pushfstring(L, "item %d must be a table {start=, stop=, size=, align=}", (int)i + 1));
+    int t = lua_gettop(L);
+    it[i].start = int_field(L, arg, t, "item", i + 1, "start", -1, 0);
+    it[i].stop = int_field(L, arg, t, "item", i + 1, "stop", -1, 0);
+    it[i].size = int_field(L, arg, t, "item", i + 1, "size", -1, 1);
+    it[i].align = int_field(L, arg, t, "item", i + 1, "align", 1, 1);
+    it[i].kind = (uint32_t)int_field(L, arg, t, "item", i + 1, "kind", 0, 0);
+    it[i].group = (uint32_t)int_field(L, arg, t, "item", i + 1, "group", 0, 0);
+    lua_pop(L, 1);
+  }
+  *n = cnt;
+  return it;
+}
+
+static void read_opts(lua_State *L, int arg, fg_pack_desc *d) {
+  memset(d, 0, sizeof *d);
+  if (lua_isnoneornil(L, arg)) return;
+  luaL_checktype(L, arg, LUA_TTABLE);
+  d->period = int_field(L, arg, arg, "opts", 0, "period", 0, 0);
+  d->granularity = int_field(L, arg, arg, "opts", 0, "granularity", 0, 0);
+  d->node_budget = int_field(L, arg, arg, "opts", 0, "node_budget", 0, 0);
+  d->seed = int_field(L, arg, arg, "opts", 0, "seed", 0, 0);
+  lua_getfield(L, arg, "time_budget_ms");
+  if (!lua_isnil(L, -1)) {
+    if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) < 0)
+      luaL_argerror(L, arg, "opts: field 'time_budget_ms' must be a number >= 0");
+    d->time_budget_ms = lua_tonumber(L, -1);
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, arg, "solver");
+  if (!lua_isnil(L, -1)) {
+    if (lua_type(L, -1) != LUA_TSTRING) luaL_argerror(L, arg, "opts: field 'solver' must be a string");
+    d->solver = lua_tostring(L, -1); /* stays valid: the opts table holds it */
+  }
+  lua_pop(L, 1);
+}
+
+static int l_pack(lua_State *L) {
+  lua_settop(L, 2); /* scratch userdata goes above the arguments */
+  size_t n;
+  fg_pack_item *it = read_items(L, 1, &n);
+  fg_pack_desc d;
+  read_opts(L, 2, &d);
+  uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);
+  fg_pack_result r;
+  char err[256];
+  if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
+  lua_createtable(L, 0, 4);
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_pushinteger(L, (lua_Integer)off[i]);
+    lua_seti(L, -2, (lua_Integer)i + 1);
+  }
+  lua_setfield(L, -2, "offsets");
+  lua_pushinteger(L, (lua_Integer)r.makespan);
+  lua_setfield(L, -2, "makespan");
+  lua_pushinteger(L, (lua_Integer)r.load);
+  lua_setfield(L, -2, "load");
+  lua_pushboolean(L, r.optimal);
+  lua_setfield(L, -2, "optimal");
+  return 1;
+}
+
+static int l_check_packing(lua_State *L) {
+  lua_settop(L, 3);
+  size_t n;
+  fg_pack_item *it = read_items(L, 1, &n);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  fg_pack_desc d;
+  read_opts(L, 3, &d);
+  if ((size_t)luaL_len(L, 2) != n)
+    return luaL_argerror(L, 2, lua_pushfstring(L, "expected %d offsets, got %d", (int)n, (int)luaL_len(L, 2)));
+  uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_geti(L, 2, (lua_Integer)i + 1);
+    int isnum = 0;
+    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    if (!isnum || v < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "offset %d must be an integer >= 0", (int)i + 1));
+    off[i] = (uint64_t)v;
+    lua_pop(L, 1);
+  }
+  char msg[256];
+  if (fg_check_packing(it, n, off, &d, msg, sizeof msg)) {
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  lua_pushboolean(L, 0);
+  lua_pushstring(L, msg);
+  return 2;
+}
+
+static int l_pack_load(lua_State *L) {
+  lua_settop(L, 2);
+  size_t n;
+  fg_pack_item *it = read_items(L, 1, &n);
+  lua_Integer period = luaL_optinteger(L, 2, 0);
+  luaL_argcheck(L, period >= 0, 2, "period must be >= 0");
+  lua_pushinteger(L, (lua_Integer)fg_pack_load(it, n, (uint64_t)period));
+  return 1;
+}
+
+void fg_lua_open_pack(lua_State *L) {
+  static const luaL_Reg fns[] = {
+      {"pack", l_pack}, {"check_packing", l_check_packing}, {"pack_load", l_pack_load}, {NULL, NULL}};
+  luaL_setfuncs(L, fns, 0);
+  lua_createtable(L, 8, 0);
+  for (int k = 0; fg_pack_solvers[k]; k++) {
+    lua_pushstring(L, fg_pack_solvers[k]);
+    lua_seti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "pack_solvers");
+}

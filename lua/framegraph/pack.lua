@@ -1,0 +1,16 @@
+-- framegraph.pack: cyclic dynamic storage allocation (the C core's fg_pack).
+--   fg.pack(items, opts) -> {offsets = {...}, makespan =, load =, optimal = bool}
+--     items: {{start=, stop=, size=, align=, kind=, group=}, ...}
+--     opts:  period (> 0: cyclic timeline), solver ("best"|"thesis"|"scanline"|
+--            "bysize"|"buckets"|"pool"|"none"), granularity, time_budget_ms,
+--            node_budget, seed
+--   fg.check_packing(items, offsets, opts) -> true | false, message
+--   fg.pack_load(items, period) -> LOAD (max bytes live at once)
+local core = require("framegraph.core")
+
+return {
+  pack = core.pack,
+  check_packing = core.check_packing,
+  pack_load = core.pack_load,
+  pack_solvers = core.pack_solvers,
+}
