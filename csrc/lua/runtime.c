@@ -52,6 +52,11 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
   if (opts && lua_istable(L, opts)) {
     lua_pushnil(L);
     while (lua_next(L, opts)) {
+      if (lua_type(L, -2) == LUA_TSTRING && (!strcmp(lua_tostring(L, -2), "poison") ||
+                                              !strcmp(lua_tostring(L, -2), "seed"))) {
+        lua_pop(L, 1);  /* runtime options, not the compiler's */
+        continue;
+      }
       lua_pushvalue(L, -2);
       lua_insert(L, -2);
       lua_settable(L, t);
