@@ -573,19 +573,27 @@ static lcmd *check_cmd(lua_State *L) {
 static const char *node_name(lcmd *c) { return fg_graph_instance_get(c->o->g, c->slot)->name; }
 
 /* Use index of a resource name the node declared; raises otherwise. */
-static uint32_t find_use(lua_State *L, lcmd *c, const char *name, const char *what) {
+static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *what, int history) {
   const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
   for (uint32_t u = 0; u < in->use_count; u++) {
     const fg_graph_use *us = &in->uses[u];
+    if ((us->access == FG_ACCESS_HISTORY) != (history != 0)) continue;
     if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
       if (us->missing) luaL_error(L, "node '%s': %s uses optional resource '%s' which nobody provides this frame",
                                   in->name, what, name);
       return u;
     }
   }
+  if (history)
+    luaL_error(L, "node '%s': %s binds the history of '%s' but the node declares no history read of it; "
+               "add history = { %s = 'storage' } (or 'sampled') to the node", in->name, what, name, name);
   luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare; add it to the node's "
              "create/read/modify (with the usage the command needs)", in->name, what, name);
   return 0;
+}
+
+static uint32_t find_use(lua_State *L, lcmd *c, const char *name, const char *what) {
+  return find_use_h(L, c, name, what, 0);
 }
 
 static fg_rt_res *use_res(lua_State *L, lcmd *c, uint32_t u, const char *name) {
@@ -636,7 +644,7 @@ static const fg_vk_shader_binding *reflected(const fg_vk_shader_info *si, uint32
   return NULL;
 }
 
-/* Bindings table {[n] = name | {name, sampler = "nearest"|"linear"}} ->
+/* Bindings table {[n] = name | {name, sampler = "nearest"|"linear", history = true}} ->
  * fg_vk_binding array; checks that the declared usage allows the access and
  * records the barriers commands within one node need. */
 static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_info *si, fg_vk_binding *out,
@@ -652,6 +660,7 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
     uint32_t bnum = (uint32_t)lua_tointeger(L, -2);
     const char *name = NULL;
     VkSampler sampler = VK_NULL_HANDLE;
+    int history = 0;
     if (lua_type(L, -1) == LUA_TSTRING) {
       name = lua_tostring(L, -1);
     } else if (lua_istable(L, -1)) {
@@ -661,6 +670,9 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
       lua_getfield(L, -1, "sampler");
       if (lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest")) sampler = c->o->dev->sampler_nearest;
       lua_pop(L, 1);
+      lua_getfield(L, -1, "history");
+      history = lua_toboolean(L, -1);
+      lua_pop(L, 1);
     }
     if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=})",
                           node_name(c), what, (int)bnum);
@@ -668,7 +680,7 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
     if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
                         (int)bnum, name, si->name);
     if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
-    uint32_t u = find_use(L, c, name, what);
+    uint32_t u = find_use_h(L, c, name, what, history);
     fg_rt_res *r = use_res(L, c, u, name);
     const fg_graph_use *us = use_of(c, u);
     int declared_write = us->access == FG_ACCESS_CREATE || us->access == FG_ACCESS_MODIFY || us->access == FG_ACCESS_RENAME;

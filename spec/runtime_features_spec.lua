@@ -1,0 +1,174 @@
+-- Runtime features on lavapipe with validation + syncval: history,
+-- multiplexing, dynamic resolution, inflated alignment, a render pass.
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+local fg = require("framegraph")
+
+local function shader_dir()
+  if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
+  for tmpl in package.cpath:gmatch("[^;]+") do
+    local so = tmpl:gsub("%?", "framegraph/core")
+    local f = io.open(so, "rb")
+    if f then f:close() return (so:gsub("framegraph/core%.so$", "shaders")) end
+  end
+  return "build/shaders"
+end
+local SHADERS = shader_dir()
+
+describe("fg.runtime features", function()
+  local dev, sh
+  setup(function()
+    dev = fg.vulkan{ validation = true, prefer = "software" }
+    sh = {}
+    for _, n in ipairs{ "fill", "blur", "invert", "accum" } do
+      sh[n] = fg.shader(dev, SHADERS .. "/rt_" .. n .. ".comp.spv")
+    end
+    sh.uv = fg.shader(dev, SHADERS .. "/rt_uv.frag.spv")
+  end)
+  teardown(function() dev:close() end)
+  after_each(function() assert.are.same({}, dev:messages()) end)
+
+  local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end
+
+  it("history: a feedback accumulator over 4 frames", function()
+    local p = {
+      outputs = { "acc" },
+      nodes = {
+        { name = "accum", create = { acc = { format = "rgba8_unorm", size = { 8, 8 }, history = "clear" } },
+          history = { acc = "storage" },
+          run = function(cmd, ctx)
+            local gx, gy = groups(ctx)
+            cmd:dispatch(sh.accum, { [0] = { "acc", history = true }, [1] = "acc" }, gx, gy, 1, { 10.0 })
+          end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "best" })
+    for _ = 1, 4 do rt:frame() end
+    local bytes = assert(rt:read("acc"))
+    assert.are.equal(8 * 8 * 4, #bytes)
+    assert.are.equal(40, bytes:byte(1))           -- 4 frames x 10, starting from the cleared history
+    assert.are.equal(40, bytes:byte(#bytes))
+    rt:frame()
+    assert.are.equal(50, rt:read("acc"):byte(1))
+    rt:close()
+  end)
+
+  it("multiplexing: eye = 2 gives two different read-backs", function()
+    local p = {
+      dimensions = { eye = 2 }, outputs = { "final" },
+      nodes = {
+        { name = "fill", multiplex = { "eye" }, create = { noise = { format = "rgba8_unorm", size = { 16, 16 } } },
+          run = function(cmd, ctx)
+            local gx, gy = groups(ctx)
+            cmd:dispatch(sh.fill, { [0] = "noise" }, gx, gy, 1, { ctx.index.eye })
+          end },
+        { name = "out", multiplex = { "eye" }, read = { noise = "storage" },
+          create = { final = { format = "rgba8_unorm", size = { 16, 16 } } },
+          run = function(cmd, ctx)
+            local gx, gy = groups(ctx)
+            cmd:dispatch(sh.invert, { [0] = "noise", [1] = "final" }, gx, gy, 1)
+          end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "best" })
+    rt:frame(); rt:frame()
+    local a, b = assert(rt:read("final", { eye = 1 })), assert(rt:read("final", { eye = 2 }))
+    assert.are.equal(16 * 16 * 4, #a)
+    assert.are_not.equal(a, b)
+    assert.are.equal(a, rt:read("final", 1))
+    rt:close()
+  end)
+
+  local function sized_pipeline()
+    return {
+      resolutions = { main = { 64, 48 } }, outputs = { "final" },
+      nodes = {
+        { name = "fill", create = { noise = { format = "rgba8_unorm", size = "main" } },
+          run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.fill, { [0] = "noise" }, gx, gy, 1, { 3 }) end },
+        { name = "blur", read = { noise = "storage" }, create = { blurred = { format = "rgba8_unorm", size = "main" } },
+          run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.blur, { [0] = "noise", [1] = "blurred" }, gx, gy, 1) end },
+        { name = "out", read = { blurred = "storage" }, create = { final = { format = "rgba8_unorm", size = "main" } },
+          run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.invert, { [0] = "blurred", [1] = "final" }, gx, gy, 1) end },
+      },
+    }
+  end
+
+  it("dynamic resolution: a smaller extent renders in the same heap", function()
+    local rt = fg.runtime(dev, sized_pipeline(), { solver = "best" })
+    rt:frame()
+    assert.are.equal(64 * 48 * 4, #rt:read("final"))
+    local before = rt:memory()
+    assert.is_true(rt:set_resolution("main", 32, 16))
+    rt:frame(); rt:frame()
+    local after = rt:memory()
+    assert.are.equal(32 * 16 * 4, #rt:read("final"))
+    -- same VkDeviceMemory bytes per heap, no new vkAllocateMemory; the plan itself shrank
+    assert.are.equal(before.total, after.total)
+    assert.are.equal(before.allocations, after.allocations)
+    for h = 1, #before do assert.are.equal(before[h].bytes, after[h].bytes) end
+    assert.is_true(after[1].planned < before[1].planned)
+    -- and the small picture is the same as a runtime built at that size
+    local small = sized_pipeline()
+    small.resolutions.main = { 32, 16 }
+    local rt2 = fg.runtime(dev, small, { solver = "best" })
+    rt2:frame()
+    assert.are.equal(rt2:read("final"), rt:read("final"))
+    rt2:close()
+    rt:close()
+  end)
+
+  it("inflated alignment and granularity: offsets honour the profile, output unchanged", function()
+    local rt = fg.runtime(dev, sized_pipeline(), { solver = "best", profile = { alignment = 65536, granularity = 1024 } })
+    rt:frame(); rt:frame()
+    for _, r in ipairs(rt:graph():resources()) do
+      assert.are.equal(0, r.offset % 65536, r.name .. " misaligned")
+    end
+    local out = rt:read("final")
+    local plain = fg.runtime(dev, sized_pipeline(), { solver = "none" })
+    plain:frame(); plain:frame()
+    assert.are.equal(plain:read("final"), out)
+    assert.is_true(rt:memory().total >= 65536)
+    plain:close()
+    rt:close()
+  end)
+
+  it("render pass: a fullscreen triangle into a cleared colour target, saved as PNG", function()
+    local p = {
+      outputs = { "target" },
+      nodes = {
+        { name = "draw", create = { target = { format = "rgba8_unorm", size = { 64, 32 } } },
+          pass = { color = { { "target", clear = { 0, 0, 0, 1 } } } },
+          run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.5 }) end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "best" })
+    rt:frame()
+    local px = assert(rt:read("target"))
+    assert.are.equal(64 * 32 * 4, #px)
+    -- top-left: uv ~ (0, 0); bottom-right: uv ~ (1, 1); blue = 0.5 everywhere
+    assert.is_true(px:byte(1) < 8 and px:byte(2) < 8)
+    local last = #px - 3
+    assert.is_true(px:byte(last) > 247 and px:byte(last + 1) > 247)
+    assert.is_true(math.abs(px:byte(3) - 128) <= 1)
+    local path = os.tmpname() .. ".png"
+    assert.is_true(rt:save_png("target", path))
+    local f = assert(io.open(path, "rb"))
+    assert.are.equal("\137PNG", f:read(4))
+    f:close()
+    os.remove(path)
+    rt:close()
+  end)
+
+  it("refuses cmd:draw outside a pass with the node's name", function()
+    local p = {
+      outputs = { "x" },
+      nodes = { { name = "nopass", create = { x = { format = "rgba8_unorm", size = { 8, 8 } } },
+                  run = function(cmd) cmd:draw(sh.uv, {}, 3) end } },
+    }
+    local rt = fg.runtime(dev, p, {})
+    local ok, err = pcall(rt.frame, rt)
+    assert.is_false(ok)
+    assert.matches("node 'nopass'", err)
+    assert.matches("outside a render pass", err)
+    rt:close()
+  end)
+end)
