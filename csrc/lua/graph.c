@@ -457,10 +457,10 @@ fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
                          void *sizer_user) {
   int pt = abs_index(L, pipeline_idx);
   int ot = opts_idx ? abs_index(L, opts_idx) : 0;
-  luaL_checktype(L, pt, LUA_TTABLE);
   if (ot && lua_isnoneornil(L, ot)) ot = 0;
+  run_schema(L, pt, ot);  /* first: its messages are the clearest, even for a non-table */
+  luaL_checktype(L, pt, LUA_TTABLE);
   if (ot) luaL_checktype(L, ot, LUA_TTABLE);
-  run_schema(L, pt, ot);
   lgraph *lg = lua_newuserdatauv(L, sizeof *lg, 2);
   lg->g = NULL;
   lg->sizer = sizer;

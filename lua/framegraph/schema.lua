@@ -138,7 +138,7 @@ local function check_create(add, where, d)
     add("%s: blob must be a table (e.g. {size = bytes}) or true, got %s", where, type(d.blob))
   end
   if d.history ~= nil and d.history ~= "clear" and d.history ~= "discard" then
-    add("%s: history must be \"clear\" or \"discard\", got %s", where, tostring(d.history))
+    add("%s: history must be \"clear\" or \"discard\", got '%s'", where, tostring(d.history))
   end
   for _, f in ipairs({ "mips", "layers", "depth" }) do
     if d[f] ~= nil and not is_posint(d[f]) then

@@ -1,0 +1,66 @@
+-- graph:update(pipeline): re-declares only changed nodes and reports what changed.
+local fg = require("framegraph")
+
+local T = { format = "rgba8_unorm", size = "main" }
+local function pipeline(extra_node, run_b, tweak)
+  local nodes = {
+    { name = "a", create = { x = T } },
+    { name = "b", read = { "x" }, create = { out = { format = tweak or "rgba8_unorm", size = "main" } },
+      run = run_b or function() return 1 end },
+  }
+  if extra_node then table.insert(nodes, extra_node) end
+  return { resolutions = { main = { 32, 32 } }, outputs = { "out" }, nodes = nodes }
+end
+
+describe("graph:update", function()
+  it("reports nothing for an identical pipeline", function()
+    local g = fg.compile(pipeline())
+    local c = g:update(pipeline())
+    assert.are.same({}, c.added)
+    assert.are.same({}, c.changed)
+    assert.are.same({}, c.removed)
+    assert.are.same({}, c.run_changed)
+    assert.is_false(c.recompiled)
+  end)
+
+  it("swaps a changed run function without recompiling", function()
+    local g = fg.compile(pipeline())
+    local p2 = pipeline(nil, function() return 2 end)
+    local c = g:update(p2)
+    assert.are.same({ "b" }, c.run_changed)
+    assert.is_false(c.recompiled)
+    assert.are.equal(p2, g:pipeline())
+  end)
+
+  it("re-declares changed nodes and adds/removes nodes", function()
+    local g = fg.compile(pipeline())
+    local c = g:update(pipeline({ name = "c", read = { "out" }, side_effects = true }, nil, "rgba16_sfloat"))
+    assert.are.same({ "c" }, c.added)
+    assert.are.same({ "b" }, c.changed)
+    assert.is_true(c.recompiled)
+    assert.are.same({ "a", "b", "c" }, g:order())
+    for _, r in ipairs(g:resources()) do
+      if r.name == "out" then assert.are.equal("rgba16_sfloat", r.format) end
+    end
+    c = g:update(pipeline())
+    assert.are.same({ "c" }, c.removed)
+    assert.are.same({ "a", "b" }, g:order())
+  end)
+
+  it("re-declares everything when pipeline-level fields change", function()
+    local g = fg.compile(pipeline())
+    local p2 = pipeline()
+    p2.resolutions.main = { 64, 64 }
+    local c = g:update(p2)
+    assert.is_true(c.full)
+    for _, r in ipairs(g:resources()) do if r.name == "x" then assert.are.equal(64, r.width) end end
+  end)
+
+  it("leaves the graph untouched when the new pipeline is invalid", function()
+    local g = fg.compile(pipeline())
+    local bad = pipeline({ name = "c", read = { x = "sampeld" } })
+    assert.has_error(function() g:update(bad) end)
+    assert.are.same({ "a", "b" }, g:order())
+    assert.are.equal(2, #g:pipeline().nodes)
+  end)
+end)
