@@ -214,6 +214,24 @@ static void rec_draw(VkCommandBuffer cmd, void *u) {
   vkCmdEndRendering(cmd);
 }
 
+/* Same as mode 0 without push constants (the shader has none). */
+static void rec_draw_nopush(VkCommandBuffer cmd, void *u) {
+  draw_job *j = u;
+  image_barrier(cmd, j->target->image, VK_IMAGE_LAYOUT_UNDEFINED, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                VK_PIPELINE_STAGE_2_NONE, 0, VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT,
+                VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT);
+  VkRenderingAttachmentInfo att = {.sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO, .imageView = j->target->view,
+                                   .imageLayout = VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                                   .loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR, .storeOp = VK_ATTACHMENT_STORE_OP_STORE};
+  VkRenderingInfo ri = {.sType = VK_STRUCTURE_TYPE_RENDERING_INFO, .renderArea = {{0, 0}, {j->w, j->h}},
+                        .layerCount = 1, .colorAttachmentCount = 1, .pColorAttachments = &att};
+  vkCmdBeginRendering(cmd, &ri);
+  fg_vk_cmd_viewport(cmd, j->w, j->h);
+  VkFormat f = VK_FORMAT_R8G8B8A8_UNORM;
+  j->ok = fg_vk_cmd_draw(j->dev, cmd, j->s, NULL, 0, 3, NULL, 0, &f, 1, VK_FORMAT_UNDEFINED, j->err, sizeof j->err);
+  vkCmdEndRendering(cmd);
+}
+
 static int near(int a, int b, int tol) { return abs(a - b) <= tol; }
 
 int main(void) {
@@ -265,6 +283,27 @@ int main(void) {
   CHECK(ci->binding_count == 1 && ci->bindings[0].binding == 3 &&
         ci->bindings[0].type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
         "copy shader binding");
+  CHECK(gi->fragment_inputs == 1 && ci->fragment_inputs == 0, "fragment inputs %x %x", gi->fragment_inputs,
+        ci->fragment_inputs);
+  fg_vk_shader *twoin;
+  {
+    size_t fb, vb;
+    uint32_t *fcode = load_spv("dev_twoin.frag", &fb), *vcode = load_spv("dev_twoout.vert", &vb);
+    fg_vk_shader_desc d = {.name = "twoin"};
+    twoin = fg_vk_shader_create(dev, fcode, fb, &d, err, sizeof err);
+    CHECK(!twoin && strstr(err, "other than location 0"), "two inputs on the built-in vertex shader: %s", err);
+    d.vertex_spirv = vcode;
+    d.vertex_bytes = vb;
+    twoin = fg_vk_shader_create(dev, fcode, fb, &d, err, sizeof err);
+    CHECK(twoin != NULL, "own vertex shader: %s", err);
+    d.vertex_spirv = fcode;  /* a fragment shader as the vertex shader */
+    d.vertex_bytes = fb;
+    fg_vk_shader *bad = fg_vk_shader_create(dev, fcode, fb, &d, err, sizeof err);
+    CHECK(!bad && strstr(err, "not a vertex shader"), "fragment as vertex: %s", err);
+    free(fcode);
+    free(vcode);
+    if (!twoin) return 1;
+  }
   fg_vk_shader *mrt = shader(dev, "dev_mrt.frag");
   const fg_vk_shader_info *mi = fg_vk_shader_get_info(mrt);
   CHECK(mi->color_outputs == 2 && mi->binding_count == 2, "mrt info");
@@ -374,6 +413,16 @@ int main(void) {
       bad += !near(p[0], ex, 1) || !near(p[1], ey, 1) || !near(p[2], 64, 1) || p[3] != 255;
     }
   CHECK(bad == 0, "%d wrong pixels in the gradient (p[0] = %d %d %d)", bad, px[0], px[1], px[2]);
+  /* Own vertex shader: blue comes from its second output (0.5). */
+  draw_job tj = dj;
+  tj.s = twoin;
+  tj.blue = 0;
+  CHECK(fg_vk_submit_once(dev, rec_draw_nopush, &tj) == VK_SUCCESS && tj.ok, "own vertex draw: %s", tj.err);
+  CHECK(fg_vk_read_image(dev, rt.image, VK_FORMAT_R8G8B8A8_UNORM, W, H, VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL,
+                         VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT, VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT,
+                         px, sizeof px, err, sizeof err), "read rt: %s", err);
+  CHECK(near(px[2], 128, 1) && near(px[(W * H - 1) * 4 + 1], (int)((H - 0.5) / H * 255 + 0.5), 1),
+        "own vertex shader output (%d %d)", px[2], px[(W * H - 1) * 4 + 1]);
   /* The pipeline is cached per format combination. */
   dj.blue = 1.0f;
   CHECK(fg_vk_submit_once(dev, rec_draw, &dj) == VK_SUCCESS && dj.ok, "second draw: %s", dj.err);
@@ -424,6 +473,7 @@ int main(void) {
   fg_vk_shader_destroy(grad);
   fg_vk_shader_destroy(copy);
   fg_vk_shader_destroy(mrt);
+  fg_vk_shader_destroy(twoin);
   CHECK(drain(dev, NULL, 1) == 0, "validation messages at teardown");
   fg_vk_destroy(dev);
   if (failures) { fprintf(stderr, "%d failure(s)\n", failures); return 1; }

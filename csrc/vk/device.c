@@ -50,6 +50,11 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
                                                  const VkDebugUtilsMessengerCallbackDataEXT *data,
                                                  void *user) {
   fg_vk_device *dev = user;
+  /* The loader's own notes (e.g. "skipping ICD" for drivers of absent
+   * hardware) arrive as GENERAL warnings; they say nothing about our usage. */
+  if (type == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && !(sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) &&
+      (!data->pMessageIdName || !strcmp(data->pMessageIdName, "Loader Message")))
+    return VK_FALSE;
   char buf[4096];
   snprintf(buf, sizeof buf, "[%s] %s: %s",
            (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",

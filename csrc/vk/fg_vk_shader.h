@@ -36,6 +36,7 @@ typedef struct fg_vk_shader_info {
   uint32_t local_size[3];      /* compute only */
   uint32_t push_bytes;         /* size of the push-constant range (0 = none) */
   uint32_t color_outputs;      /* fragment: number of color outputs (highest location + 1) */
+  uint32_t fragment_inputs;    /* fragment: bit per input location read (bit 31: location >= 31) */
   uint32_t binding_count;
   fg_vk_shader_binding bindings[FG_VK_MAX_BINDINGS];
   char name[128];              /* for messages: desc->name or "shader" */
@@ -46,7 +47,8 @@ typedef struct fg_vk_shader_desc {
   /* Graphics: the SPIR-V given to fg_vk_shader_create is the fragment shader;
    * the vertex shader is this one, or when NULL the built-in fullscreen
    * triangle (draw 3 vertices; it writes `layout(location=0) out vec2 uv`
-   * with uv (0,0) at the top-left of the viewport). */
+   * with uv (0,0) at the top-left of the viewport, when the fragment shader
+   * reads location 0; other input locations need an own vertex shader). */
   const uint32_t *vertex_spirv;
   size_t vertex_bytes;
   /* Graphics state for the lazily created pipelines (zero = off). */

@@ -99,6 +99,65 @@ static const uint32_t fullscreen_vert[] = {
   0x00010038
 };
 
+/* The same without the uv output, for fragment shaders that read no input:
+ * an unconsumed output draws a warning from some validation layers. */
+static const uint32_t fullscreen_vert_nouv[] = {
+  0x07230203,0x00010600,0x000d000b,0x0000002c,
+  0x00000000,0x00020011,0x00000001,0x0006000b,
+  0x00000001,0x4c534c47,0x6474732e,0x3035342e,
+  0x00000000,0x0003000e,0x00000000,0x00000001,
+  0x0007000f,0x00000000,0x00000004,0x6e69616d,
+  0x00000000,0x0000000c,0x0000001d,0x00040047,
+  0x0000000c,0x0000000b,0x0000002a,0x00050048,
+  0x0000001b,0x00000000,0x0000000b,0x00000000,
+  0x00050048,0x0000001b,0x00000001,0x0000000b,
+  0x00000001,0x00050048,0x0000001b,0x00000002,
+  0x0000000b,0x00000003,0x00050048,0x0000001b,
+  0x00000003,0x0000000b,0x00000004,0x00030047,
+  0x0000001b,0x00000002,0x00020013,0x00000002,
+  0x00030021,0x00000003,0x00000002,0x00030016,
+  0x00000006,0x00000020,0x00040017,0x00000007,
+  0x00000006,0x00000002,0x00040015,0x0000000a,
+  0x00000020,0x00000001,0x00040020,0x0000000b,
+  0x00000001,0x0000000a,0x0004003b,0x0000000b,
+  0x0000000c,0x00000001,0x0004002b,0x0000000a,
+  0x0000000e,0x00000001,0x0004002b,0x0000000a,
+  0x00000010,0x00000002,0x00040017,0x00000017,
+  0x00000006,0x00000004,0x00040015,0x00000018,
+  0x00000020,0x00000000,0x0004002b,0x00000018,
+  0x00000019,0x00000001,0x0004001c,0x0000001a,
+  0x00000006,0x00000019,0x0006001e,0x0000001b,
+  0x00000017,0x00000006,0x0000001a,0x0000001a,
+  0x00040020,0x0000001c,0x00000003,0x0000001b,
+  0x0004003b,0x0000001c,0x0000001d,0x00000003,
+  0x0004002b,0x0000000a,0x0000001e,0x00000000,
+  0x0004002b,0x00000006,0x00000020,0x40000000,
+  0x0004002b,0x00000006,0x00000022,0x3f800000,
+  0x0004002b,0x00000006,0x00000025,0x00000000,
+  0x00040020,0x00000029,0x00000003,0x00000017,
+  0x0005002c,0x00000007,0x0000002b,0x00000022,
+  0x00000022,0x00050036,0x00000002,0x00000004,
+  0x00000000,0x00000003,0x000200f8,0x00000005,
+  0x0004003d,0x0000000a,0x0000000d,0x0000000c,
+  0x000500c4,0x0000000a,0x0000000f,0x0000000d,
+  0x0000000e,0x000500c7,0x0000000a,0x00000011,
+  0x0000000f,0x00000010,0x0004006f,0x00000006,
+  0x00000012,0x00000011,0x000500c7,0x0000000a,
+  0x00000014,0x0000000d,0x00000010,0x0004006f,
+  0x00000006,0x00000015,0x00000014,0x00050050,
+  0x00000007,0x00000016,0x00000012,0x00000015,
+  0x0005008e,0x00000007,0x00000021,0x00000016,
+  0x00000020,0x00050083,0x00000007,0x00000024,
+  0x00000021,0x0000002b,0x00050051,0x00000006,
+  0x00000026,0x00000024,0x00000000,0x00050051,
+  0x00000006,0x00000027,0x00000024,0x00000001,
+  0x00070050,0x00000017,0x00000028,0x00000026,
+  0x00000027,0x00000025,0x00000022,0x00050041,
+  0x00000029,0x0000002a,0x0000001d,0x0000001e,
+  0x0003003e,0x0000002a,0x00000028,0x000100fd,
+  0x00010038
+};
+
 /* ---------------------------------------------------------------- reflection */
 
 typedef struct id_info {
@@ -340,6 +399,10 @@ static int reflect_module(const uint32_t *spirv, size_t bytes, const char *name,
     if (!ptr || !ptr->def || op_of(&r, ptr->def) != SpvOpTypePointer) continue;
     uint32_t pointee = r.w[ptr->def + 3];
     const id_info *vi = &r.ids[var];
+    if (sc == SpvSCInput && model == SpvModelFragment && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {
+      out->fragment_inputs |= vi->location < 32 ? 1u << vi->location : 0x80000000u;
+      continue;
+    }
     if (sc == SpvSCOutput && model == SpvModelFragment && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {
       if ((uint32_t)vi->location + 1 > out->color_outputs) out->color_outputs = (uint32_t)vi->location + 1;
       continue;
@@ -512,8 +575,17 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
     goto fail;
   }
   if (model == SpvModelFragment) {
-    const uint32_t *vs = desc->vertex_spirv ? desc->vertex_spirv : fullscreen_vert;
-    size_t vbytes = desc->vertex_spirv ? desc->vertex_bytes : sizeof fullscreen_vert;
+    const uint32_t *vs = desc->vertex_spirv;
+    size_t vbytes = desc->vertex_bytes;
+    if (!vs) {
+      if (s->info.fragment_inputs & ~1u) {
+        fg_errf(err, errlen, "%s: reads fragment inputs other than location 0; the built-in fullscreen vertex "
+                "shader provides only `layout(location = 0) in vec2 uv` (pass opts.vertex for more)", name);
+        goto fail;
+      }
+      vs = s->info.fragment_inputs ? fullscreen_vert : fullscreen_vert_nouv;
+      vbytes = s->info.fragment_inputs ? sizeof fullscreen_vert : sizeof fullscreen_vert_nouv;
+    }
     if (vbytes % 4 == 0 && vbytes >= 4) {
       vcode = malloc(vbytes);
       if (vcode) memcpy(vcode, vs, vbytes);
