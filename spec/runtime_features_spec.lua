@@ -158,6 +158,52 @@ describe("fg.runtime features", function()
     rt:close()
   end)
 
+  it("commands inside a node get the barriers they need: clear, dispatch, copy, blit", function()
+    local p = {
+      outputs = { "c", "d" },
+      nodes = {
+        { name = "make", create = { a = { format = "rgba8_unorm", size = { 16, 16 } },
+                                    b = { format = "rgba8_unorm", size = { 16, 16 } } },
+          run = function(cmd)
+            cmd:clear("a", { 1, 0, 0, 1 })                           -- clear, then read by compute
+            cmd:dispatch(sh.invert, { [0] = "a", [1] = "b" }, 2, 2, 1)
+          end },
+        { name = "xfer", read = { b = "transfer_src" },
+          create = { c = { format = "rgba8_unorm", size = { 16, 16 }, usage = "transfer_dst" },
+                     d = { format = "rgba8_unorm", size = { 8, 8 }, usage = "transfer_dst" } },
+          run = function(cmd)
+            cmd:copy("b", "c")
+            cmd:blit("b", "d")
+          end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "best" })
+    rt:frame(); rt:frame(); rt:frame()
+    local c, d = rt:read("c"), rt:read("d")
+    assert.are.equal(string.rep("\0\255\255\255", 16 * 16), c)
+    assert.are.equal(string.rep("\0\255\255\255", 8 * 8), d)
+    rt:close()
+  end)
+
+  it("refuses a copy into a resource declared for another usage", function()
+    local p = {
+      outputs = { "c" },
+      nodes = {
+        { name = "make", create = { b = { format = "rgba8_unorm", size = { 8, 8 } } },
+          run = function(cmd) cmd:clear("b", { 0, 0, 0, 0 }) end },
+        { name = "xfer", read = { b = "storage" }, create = { c = { format = "rgba8_unorm", size = { 8, 8 }, usage = "sampled" } },
+          run = function(cmd) cmd:copy("b", "c") end },
+      },
+    }
+    local rt = fg.runtime(dev, p, {})
+    local ok, err = pcall(rt.frame, rt)
+    assert.is_false(ok)
+    assert.matches("node 'xfer'", err)
+    assert.matches("'c'", err)
+    assert.matches("transfer_dst", err)
+    rt:close()
+  end)
+
   it("refuses cmd:draw outside a pass with the node's name", function()
     local p = {
       outputs = { "x" },
