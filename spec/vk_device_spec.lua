@@ -33,6 +33,16 @@ describe("fg.vulkan device", function()
     assert.is_boolean(info.extensions.memory_budget)
   end)
 
+  it("reports a memory budget per heap", function()
+    local b = dev:memory_budget()
+    local info = dev:info()
+    assert.are.equal(#info.memory_heaps, #b)
+    for i, h in ipairs(b) do
+      assert.are.equal(info.memory_heaps[i].size, h.size)
+      assert.is_true(h.budget > 0 and h.usage >= 0)
+    end
+  end)
+
   it("has no validation messages after opening", function()
     assert.are.same({}, dev:messages())
   end)

@@ -176,6 +176,23 @@ static int dev_messages(lua_State *L) {
   return 1;
 }
 
+/* dev:memory_budget() -> {{budget =, usage =, size =}, ...} per heap (1-based);
+ * usage is 0 and budget the heap size without VK_EXT_memory_budget. */
+static int dev_memory_budget(lua_State *L) {
+  fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  VkDeviceSize budget[VK_MAX_MEMORY_HEAPS], usage[VK_MAX_MEMORY_HEAPS];
+  uint32_t n = fg_vk_memory_budget(dev, budget, usage);
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    lua_createtable(L, 0, 3);
+    set_int(L, "budget", (lua_Integer)budget[i]);
+    set_int(L, "usage", (lua_Integer)usage[i]);
+    set_int(L, "size", (lua_Integer)dev->memprops.memoryHeaps[i].size);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  return 1;
+}
+
 static int dev_is_closed(lua_State *L) {
   lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
   lua_pushboolean(L, d->dev == NULL);
@@ -447,6 +464,7 @@ static const luaL_Reg dev_methods[] = {
   {"compute", dev_compute},
   {"info", dev_info},
   {"messages", dev_messages},
+  {"memory_budget", dev_memory_budget},
   {"close", dev_close},
   {"is_closed", dev_is_closed},
   {"wait_idle", dev_wait_idle},

@@ -510,3 +510,16 @@ void fg_vk_host_buffer_destroy(fg_vk_device *dev, fg_vk_host_buffer *b) {
   if (b->memory) vkFreeMemory(dev->device, b->memory, NULL);  /* unmaps implicitly */
   memset(b, 0, sizeof *b);
 }
+
+uint32_t fg_vk_memory_budget(const fg_vk_device *dev, VkDeviceSize *budget, VkDeviceSize *usage) {
+  uint32_t n = dev->memprops.memoryHeapCount;
+  if (dev->has_memory_budget) {
+    VkPhysicalDeviceMemoryBudgetPropertiesEXT b = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT};
+    VkPhysicalDeviceMemoryProperties2 p = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b};
+    vkGetPhysicalDeviceMemoryProperties2(dev->phys, &p);
+    for (uint32_t i = 0; i < n; i++) { budget[i] = b.heapBudget[i]; usage[i] = b.heapUsage[i]; }
+  } else {
+    for (uint32_t i = 0; i < n; i++) { budget[i] = dev->memprops.memoryHeaps[i].size; usage[i] = 0; }
+  }
+  return n;
+}

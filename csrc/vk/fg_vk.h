@@ -75,6 +75,11 @@ int fg_vk_find_memory_type(const fg_vk_device *dev, uint32_t bits, VkMemoryPrope
 typedef void (*fg_vk_record_fn)(VkCommandBuffer cmd, void *user);
 VkResult fg_vk_submit_once(fg_vk_device *dev, fg_vk_record_fn fn, void *user);
 
+/* Per-heap budget and current usage from VK_EXT_memory_budget (heap sizes and
+ * 0 usage when the extension is absent). Arrays of VK_MAX_MEMORY_HEAPS;
+ * returns the heap count. */
+uint32_t fg_vk_memory_budget(const fg_vk_device *dev, VkDeviceSize *budget, VkDeviceSize *usage);
+
 /* "cpu", "discrete", "integrated", "virtual" or "other". */
 const char *fg_vk_device_type_name(VkPhysicalDeviceType t);
 

@@ -111,6 +111,9 @@ int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
                    const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
                    char *err, size_t errlen);
 
+/* Threading: a shader's graphics-pipeline cache is filled by fg_vk_cmd_draw
+ * without a lock; record draws of one shader from one thread at a time. */
+
 /* Sets viewport (0,0,w,h, depth 0..1) and scissor to the same rectangle. */
 void fg_vk_cmd_viewport(VkCommandBuffer cmd, uint32_t width, uint32_t height);
 
