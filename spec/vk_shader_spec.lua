@@ -76,6 +76,22 @@ describe("fg.shader", function()
     assert.are.equal("combined_image_sampler", copy.bindings[1].type)
   end)
 
+  it("reads specialisable work-group sizes and descriptor arrays", function()
+    local info = fg.shader(dev, spv("dev_spec.comp")):info()
+    assert.are.same({ 1, 4, 1 }, info.local_size)  -- LocalSizeId with the spec constant's default
+    assert.are.equal(2, info.bindings[1].binding)
+    assert.are.equal("storage_buffer", info.bindings[1].type)
+    assert.are.equal(5, info.bindings[2].binding)
+    assert.are.equal("combined_image_sampler", info.bindings[2].type)
+    assert.are.equal(3, info.bindings[2].count)
+  end)
+
+  it("refuses descriptor sets other than 0 and says how to fix it", function()
+    local ok, err = pcall(fg.shader, dev, spv("dev_set1.comp"))
+    assert.is_false(ok)
+    assert.matches("descriptor set 1; framegraph binds set 0 only", err)
+  end)
+
   it("accepts SPIR-V bytes as well as paths", function()
     local sh = fg.shader(dev, read(spv("dev_fill.comp")), { name = "fill" })
     assert.are.equal("fill", sh:info().name)
