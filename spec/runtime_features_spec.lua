@@ -204,6 +204,32 @@ describe("fg.runtime features", function()
     rt:close()
   end)
 
+  it("external resources: provided images are transitioned, never allocated", function()
+    local img = dev:external_image("rgba8_unorm", 16, 16)
+    local asked = 0
+    local p = {
+      outputs = { "back" },
+      external = { back = { format = "rgba8_unorm", size = { 16, 16 },
+                            provide = function(index) asked = asked + 1; return img end } },
+      nodes = {
+        { name = "fill", create = { t = { format = "rgba8_unorm", size = { 16, 16 } } },
+          run = function(cmd) cmd:dispatch(sh.fill, { [0] = "t" }, 2, 2, 1, { 5 }) end },
+        { name = "present", read = { t = "storage" }, modify = { back = "storage" },
+          run = function(cmd) cmd:dispatch(sh.invert, { [0] = "t", [1] = "back" }, 2, 2, 1) end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "none" })
+    for _ = 1, 3 do rt:frame() end
+    assert.are.equal(3, asked)
+    local mem = rt:memory()
+    assert.are.equal(2 * 16 * 16 * 4, mem.total)   -- only t's two frame copies, not the external
+    local back = assert(rt:read("back"))
+    assert.are.equal(16 * 16 * 4, #back)
+    assert.are.equal(255, back:byte(4))
+    rt:close()
+    img:close()
+  end)
+
   it("refuses cmd:draw outside a pass with the node's name", function()
     local p = {
       outputs = { "x" },

@@ -17,7 +17,93 @@
 #define FG_LUA_RUNTIME "framegraph.runtime"
 #define FG_LUA_CMD "framegraph.cmd"
 
-enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_COUNT = UV_INPUTS };
+enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_COUNT = UV_EXT };
+
+#define FG_LUA_IMAGE "framegraph.image"
+
+/* An image made for `external` resources (dev:external_image): the runtime
+ * transitions it but never allocates it; it tracks its layout across frames. */
+typedef struct limage {
+  fg_vk_device *dev;
+  VkImage image;
+  VkImageView view;
+  VkDeviceMemory memory;
+  VkImageLayout layout;
+  fg_format format;
+  uint32_t width, height;
+} limage;
+
+static int img_close(lua_State *L) {
+  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  if (m->dev) {
+    vkDeviceWaitIdle(m->dev->device);
+    if (m->view) vkDestroyImageView(m->dev->device, m->view, NULL);
+    if (m->image) vkDestroyImage(m->dev->device, m->image, NULL);
+    if (m->memory) vkFreeMemory(m->dev->device, m->memory, NULL);
+    fg_vk_release(m->dev);
+    m->dev = NULL;
+  }
+  return 0;
+}
+
+/* dev:external_image(format, width, height) -> image | nil, err */
+static int dev_external_image(lua_State *L) {
+  fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  const char *fname = luaL_checkstring(L, 2);
+  lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
+  fg_format f = fg_format_from_name(fname);
+  if (f == FG_FORMAT_UNDEFINED) return luaL_argerror(L, 2, lua_pushfstring(L, "unknown format '%s' (one of %s)", fname, fg_format_names()));
+  luaL_argcheck(L, w > 0 && w <= 16384, 3, "width must be in 1..16384");
+  luaL_argcheck(L, h > 0 && h <= 16384, 4, "height must be in 1..16384");
+  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_IMAGE);
+  m->dev = fg_vk_retain(dev);
+  m->format = f;
+  m->width = (uint32_t)w;
+  m->height = (uint32_t)h;
+  fg_graph_resource gr;
+  memset(&gr, 0, sizeof gr);
+  gr.kind = FG_RES_TEXTURE;
+  gr.format = f;
+  gr.width = m->width;
+  gr.height = m->height;
+  VkImageCreateInfo ci;
+  fg_rt_image_info(dev, &gr, &ci);
+  VkResult r = vkCreateImage(dev->device, &ci, NULL, &m->image);
+  VkMemoryRequirements req;
+  if (r == VK_SUCCESS) {
+    vkGetImageMemoryRequirements(dev->device, m->image, &req);
+    int t = fg_vk_find_memory_type(dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
+    if (t < 0) t = fg_vk_find_memory_type(dev, req.memoryTypeBits, 0);
+    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
+                               .memoryTypeIndex = (uint32_t)(t < 0 ? 0 : t)};
+    r = vkAllocateMemory(dev->device, &ai, NULL, &m->memory);
+  }
+  if (r == VK_SUCCESS) r = vkBindImageMemory(dev->device, m->image, m->memory, 0);
+  if (r == VK_SUCCESS) {
+    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = m->image,
+                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = ci.format,
+                                .subresourceRange = {.aspectMask = fg_rt_format_aspect(f), .levelCount = 1, .layerCount = 1}};
+    r = vkCreateImageView(dev->device, &vi, NULL, &m->view);
+  }
+  if (r != VK_SUCCESS) {
+    lua_pushcfunction(L, img_close);
+    lua_pushvalue(L, -2);
+    lua_call(L, 1, 0);
+    luaL_pushfail(L);
+    lua_pushfstring(L, "creating an external image %dx%d %s failed (VkResult %d)", (int)w, (int)h, fname, (int)r);
+    return 2;
+  }
+  return 1;
+}
+
+static int img_tostring(lua_State *L) {
+  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
+                  m->dev ? "" : ", closed");
+  return 1;
+}
 
 typedef struct lrt {
   fg_rt *rt;
@@ -293,6 +379,49 @@ static void push_stats(lua_State *L, lrt *o) {
   lua_pushinteger(L, st.instances); lua_setfield(L, -2, "instances");
 }
 
+/* Asks pipeline.external[name].provide(index) for this frame's images. */
+static void provide_externals(lua_State *L, lrt *o) {
+  uint32_t n = fg_rt_resource_count(o->rt), parity = fg_rt_parity(o->rt), nd = fg_graph_dim_count(o->g);
+  int top = lua_gettop(L);
+  lua_newtable(L);
+  int keep = lua_gettop(L);
+  lua_getiuservalue(L, 1, UV_GRAPH);
+  fg_lua_graph_pipeline(L, lua_gettop(L));
+  lua_getfield(L, -1, "external");
+  int ext = lua_gettop(L);
+  for (uint32_t i = 0; i < n; i++) {
+    fg_rt_res *r = fg_rt_resource(o->rt, i);
+    if (!r->is_external || r->g->frame != parity) continue;
+    if (!lua_istable(L, ext)) luaL_error(L, "external resource '%s' but pipeline.external is missing", r->g->name);
+    lua_getfield(L, ext, r->g->name);
+    if (lua_istable(L, -1)) lua_getfield(L, -1, "provide");
+    else lua_pushnil(L);
+    if (!lua_isfunction(L, -1))
+      luaL_error(L, "external resource '%s' needs pipeline.external.%s.provide = function(index) return image end "
+                 "(an image from dev:external_image)", r->g->name, r->g->name);
+    lua_createtable(L, 0, (int)nd);
+    for (uint32_t d = 0; d < nd; d++) {
+      lua_pushinteger(L, (lua_Integer)r->g->index[d] + 1);
+      lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
+    }
+    lua_call(L, 1, 1);
+    limage *m = luaL_testudata(L, -1, FG_LUA_IMAGE);
+    if (!m || !m->dev)
+      luaL_error(L, "external '%s': provide(index) must return an open image from dev:external_image, got %s",
+                 r->g->name, luaL_typename(L, -1));
+    if (m->format != r->g->format || m->width != r->width || m->height != r->height)
+      luaL_error(L, "external '%s': provide returned a %dx%d %s image; the pipeline declares %dx%d %s", r->g->name,
+                 (int)m->width, (int)m->height, fg_format_get(m->format)->name, (int)r->width, (int)r->height,
+                 fg_format_get(r->g->format)->name);
+    fg_rt_set_external(o->rt, i, m->image, m->view, &m->layout);
+    lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
+    lua_pop(L, 1);
+  }
+  lua_pushvalue(L, keep);
+  lua_setiuservalue(L, 1, UV_EXT);  /* keeps the images alive while in flight */
+  lua_settop(L, top);
+}
+
 /* rt:frame([inputs]) -> stats of the frame ({barriers, batches, ...}) */
 static int rt_frame(lua_State *L) {
   lrt *o = check_rt(L, 1);
@@ -301,6 +430,7 @@ static int rt_frame(lua_State *L) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, 1, UV_INPUTS);
+  provide_externals(L, o);
   o->L = L;
   o->self = 1;
   int rc = fg_rt_frame(o->rt, node_cb, o, o->err, sizeof o->err);
@@ -962,6 +1092,19 @@ void fg_lua_open_runtime(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, l_blob);
   lua_setfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
+  luaL_newmetatable(L, FG_LUA_IMAGE);
+  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__gc");
+  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, img_tostring); lua_setfield(L, -2, "__tostring");
+  lua_newtable(L);
+  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "close");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+  luaL_getmetatable(L, FG_LUA_DEVICE);
+  lua_getfield(L, -1, "__index");
+  lua_pushcfunction(L, dev_external_image);
+  lua_setfield(L, -2, "external_image");
+  lua_pop(L, 2);
   lua_pushcfunction(L, l_runtime);
   lua_setfield(L, -2, "runtime");
 }
