@@ -21,7 +21,7 @@ static uint64_t rnd_range(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - 
 
 static fg_allocator *make(fg_alloc_kind kind, uint64_t cap, uint64_t block) {
   char err[256] = "";
-  fg_alloc_desc d = { kind, cap, block, NULL };
+  fg_alloc_desc d = { kind, cap, block, NULL, 0 };
   fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
   CHECKM(a != NULL, "create %s: %s", fg_alloc_kind_name(kind), err);
   return a;
@@ -178,13 +178,13 @@ static void test_buddy_directed(void) {
   validate(a, "npot");
   fg_allocator_destroy(a);
   char err[256] = "";
-  fg_alloc_desc d = { FG_ALLOC_BUDDY, 1ull << 40, 1, NULL };
+  fg_alloc_desc d = { FG_ALLOC_BUDDY, 1ull << 40, 1, NULL, 0 };
   CHECK(fg_allocator_create(&d, err, sizeof err) == NULL && strstr(err, "opts.block"));
 }
 
 static void test_slab_linear_ring(void) {
   char err[256] = "";
-  fg_alloc_desc d = { FG_ALLOC_SLAB, 1000, 0, NULL };
+  fg_alloc_desc d = { FG_ALLOC_SLAB, 1000, 0, NULL, 0 };
   CHECK(fg_allocator_create(&d, err, sizeof err) == NULL && strstr(err, "opts.block"));
   fg_allocator *a = make(FG_ALLOC_SLAB, 1000, 64);
   if (!a) return;

@@ -253,7 +253,7 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
   a->capacity = desc->capacity;
   int rc = 0;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: rc = fg__tlsf_init(a, err, errlen); break;
+  case FG_ALLOC_TLSF: rc = fg__tlsf_init(a, desc->granularity, err, errlen); break;
   case FG_ALLOC_BUDDY: rc = fg__buddy_init(a, desc->block, err, errlen); break;
   case FG_ALLOC_SLAB: rc = slab_init(a, desc->block, err, errlen); break;
   case FG_ALLOC_LINEAR:

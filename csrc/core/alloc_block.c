@@ -70,7 +70,7 @@ static int new_blk(fg_block_allocator *b, uint64_t size, int dedicated, uint32_t
     }
     b->nblocks++;
   }
-  fg_alloc_desc ad = { b->d.kind, size, b->d.slab_block, &b->hooks };
+  fg_alloc_desc ad = { b->d.kind, size, b->d.slab_block, &b->hooks, b->d.kind == FG_ALLOC_TLSF ? b->d.slab_block : 0 };
   fg_allocator *a = fg_allocator_create(&ad, NULL, 0);
   if (!a) return -1;
   void *user = NULL;
@@ -100,6 +100,7 @@ int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_bloc
   if (size + (align - 1) > bs || size + (align - 1) < size) {
     /* oversized: a block of its own; offset 0 is aligned already */
     uint64_t cap = size;
+    if (b->d.kind == FG_ALLOC_TLSF && b->d.slab_block > 1) cap = fg_align_up(size, b->d.slab_block);
     if (b->d.kind == FG_ALLOC_BUDDY) {
       cap = 1;
       while (cap < size && cap) cap <<= 1;

@@ -40,6 +40,7 @@ typedef struct fg_tlsf {
   uint32_t sl_map[FG_TLSF_FL];
   uint32_t heads[FG_TLSF_FL][FG_TLSF_SL];
   fg_omap live;                   /* offset -> node */
+  uint64_t gran;                  /* power of two >= 1 */
 } fg_tlsf;
 
 typedef struct fg_buddy {
@@ -76,7 +77,7 @@ struct fg_allocator {
   union { fg_tlsf tlsf; fg_buddy buddy; fg_slab slab; fg_linear lin; } u;
 };
 
-int fg__tlsf_init(fg_allocator *a, char *err, size_t errlen);
+int fg__tlsf_init(fg_allocator *a, uint64_t gran, char *err, size_t errlen);
 void fg__tlsf_fini(fg_allocator *a);
 uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align);
 int fg__tlsf_free(fg_allocator *a, uint64_t off);

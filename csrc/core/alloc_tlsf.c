@@ -40,7 +40,7 @@ static void node_release(fg_tlsf *t, uint32_t i) {
   t->node_spare = i;
 }
 
-static void free_insert(fg_tlsf *t, uint32_t i) {
+static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
   int fl, sl;
   mapping(n->size, &fl, &sl);
@@ -54,7 +54,7 @@ static void free_insert(fg_tlsf *t, uint32_t i) {
   t->sl_map[fl] |= 1u << sl;
 }
 
-static void free_remove(fg_tlsf *t, uint32_t i) {
+static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
   int fl, sl;
   mapping(n->size, &fl, &sl);
@@ -95,8 +95,16 @@ static void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
   node_release(t, j);
 }
 
-int fg__tlsf_init(fg_allocator *a, char *err, size_t errlen) {
+int fg__tlsf_init(fg_allocator *a, uint64_t gran, char *err, size_t errlen) {
   fg_tlsf *t = &a->u.tlsf;
+  if (gran == 0) gran = 1;
+  if (gran & (gran - 1) || gran > a->capacity) {
+    fg_errf(err, errlen, "tlsf: granularity %llu must be a power of two no larger than the capacity %llu",
+            (unsigned long long)gran, (unsigned long long)a->capacity);
+    return -1;
+  }
+  t->gran = gran;
+  a->capacity = a->capacity / gran * gran;
   t->node_spare = FG_NIL;
   if (fg_omap_init(&t->live, &a->hooks, 64)) { fg_errf(err, errlen, "out of host memory"); return -1; }
   return 0;
@@ -145,6 +153,10 @@ static inline int fits(const fg_tlsf_node *n, uint64_t size, uint64_t align) {
 uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_tlsf *t = &a->u.tlsf;
   if (size > a->capacity) return FG_ALLOC_FAIL;
+  if (t->gran > 1) {
+    size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
+    if (align <= t->gran && t->gran % align == 0) align = 1;
+  }
   uint64_t need = size + (align > 1 ? align - 1 : 0);
   uint32_t i = FG_NIL;
   int fl, sl;

@@ -45,6 +45,10 @@ typedef struct fg_alloc_desc {
   uint64_t block;          /* SLAB: slot size (required); BUDDY: smallest block
                               (0 = max(1, capacity >> 20) rounded to a power of two) */
   const fg_alloc_hooks *hooks; /* bookkeeping memory; NULL = malloc */
+  uint64_t granularity;    /* TLSF: sizes and block offsets are multiples of this
+                              (0 = 1). A power of two; requests aligned to at most
+                              this need no padding, which is what makes TLSF fast
+                              for GPU alignments. Capacity is rounded down to it. */
 } fg_alloc_desc;
 
 typedef struct fg_alloc_stats {
@@ -88,7 +92,7 @@ int fg_allocator_validate(const fg_allocator *a, char *err, size_t errlen);
 typedef struct fg_block_desc {
   fg_alloc_kind kind;       /* sub-allocator of each block (0 = TLSF) */
   uint64_t block_size;      /* size of a normal block (required) */
-  uint64_t slab_block;      /* SLAB slot size / BUDDY smallest block */
+  uint64_t slab_block;      /* SLAB slot size / BUDDY smallest block / TLSF granularity */
   uint32_t keep_empty;      /* empty blocks kept for reuse; surplus ones are destroyed */
   /* Creates the backing of a block of `size`; returns 0 and sets *block_user,
    * or non-zero when it cannot (out of memory): the allocation then fails. */

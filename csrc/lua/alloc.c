@@ -58,7 +58,7 @@ static int l_allocator(lua_State *L) {
   u->a = NULL;
   luaL_setmetatable(L, FG_LUA_ALLOCATOR);
   char err[256];
-  fg_alloc_desc d = { (fg_alloc_kind)kind, (uint64_t)cap, block, NULL };
+  fg_alloc_desc d = { (fg_alloc_kind)kind, (uint64_t)cap, block, NULL, 0 };
   u->a = fg_allocator_create(&d, err, sizeof err);
   if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY ? 3 : 2, err);
   return 1;

@@ -112,7 +112,8 @@ static void cb_destroy(void *user, void *bu) {
 
 static int ensure_blocks(subpool *sp) {
   if (sp->blocks) return 0;
-  fg_block_desc bd = { FG_ALLOC_TLSF, sp->p->d.block_size, 0, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
+  /* granularity 256: typical buffer alignments need no padding blocks */
+  fg_block_desc bd = { FG_ALLOC_TLSF, sp->p->d.block_size, 256, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
   sp->blocks = fg_block_allocator_create(&bd, NULL, 0);
   return sp->blocks ? 0 : -1;
 }
@@ -242,7 +243,7 @@ static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_al
       if (!sp->err[0]) fg_errf(sp->err, sizeof sp->err, "no memory for a slab page");
       return VK_ERROR_OUT_OF_DEVICE_MEMORY;
     }
-    fg_alloc_desc ad = { FG_ALLOC_SLAB, slot * SLAB_PAGE_SLOTS, slot, NULL };
+    fg_alloc_desc ad = { FG_ALLOC_SLAB, slot * SLAB_PAGE_SLOTS, slot, NULL, 0 };
     np->slab = fg_allocator_create(&ad, NULL, 0);
     if (!np->slab) { fg_block_free(sp->blocks, &np->ba); return VK_ERROR_OUT_OF_HOST_MEMORY; }
     np->blk = np->ba.block_user;
@@ -286,7 +287,8 @@ static VkResult alloc_in(subpool *sp, const fg_vk_mem_request *req, VkDeviceSize
 
 VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_allocation *out,
                          char *err, size_t errlen) {
-  memset(out, 0, sizeof *out);
+  out->kind = 0; /* every other field is set on success (memset's rep stos costs more than the rest) */
+  out->mapped = NULL;
   VkDeviceSize align = req->alignment ? req->alignment : 1;
   if (req->size == 0 || (align & (align - 1))) {
     fg_errf(err, errlen, "memory request needs size > 0 and a power-of-two alignment (got size %llu, alignment %llu)",
@@ -301,7 +303,9 @@ VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_a
   for (uint32_t t = 0; t < p->ntypes; t++) {
     VkMemoryPropertyFlags f = mp->memoryTypes[t].propertyFlags;
     if (!(bits & (1u << t)) || (f & req->required) != req->required) continue;
-    int s = __builtin_popcount(f & req->preferred);
+    VkMemoryPropertyFlags pf = f & req->preferred;
+    int s = 0;
+    for (; pf; pf &= pf - 1) s++;
     uint32_t k = nc++;
     while (k > 0 && score[k - 1] < s) { cand[k] = cand[k - 1]; score[k] = score[k - 1]; k--; }
     cand[k] = t;
@@ -363,7 +367,9 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
     }
   }
   pthread_mutex_unlock(&sp->lock);
-  memset(a, 0, sizeof *a);
+  a->kind = 0;
+  a->memory = VK_NULL_HANDLE;
+  a->mapped = NULL;
 }
 
 void fg_vk_mempool_trim(fg_vk_mempool *p) {
