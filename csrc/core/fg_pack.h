@@ -29,8 +29,9 @@ typedef struct fg_pack_desc {
   const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
-  double time_budget_ms; /* best: exact-search budget; 0 = default */
-  uint64_t node_budget;  /* best: exact-search node budget; 0 = default */
+  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (1 ms);
+                            the baselines it starts from always run in full */
+  uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
 } fg_pack_desc;
 

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_BUDGET_MS 0.6
+/* The budget covers the whole call; the baselines always run in full (best
+ * must never lose to them), the search uses what is left. */
+#define DEFAULT_BUDGET_MS 1.0
 #define DEFAULT_NODES 2000000
 
 typedef struct bs {
@@ -69,12 +71,32 @@ static void set_order_kv(bs *b, pk_kv *kv) {
 
 static int is_whole(const pk_inst *in, size_t i) { return in->cyclic && in->s[i] == in->e[i]; }
 
+
+/* The conflict matrix as bits: placement tests pairs far more often than
+ * there are pairs. Skipped for very large n (memory n^2/8). */
+static uint64_t *build_bits(const pk_inst *in, size_t *words) {
+  size_t n = in->n, w = (n + 63) / 64;
+  if (n > 8192) return NULL;
+  uint64_t *bits = calloc(n * w, sizeof(uint64_t));
+  if (!bits) return NULL;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (pk_conflict_arcs(in, i, j)) {
+        bits[i * w + (j >> 6)] |= 1ull << (j & 63);
+        bits[j * w + (i >> 6)] |= 1ull << (i & 63);
+      }
+  *words = w;
+  return bits;
+}
+
 typedef int (*pk_fn)(const pk_inst *, uint64_t *);
 
 int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
   size_t n = in0->n;
   *optimal = 0;
   pk_inst in = *in0, rev;
+  uint64_t *bits = build_bits(in0, &in.cwords);
+  in.cbits = bits;
   uint64_t budget_ns = (uint64_t)((desc->time_budget_ms > 0 ? desc->time_budget_ms : DEFAULT_BUDGET_MS) * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
@@ -160,73 +182,99 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
   }
   m = b.n;
-  /* 4. local search around the peak */
-  memcpy(b.ord, bord, sizeof(size_t) * m);
-  for (size_t k = 0; k < m; k++) b.pos[b.ord[k]] = (uint32_t)k;
-  uint64_t M = m ? ff_from(&b, 0) : bestM, iter = 0;
-  /* secondary objective: bytes sticking out above LOAD, so that moves which
-   * lower other items near the peak count as progress */
-#define OVER(res)                                                      \
-  do {                                                                 \
-    res = 0;                                                           \
-    for (size_t k_ = 0; k_ < m; k_++) {                                \
-      size_t i_ = b.ord[k_];                                           \
-      uint64_t e_ = b.off[i_] + in.size[i_];                           \
-      if (e_ > lb) res += e_ - lb;                                     \
-    }                                                                  \
-  } while (0)
-  uint64_t over, over2;
-  OVER(over);
-  size_t *top = sord; /* scratch: sord is refilled after the pick */
+  /* 4. ruin and recreate around the peak: take an item touching the
+   * makespan and the items whose lifetimes meet it within a band below the
+   * top, put them back by first/best fit in a shuffled size order with
+   * everything else fixed; keep the result unless the makespan grows (or,
+   * at equal makespan, more bytes stick out above LOAD). */
+  m = b.n;
+  uint64_t *off = b.off;
+  memcpy(off, boff, sizeof(uint64_t) * n);
+  size_t *list = bord; /* the non-whole items */
+  pk_plist *pl = &b.pl;
+  for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){off[list[k]], 0, list[k]};
+  pk_sort_kv(kv, m);
+  for (size_t k = 0; k < m; k++) pl->ix[k] = (uint32_t)kv[k].i;
+  pl->n = m;
+  char *ruined = calloc(n, 1);
+  if (!ruined) goto done;
+  uint64_t M = bestM, over = 0, iter = 0;
+  for (size_t k = 0; k < m; k++) {
+    uint64_t e = off[list[k]] + in.size[list[k]];
+    if (e > lb) over += e - lb;
+  }
+  size_t *R = sord, *top = (size_t *)tmp;
   while (m > 1 && M > lb && iter < nodes) {
-    if (fg_now_ns() > deadline) break;
+    if ((iter & 7) == 0 && fg_now_ns() > deadline) break;
     iter++;
     size_t nt = 0;
-    for (size_t k = 0; k < m; k++) {
-      size_t i = b.ord[k];
-      if (b.off[i] + in.size[i] == M) top[nt++] = i;
-    }
+    for (size_t k = 0; k < m; k++)
+      if (off[list[k]] + in.size[list[k]] == M) top[nt++] = list[k];
     if (!nt) break; /* the peak is the whole-cycle stack itself */
     size_t t = top[rnd(&b.rng) % nt];
-    size_t pt = b.pos[t];
-    if (pt == 0) {
-      t = b.ord[1 + rnd(&b.rng) % (m - 1)]; /* perturb: move someone else forward */
-      pt = b.pos[t];
+    uint64_t span = M - b.lo0, r0 = rnd(&b.rng);
+    uint64_t depth = in.size[t] + span / 100 * (r0 % 40);
+    uint64_t band = M > depth ? M - depth : 0;
+    size_t nr = 0;
+    R[nr++] = t;
+    for (size_t k = 0; k < m && nr < 48; k++) {
+      size_t j = list[k];
+      if (j == t || off[j] + in.size[j] <= band) continue;
+      if (pk_conflict(&in, t, j) || (rnd(&b.rng) & 15) == 0) R[nr++] = j;
     }
-    size_t q = rnd(&b.rng) % pt;
-    memcpy(sord + q, b.ord + q, sizeof(size_t) * (m - q));
-    for (size_t k = q; k < m; k++) soff[k] = b.off[b.ord[k]];
-    memmove(b.ord + q + 1, b.ord + q, sizeof(size_t) * (pt - q));
-    b.ord[q] = t;
-    for (size_t k = q; k <= pt; k++) b.pos[b.ord[k]] = (uint32_t)k;
-    uint64_t M2 = ff_from(&b, q);
-    if (M2 == M) OVER(over2);
+    for (size_t q = 0; q < nr; q++) {
+      soff[q] = off[R[q]];
+      ruined[R[q]] = 1;
+    }
+    size_t w = 0;
+    for (size_t k = 0; k < pl->n; k++)
+      if (!ruined[pl->ix[k]]) pl->ix[w++] = pl->ix[k];
+    pl->n = w;
+    /* recreate order: size scaled by a random factor, largest first */
+    for (size_t q = 0; q < nr; q++) {
+      uint64_t f = 64 + rnd(&b.rng) % 64;
+      kv[q] = (pk_kv){UINT64_MAX - (in.size[R[q]] >> 7) * f, rnd(&b.rng), q};
+    }
+    pk_sort_kv(kv, nr);
+    int bestfit = (r0 >> 32) & 1;
+    for (size_t q = 0; q < nr; q++) {
+      size_t i = R[kv[q].i];
+      off[i] = pk_place(&in, pl, off, i, b.lo0, UINT64_MAX, bestfit);
+      pk_pl_insert(pl, off, (uint32_t)i);
+    }
+    uint64_t M2 = b.lo0, over2 = 0;
+    for (size_t k = 0; k < m; k++) {
+      uint64_t e = off[list[k]] + in.size[list[k]];
+      if (e > M2) M2 = e;
+      if (e > lb) over2 += e - lb;
+    }
     if (M2 < M || (M2 == M && over2 <= over)) {
-      if (M2 < M) OVER(over2);
       M = M2;
       over = over2;
       if (M < bestM) {
         bestM = M;
-        memcpy(bord, b.ord, sizeof(size_t) * m);
-        memcpy(boff, b.off, sizeof(uint64_t) * n);
+        memcpy(boff, off, sizeof(uint64_t) * n);
       }
-    } else { /* revert the suffix and its prefix maxima */
-      memcpy(b.ord + q, sord + q, sizeof(size_t) * (m - q));
-      for (size_t k = q; k < m; k++) {
-        size_t i = b.ord[k];
-        b.pos[i] = (uint32_t)k;
-        b.off[i] = soff[k];
-        uint64_t e = soff[k] + in.size[i];
-        b.pre[k + 1] = b.pre[k] > e ? b.pre[k] : e;
+    } else { /* revert */
+      w = 0;
+      for (size_t k = 0; k < pl->n; k++)
+        if (!ruined[pl->ix[k]]) pl->ix[w++] = pl->ix[k];
+      pl->n = w;
+      for (size_t q = 0; q < nr; q++) {
+        off[R[q]] = soff[q];
+        pk_pl_insert(pl, off, (uint32_t)R[q]);
       }
     }
+    for (size_t q = 0; q < nr; q++) ruined[R[q]] = 0;
   }
+  free(ruined);
   if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
 proved:
   *optimal = pk_makespan(in0, out) == load;
   rc = 0;
 done:
   if (have_rev) pk_free(&rev);
+  free(bits);
   free(b.pl.ix); free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
   free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);
   return rc;

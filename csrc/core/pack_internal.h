@@ -16,6 +16,9 @@ typedef struct pk_inst {
   uint64_t *size, *align;/* effective size/alignment (granularity-rounded) */
   const fg_pack_item *items;
   uint64_t gran;         /* > 1 and both kinds present: kind-1 items rounded */
+  const uint64_t *cbits; /* optional conflict matrix (best builds it): row i is
+                            cwords words, bit j set when i and j meet */
+  size_t cwords;
 } pk_inst;
 
 /* Is point t inside item i's interval? */
@@ -26,8 +29,12 @@ static inline int pk_contains(const pk_inst *in, size_t i, uint32_t t) {
   return t >= a || t < b;
 }
 /* Two non-empty arcs meet iff one holds the other's start. */
-static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
+static inline int pk_conflict_arcs(const pk_inst *in, size_t i, size_t j) {
   return pk_contains(in, i, in->s[j]) || pk_contains(in, j, in->s[i]);
+}
+static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
+  if (in->cbits) return (int)((in->cbits[i * in->cwords + (j >> 6)] >> (j & 63)) & 1);
+  return pk_conflict_arcs(in, i, j);
 }
 /* Number of points the item covers. */
 static inline uint32_t pk_len(const pk_inst *in, size_t i) {
