@@ -30,6 +30,8 @@ typedef struct subpool {
   fg_block_allocator *blocks;   /* created on first use */
   sclass cls[NCLASS_MAX];
   cached *cache;
+  cached *ded;                  /* live dedicated memories, freed at destroy if leaked */
+  uint32_t nded, capded;
   uint32_t ncache;
   VkDeviceSize cache_bytes;
   /* counters (under lock) */
@@ -174,11 +176,11 @@ void fg_vk_mempool_destroy(fg_vk_mempool *p) {
     }
     while (sp->ncache) cache_drop_oldest(sp);
     free(sp->cache);
+    for (uint32_t k = 0; k < sp->nded; k++) dev_free(sp, sp->ded[k].mem, sp->ded[k].size);
+    free(sp->ded);
     fg_block_allocator_destroy(sp->blocks); /* frees the blocks (and so pages and live allocations) */
     pthread_mutex_destroy(&sp->lock);
   }
-  /* dedicated allocations still live at destroy are the caller's leak; their
-   * VkDeviceMemory goes with the device */
   free(p->subs);
   fg_vk_release(p->dev);
   free(p);
@@ -212,6 +214,14 @@ static VkResult alloc_dedicated(subpool *sp, VkDeviceSize size, fg_vk_allocation
   out->mapped = map;
   out->kind = FG_VK_MEM_DEDICATED;
   out->block_.size = got; /* the memory's real size, for the cache */
+  if (sp->nded == sp->capded) {
+    uint32_t ncap = sp->capded ? sp->capded * 2 : 8;
+    cached *n = realloc(sp->ded, sizeof(cached) * ncap);
+    if (!n) { dev_free(sp, mem, got); return VK_ERROR_OUT_OF_HOST_MEMORY; }
+    sp->ded = n;
+    sp->capded = ncap;
+  }
+  sp->ded[sp->nded++] = (cached){ mem, got, map };
   sp->n_dedicated++;
   return VK_SUCCESS;
 }
@@ -356,6 +366,8 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
   } else {
     sp->n_dedicated--;
     VkDeviceSize real = a->block_.size;
+    for (uint32_t i = 0; i < sp->nded; i++)
+      if (sp->ded[i].mem == a->memory) { sp->ded[i] = sp->ded[--sp->nded]; break; }
     if (sp->ncache == p->d.dedicated_cache && sp->ncache) cache_drop_oldest(sp);
     if (!sp->cache) sp->cache = malloc(sizeof(cached) * p->d.dedicated_cache);
     if (sp->cache) {
