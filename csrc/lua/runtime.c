@@ -614,8 +614,10 @@ static int p_compile(lua_State *L) {
   return 1;
 }
 
-/* rt:reload(pipeline_or_path) -> true | nil, err. The runtime keeps the last
- * good graph when the new one does not compile or cannot be placed. */
+/* rt:reload(pipeline_or_path) -> true, changes | nil, err. The runtime keeps
+ * the last good graph when the new one does not compile or cannot be placed.
+ * With graph:update (the compiler's incremental path) only changed nodes are
+ * re-declared; a change of run functions alone touches no GPU object. */
 static int rt_reload(lua_State *L) {
   lrt *o = check_rt(L, 1);
   lua_settop(L, 2);
@@ -634,6 +636,50 @@ static int rt_reload(lua_State *L) {
     lua_replace(L, 2);
   }
   luaL_checktype(L, 2, LUA_TTABLE);
+  /* Incremental path: graph:update re-declares only the nodes that changed
+   * and raises (leaving the graph untouched) when the new pipeline is bad. */
+  lua_getiuservalue(L, 1, UV_GRAPH);
+  int gi = lua_gettop(L);
+  lua_getfield(L, gi, "update");
+  if (lua_isfunction(L, -1)) {
+    fg_lua_graph_pipeline(L, gi);
+    int oldp = lua_gettop(L);
+    lua_pushvalue(L, oldp - 1);
+    lua_pushvalue(L, gi);
+    lua_pushvalue(L, 2);
+    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
+      luaL_pushfail(L);
+      lua_pushfstring(L, "reload: the new pipeline does not compile (still running the previous one):\n%s",
+                      lua_isstring(L, -2) ? lua_tostring(L, -2) : "(no message)");
+      return 2;
+    }
+    int changes = lua_gettop(L);
+    lua_getfield(L, changes, "recompiled");
+    int recompiled = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+    if (recompiled && fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+      char why[2048];
+      memcpy(why, o->err, sizeof why);
+      /* Back to the previous pipeline (it compiled and ran before). */
+      lua_getfield(L, gi, "update");
+      lua_pushvalue(L, gi);
+      lua_pushvalue(L, oldp);
+      if (lua_pcall(L, 2, 0, 0) != LUA_OK || fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+        luaL_pushfail(L);
+        lua_pushfstring(L, "reload failed (%s) and restoring the previous plan failed too", why);
+        return 2;
+      }
+      build_slots(L, o, 1);
+      luaL_pushfail(L);
+      lua_pushfstring(L, "reload: %s (still running the previous pipeline)", why);
+      return 2;
+    }
+    build_slots(L, o, 1);
+    lua_pushboolean(L, 1);
+    lua_pushvalue(L, changes);
+    return 2;
+  }
+  lua_settop(L, 2);
   lua_pushcfunction(L, p_compile);
   lua_pushvalue(L, 2);
   lua_getiuservalue(L, 1, UV_OPTS);

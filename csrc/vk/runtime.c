@@ -1082,6 +1082,30 @@ int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, si
     fg_errf(err, errlen, "reading back depth/stencil '%s' is not supported", r->g->name);
     return -1;
   }
+  /* The copy must still own its memory at the end of the frame: if the plan
+   * lets a later resource of the same frame reuse it, the bytes are not its. */
+  const fg_graph_resource *gx = r->g;
+  if (gx->heap != FG_GRAPH_NONE) {
+    uint32_t V = rt->ninst, T = 2 * V;
+    for (uint32_t j = 0; j < rt->nres && T; j++) {
+      const fg_graph_resource *gy = rt->res[j].g;
+      if (j == phys || gy->heap != gx->heap || gy->offset >= gx->offset + gx->size ||
+          gx->offset >= gy->offset + gy->size)
+        continue;
+      for (uint32_t t = gx->stop % T; t != ((p + 1) * V) % T; t = (t + 1) % T) {
+        int live = gy->start < gy->stop ? (t >= gy->start && t < gy->stop)
+                 : gy->start > gy->stop ? (t >= gy->start || t < gy->stop) : 1;
+        if (live) {
+          fg_errf(err, errlen, "'%s' (frame copy %u) cannot be read back: the plan reuses its memory for '%s' later "
+                  "in the same frame (its lifetime ends at node slot %u); only resources alive at the end of the "
+                  "frame can be read: outputs need the compiler to keep them alive to the frame's end",
+                  gx->name, gx->frame, gy->name, gx->last_slot);
+          return -1;
+        }
+        if (gx->stop % T == ((p + 1) * V) % T) break;
+      }
+    }
+  }
   fg_rt_wait_idle(rt);
   uint32_t texel = r->is_image ? fg_format_get(r->g->format)->texel_bytes : 1;
   size_t bytes = r->is_image ? (size_t)r->width * r->height * texel : (size_t)r->bytes;
