@@ -152,10 +152,112 @@ static void test_fuzz(void) {
   printf("fuzz: %d packings checked\n", count);
 }
 
+/* ------------------------------------------------------ brute force */
+static int arc_has(const fg_pack_item *x, uint64_t t, uint64_t period) {
+  uint64_t a = x->start, b = x->stop;
+  if (period && b == period) b = 0;
+  if (!period) return a <= t && t < b;
+  if (a == b) return 1;
+  if (a < b) return a <= t && t < b;
+  return t >= a || t < b;
+}
+static int meets(const fg_pack_item *x, const fg_pack_item *y, uint64_t period) {
+  return arc_has(x, y->start, period) || arc_has(y, x->start, period);
+}
+/* First fit in a given order; the minimum over all orders is the optimum
+ * (first fit in the offset order of an optimal packing never goes higher). */
+static uint64_t first_fit(const fg_pack_item *a, const int *ord, int n, uint64_t period) {
+  uint64_t off[8], top = 0;
+  for (int k = 0; k < n; k++) {
+    const fg_pack_item *x = &a[ord[k]];
+    uint64_t al = x->align ? x->align : 1, cand = 0;
+    for (;;) { /* lowest aligned offset clear of every earlier conflicting item */
+      uint64_t o = (cand + al - 1) / al * al, bump = 0;
+      for (int q = 0; q < k; q++) {
+        const fg_pack_item *y = &a[ord[q]];
+        if (meets(x, y, period) && off[ord[q]] < o + x->size && o < off[ord[q]] + y->size)
+          if (off[ord[q]] + y->size > bump) bump = off[ord[q]] + y->size;
+      }
+      if (!bump) { off[ord[k]] = o; break; }
+      cand = bump;
+    }
+    if (off[ord[k]] + x->size > top) top = off[ord[k]] + x->size;
+  }
+  return top;
+}
+static uint64_t brute(const fg_pack_item *a, int n, uint64_t period, int *ord, int k, int used) {
+  if (k == n) return first_fit(a, ord, n, period);
+  uint64_t best = UINT64_MAX;
+  for (int i = 0; i < n; i++)
+    if (!(used & (1 << i))) {
+      ord[k] = i;
+      uint64_t m = brute(a, n, period, ord, k + 1, used | (1 << i));
+      if (m < best) best = m;
+    }
+  return best;
+}
+
+static void test_small_optima(void) {
+  fg_pack_item a[7];
+  uint64_t off[7];
+  int ord[7], above = 0;
+  char err[256];
+  for (int iter = 0; iter < 300; iter++) {
+    int n = 2 + (int)rndu(5);
+    fg_pack_desc d = {0};
+    d.period = rndu(2) ? 4 + rndu(10) : 0;
+    uint64_t T = d.period ? d.period : 10;
+    for (int i = 0; i < n; i++) {
+      uint64_t s = rndu(T), len = 1 + rndu(T / 2 + 1);
+      uint64_t e = d.period ? (rndu(6) == 0 ? s : (s + len) % T) : s + len;
+      a[i] = (fg_pack_item){s, e, 1 + rndu(9), (uint64_t)1 << rndu(3), 0, 0};
+    }
+    uint64_t opt = brute(a, n, d.period, ord, 0, 0);
+    d.time_budget_ms = 20;
+    fg_pack_result r;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(fg_check_packing(a, (size_t)n, off, &d, err, sizeof err) == 1, "iter %d: %s", iter, err);
+    CHECK(r.makespan == opt, "iter %d: best %llu, brute-forced optimum %llu (load %llu)", iter,
+          (unsigned long long)r.makespan, (unsigned long long)opt, (unsigned long long)r.load);
+    /* optimal is claimed only when true; reaching LOAD is always a proof, and
+     * these are small enough for the exact search to finish */
+    CHECK(!r.optimal || r.makespan == opt, "iter %d: optimal claimed at %llu, optimum %llu", iter,
+          (unsigned long long)r.makespan, (unsigned long long)opt);
+    CHECK(r.optimal, "iter %d: optimum %llu reached but not proved", iter, (unsigned long long)opt);
+    if (opt > r.load) above++;
+  }
+  printf("small optima: %d of 300 have their optimum above LOAD (proved by exhaustive search)\n", above);
+}
+
+/* The thesis's family where the greedy error is unbounded: l_i = i,
+ * r_i = i + 2, sizes growing. best must reach LOAD. */
+static void test_thesis_family(void) {
+  enum { N = 64 };
+  fg_pack_item a[N];
+  uint64_t off[N];
+  char err[256];
+  for (int n = 4; n <= N; n *= 2) {
+    for (int i = 0; i < n; i++) a[i] = (fg_pack_item){(uint64_t)i, (uint64_t)i + 2, 8 * (uint64_t)(i + 1), 8, 0, 0};
+    fg_pack_desc d = {0};
+    fg_pack_result r;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(fg_check_packing(a, (size_t)n, off, &d, err, sizeof err) == 1, "n %d: %s", n, err);
+    CHECK(r.makespan == r.load && r.optimal, "n %d: makespan %llu load %llu", n, (unsigned long long)r.makespan,
+          (unsigned long long)r.load);
+    d.solver = "thesis";
+    fg_pack_result rt;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &rt, err, sizeof err) == 0, "%s", err);
+    printf("thesis family n=%d: best %.3f x LOAD, thesis %.3f x LOAD\n", n, (double)r.makespan / r.load,
+           (double)rt.makespan / rt.load);
+  }
+}
+
 int main(void) {
   test_checker();
   test_errors();
   test_fuzz();
+  test_small_optima();
+  test_thesis_family();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;

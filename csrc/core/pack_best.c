@@ -89,6 +89,122 @@ static uint64_t *build_bits(const pk_inst *in, size_t *words) {
   return bits;
 }
 
+
+/* Exact search. Some optimal packing is a fixed point of "first fit in
+ * offset order" (re-packing an optimal packing that way never raises an
+ * item; repeat until nothing moves), so it suffices to enumerate orders whose
+ * first-fit offsets never decrease. Children are tried by offset (min-offset
+ * first); a child is cut when its makespan, or its offset plus the bytes
+ * still unplaced at some time point (they all go at or above it, and above
+ * the child where they meet it), reaches the incumbent; items identical in
+ * lifetime, size and alignment are placed in index order; two items at the
+ * same offset that do not meet are placed in index order (either order gives
+ * the same packing). */
+typedef struct bb {
+  const pk_inst *in;
+  size_t n;
+  uint32_t K;
+  uint64_t *off, *rem, inc; /* rem[t]: unplaced bytes at point t; inc: incumbent makespan */
+  uint64_t *best;           /* offsets of the incumbent, when found here */
+  char *placed;
+  int32_t *twin;            /* previous identical item, or -1 */
+  pk_plist pl;
+  pk_kv *kvs;               /* children per depth: n per level */
+  uint64_t nodes, max_nodes, deadline;
+  int found, aborted;
+} bb;
+
+static void bb_rec(bb *s, size_t depth, uint64_t cur, uint64_t mk, int64_t last) {
+  const pk_inst *in = s->in;
+  if (s->aborted) return;
+  if (++s->nodes > s->max_nodes || ((s->nodes & 255) == 0 && fg_now_ns() > s->deadline)) {
+    s->aborted = 1;
+    return;
+  }
+  if (depth == s->n) {
+    if (mk < s->inc) {
+      s->inc = mk;
+      memcpy(s->best, s->off, sizeof(uint64_t) * s->n);
+      s->found = 1;
+    }
+    return;
+  }
+  pk_kv *kv = s->kvs + depth * s->n;
+  size_t nk = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    if (s->placed[i] || (s->twin[i] >= 0 && !s->placed[s->twin[i]])) continue;
+    uint64_t o = pk_place(in, &s->pl, s->off, i, 0, UINT64_MAX, 0);
+    if (o < cur) continue;
+    if (last >= 0 && o == cur && i < (size_t)last && !pk_conflict(in, i, (size_t)last)) continue;
+    uint64_t e = o + in->size[i];
+    if ((e > mk ? e : mk) >= s->inc) continue;
+    kv[nk++] = (pk_kv){o, UINT64_MAX - in->size[i], i};
+  }
+  pk_sort_kv(kv, nk);
+  for (size_t c = 0; c < nk && !s->aborted; c++) {
+    size_t i = kv[c].i;
+    uint64_t o = kv[c].k, e = o + in->size[i];
+    if ((e > mk ? e : mk) >= s->inc) continue; /* the incumbent may have improved */
+    /* section-load bound */
+    uint32_t len = pk_len(in, i), K = s->K;
+    for (uint32_t k = 0, t = in->s[i]; k < len; k++, t = t + 1 == K ? 0 : t + 1) s->rem[t] -= in->size[i];
+    uint64_t bound = e > mk ? e : mk;
+    for (uint32_t t = 0; t < K && bound < s->inc; t++) {
+      uint64_t v = (pk_contains(in, i, t) ? e : o) + s->rem[t];
+      if (s->rem[t] && v > bound) bound = v;
+    }
+    if (bound < s->inc) {
+      s->off[i] = o;
+      s->placed[i] = 1;
+      pk_pl_insert(&s->pl, s->off, (uint32_t)i);
+      bb_rec(s, depth + 1, o, e > mk ? e : mk, (int64_t)i);
+      pk_pl_remove(&s->pl, (uint32_t)i);
+      s->placed[i] = 0;
+    }
+    for (uint32_t k = 0, t = in->s[i]; k < len; k++, t = t + 1 == K ? 0 : t + 1) s->rem[t] += in->size[i];
+  }
+}
+
+/* Returns 1 when the search finished (the incumbent, possibly improved into
+ * out, is optimal), 0 when the budget ran out, -1 on OOM. */
+static int exact(const pk_inst *in, uint64_t inc, uint64_t *out, int *improved, uint64_t max_nodes,
+                 uint64_t deadline) {
+  size_t n = in->n;
+  bb s = {0};
+  s.in = in;
+  s.n = n;
+  s.K = in->K;
+  s.inc = inc;
+  s.max_nodes = max_nodes;
+  s.deadline = deadline;
+  s.off = calloc(n, sizeof(uint64_t));
+  s.best = malloc(sizeof(uint64_t) * n);
+  s.rem = calloc(in->K, sizeof(uint64_t));
+  s.placed = calloc(n, 1);
+  s.twin = malloc(sizeof(int32_t) * n);
+  s.pl.ix = malloc(sizeof(uint32_t) * n);
+  s.kvs = n <= 4096 ? malloc(sizeof(pk_kv) * n * n) : NULL;
+  int rc = -1;
+  if (!s.off || !s.best || !s.rem || !s.placed || !s.twin || !s.pl.ix || !s.kvs) goto out;
+  pk_profile(in, s.rem, 0);
+  for (size_t i = 0; i < n; i++) {
+    s.twin[i] = -1;
+    for (size_t j = i; j-- > 0;)
+      if (in->s[j] == in->s[i] && in->e[j] == in->e[i] && in->size[j] == in->size[i] &&
+          in->align[j] == in->align[i]) {
+        s.twin[i] = (int32_t)j;
+        break;
+      }
+  }
+  bb_rec(&s, 0, 0, 0, -1);
+  if (s.found) memcpy(out, s.best, sizeof(uint64_t) * n);
+  *improved = s.found;
+  rc = !s.aborted;
+out:
+  free(s.off); free(s.best); free(s.rem); free(s.placed); free(s.twin); free(s.pl.ix); free(s.kvs);
+  return rc;
+}
+
 typedef int (*pk_fn)(const pk_inst *, uint64_t *);
 
 int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
@@ -204,8 +320,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     if (e > lb) over += e - lb;
   }
   size_t *R = sord, *top = (size_t *)tmp;
+  uint64_t now = fg_now_ns(), rr_deadline = now < deadline ? now + (deadline - now) / 2 : now;
   while (m > 1 && M > lb && iter < nodes) {
-    if ((iter & 7) == 0 && fg_now_ns() > deadline) break;
+    if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     iter++;
     size_t nt = 0;
     for (size_t k = 0; k < m; k++)
@@ -269,6 +386,23 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   }
   free(ruined);
   if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
+  /* 5. exact search below the incumbent with the time that is left */
+  {
+    uint64_t inc = 0;
+    for (size_t i = 0; i < n; i++)
+      if (out[i] + in.size[i] > inc) inc = out[i] + in.size[i];
+    int improved = 0;
+    int ex = inc > lb ? exact(&in, inc, tmp, &improved, nodes, deadline) : 0;
+    if (ex < 0) goto done;
+    if (improved && pk_makespan(in0, tmp) < pk_makespan(in0, out)) memcpy(out, tmp, sizeof(uint64_t) * n);
+    /* exhausted: optimal for the effective sizes, which are the real ones
+     * unless kinds were rounded to granularity pages */
+    if (ex == 1 && !in.gran) {
+      *optimal = 1;
+      rc = 0;
+      goto done;
+    }
+  }
 proved:
   *optimal = pk_makespan(in0, out) == load;
   rc = 0;
