@@ -331,3 +331,42 @@ describe("introspection", function()
                     g:order())
   end)
 end)
+
+describe("external resources", function()
+  it("are used like others but never packed, and keep their provider reachable", function()
+    local provided = function(index) return "swapchain image" end
+    local g = fg.compile({
+      resolutions = { main = { 320, 200 } },
+      outputs = { "backbuffer" },
+      external = { backbuffer = { format = "bgra8_unorm", size = "main", provide = provided } },
+      nodes = {
+        { name = "draw", create = { color = { format = "rgba8_unorm", size = "main" } } },
+        { name = "present", read = { "color" }, modify = { backbuffer = "transfer_dst" } },
+        { name = "unused", read = { "backbuffer" }, create = { junk = { buffer = 16 } } },
+      },
+    })
+    assert.are.same({ "draw", "present" }, g:order())
+    assert.are.equal("culled", node(g, "unused").state)
+    local bb = res(g, "backbuffer")
+    assert.are.equal("external", bb.kind)
+    assert.are.same({ 320, 200 }, { bb.width, bb.height })
+    assert.is_nil(bb.heap)
+    assert.is_true(bb.output)
+    assert.are.equal(provided, g:pipeline().external.backbuffer.provide)
+    assert.are.equal(2 * 320 * 200 * 4, g:stats().naive_bytes)
+  end)
+end)
+
+describe("graph userdata", function()
+  it("closes idempotently and refuses use after close", function()
+    local g = fg.compile(P({ { name = "a", create = { out = T } } }))
+    assert.matches("framegraph.graph %(1 instances", tostring(g))
+    g:close()
+    g:close()
+    assert.has_error(function() g:order() end, "calling 'order' on bad self (graph is closed)")
+    do
+      local g2 <close> = fg.compile(P({ { name = "a", create = { out = T } } }))
+      assert.are.equal(1, #g2:order())
+    end
+  end)
+end)
