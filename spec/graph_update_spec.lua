@@ -64,3 +64,22 @@ describe("graph:update", function()
     assert.are.equal(2, #g:pipeline().nodes)
   end)
 end)
+
+describe("graph:update ordering", function()
+  it("gives the same order as a fresh compile when a node is inserted in the middle", function()
+    local function p(with_mid)
+      local nodes = { { name = "first", side_effects = true } }
+      if with_mid then nodes[#nodes + 1] = { name = "mid", side_effects = true } end
+      nodes[#nodes + 1] = { name = "last", side_effects = true }
+      return { nodes = nodes }
+    end
+    local g = fg.compile(p(false))
+    g:update(p(true))
+    assert.are.same({ "first", "mid", "last" }, g:order())
+    assert.are.same(fg.compile(p(true)):order(), g:order())
+    -- run tags follow the new positions
+    for _, inst in ipairs(g:instances()) do
+      assert.are.equal(inst.name, g:pipeline().nodes[inst.node_index].name)
+    end
+  end)
+end)

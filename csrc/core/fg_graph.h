@@ -147,6 +147,9 @@ typedef struct fg_graph_node_desc {
   uint32_t multiplex_count;
   int side_effects;
   int64_t user;                  /* opaque tag for the caller (the Lua binding: index in pipeline.nodes) */
+  uint32_t order_hint;           /* topological tie-break: nodes ready together run by (hint, index);
+                                    0 = declaration index. The Lua binding passes the position in
+                                    pipeline.nodes so re-declared/added nodes keep the table's order. */
 } fg_graph_node_desc;
 
 /* Returns the node index (declaration order = topological tie-break), or
@@ -183,6 +186,7 @@ int fg_graph_node_remove(fg_graph *g, uint32_t node);
 uint32_t fg_graph_node_find(const fg_graph *g, const char *name);   /* FG_GRAPH_NONE if absent */
 /* Change a node's user tag without re-declaring it (the node moved in its table). */
 int fg_graph_node_set_user(fg_graph *g, uint32_t node, int64_t user);
+int fg_graph_node_set_order_hint(fg_graph *g, uint32_t node, uint32_t order_hint);
 
 /* ------------------------------------------------------------ compiling -- */
 

@@ -53,6 +53,7 @@ typedef struct node {
   VEC(uint32_t) mux;   /* dimension name ids */
   int side_effects, removed;
   int64_t user;
+  uint32_t order_hint;
   VEC(decl) decls;
   VEC(uint32_t) after, before;
   VEC(attach_decl) colors;
@@ -396,6 +397,7 @@ static int node_set(fg_graph *g, node *n, const fg_graph_node_desc *d) {
   n->name = intern(g, d->name ? d->name : "");
   n->side_effects = d->side_effects;
   n->user = d->user;
+  n->order_hint = d->order_hint;
   n->mux.n = 0;
   for (uint32_t i = 0; i < d->multiplex_count; i++) {
     uint32_t id = intern(g, d->multiplex[i]);
@@ -425,6 +427,12 @@ int fg_graph_node_set_user(fg_graph *g, uint32_t ni, int64_t user) {
   g->nodes.a[ni].user = user;
   for (uint32_t s = 0; g->compiled && s < g->inst.n; s++)
     if (g->inst.a[s].node == ni) g->inst.a[s].user = user;
+  return 0;
+}
+
+int fg_graph_node_set_order_hint(fg_graph *g, uint32_t ni, uint32_t hint) {
+  if (ni >= g->nodes.n) return -1;
+  g->nodes.a[ni].order_hint = hint;
   return 0;
 }
 
@@ -603,8 +611,13 @@ static uint32_t mode_count(const fg_graph *g, uint32_t mode) {
   return c;
 }
 
-/* heap of node ids ordered by declaration index: the deterministic tie-break */
-static void heap_push(uint32_t *hp, uint32_t *n, uint32_t v) {
+/* min-heap of tie-break keys ((order hint or index+1) << 32 | node index): the
+ * deterministic choice among ready nodes */
+static uint64_t node_key(const fg_graph *g, uint32_t i) {
+  uint32_t h = g->nodes.a[i].order_hint ? g->nodes.a[i].order_hint : i + 1;
+  return (uint64_t)h << 32 | i;
+}
+static void heap_push(uint64_t *hp, uint32_t *n, uint64_t v) {
   uint32_t i = (*n)++;
   while (i) {
     uint32_t p = (i - 1) / 2;
@@ -614,8 +627,9 @@ static void heap_push(uint32_t *hp, uint32_t *n, uint32_t v) {
   }
   hp[i] = v;
 }
-static uint32_t heap_pop(uint32_t *hp, uint32_t *n) {
-  uint32_t top = hp[0], v = hp[--(*n)], i = 0;
+static uint32_t heap_pop(uint64_t *hp, uint32_t *n) {
+  uint64_t top = hp[0], v = hp[--(*n)];
+  uint32_t i = 0;
   for (;;) {
     uint32_t c = 2 * i + 1;
     if (c >= *n) break;
@@ -625,7 +639,7 @@ static uint32_t heap_pop(uint32_t *hp, uint32_t *n) {
     i = c;
   }
   if (*n) hp[i] = v;
-  return top;
+  return (uint32_t)top;
 }
 
 static int cmp_pair(const void *a, const void *b) {
@@ -686,7 +700,8 @@ static int compile_full(fg_graph *g) {
   uint32_t ns = c.nstr = g->st.n;
   uint32_t *ndecl_mods = NULL;
   uint8_t *live = NULL;
-  uint32_t *stack = NULL, *indeg = NULL, *hp = NULL, *estart = NULL, *eadj = NULL;
+  uint32_t *stack = NULL, *indeg = NULL, *estart = NULL, *eadj = NULL;
+  uint64_t *hp = NULL;
   int rc = -1;
   char m1[128], m2[128];
 
@@ -1139,7 +1154,7 @@ static int compile_full(fg_graph *g) {
   {
     uint32_t ne = g->node_edges.n / 2;
     indeg = fg_malloc(&g->h, (N + 1) * sizeof(uint32_t));
-    hp = fg_malloc(&g->h, (N + 1) * sizeof(uint32_t));
+    hp = fg_malloc(&g->h, (N + 1) * sizeof(uint64_t));
     estart = fg_malloc(&g->h, (N + 2) * sizeof(uint32_t));
     if (!indeg || !hp || !estart) goto oom;
     memset(indeg, 0, (N + 1) * sizeof(uint32_t));
@@ -1149,14 +1164,14 @@ static int compile_full(fg_graph *g) {
     /* edges are sorted by source, so adjacency is the target column */
     uint32_t nh = 0, nact = 0;
     for (uint32_t i = 0; i < N; i++)
-      if (node_active(&g->nodes.a[i])) { nact++; if (!indeg[i]) heap_push(hp, &nh, i); }
+      if (node_active(&g->nodes.a[i])) { nact++; if (!indeg[i]) heap_push(hp, &nh, node_key(g, i)); }
     while (nh) {
       uint32_t v = heap_pop(hp, &nh);
       g->nodes.a[v].order_pos = g->order.n;
       if (VPUSH(&g->h, g->order, v)) goto oom;
       for (uint32_t e = estart[v]; e < estart[v + 1]; e++) {
         uint32_t u = g->node_edges.a[2 * e + 1];
-        if (!--indeg[u]) heap_push(hp, &nh, u);
+        if (!--indeg[u]) heap_push(hp, &nh, node_key(g, u));
       }
     }
     if (g->order.n != nact) {

@@ -316,6 +316,7 @@ static void node_desc_of(lua_State *L, int nt, fg_graph_node_desc *d, const char
   d->side_effects = lua_toboolean(L, -1);
   lua_pop(L, 1);
   d->user = user;
+  d->order_hint = user > 0 && user < UINT32_MAX ? (uint32_t)user : 0;  /* ties follow the table's order */
 }
 
 /* Declare dimensions (pipeline then opts override), resolutions, outputs,
@@ -779,7 +780,10 @@ static int l_node_remove(lua_State *L) {
 }
 static int l_node_set_user(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  fg_graph_node_set_user(g, (uint32_t)luaL_checkinteger(L, 2), luaL_checkinteger(L, 3));
+  uint32_t ni = (uint32_t)luaL_checkinteger(L, 2);
+  lua_Integer pos = luaL_checkinteger(L, 3);
+  fg_graph_node_set_user(g, ni, pos);
+  fg_graph_node_set_order_hint(g, ni, pos > 0 && pos < UINT32_MAX ? (uint32_t)pos : 0);
   return 0;
 }
 /* g:_recompile(pipeline): recompile with the remembered options; the graph now refers to `pipeline` */
