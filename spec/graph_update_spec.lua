@@ -83,3 +83,34 @@ describe("graph:update ordering", function()
     end
   end)
 end)
+
+describe("graph:update equivalence", function()
+  local function summary(g)
+    local r = {}
+    for _, x in ipairs(g:resources()) do
+      r[#r + 1] = table.concat({ x.name, x.frame, x.bytes, x.first, x.stop, tostring(x.history) }, "/")
+    end
+    table.sort(r)  -- ids may be numbered differently (C declaration order), contents must match
+    local n = {}
+    for _, x in ipairs(g:nodes()) do n[#n + 1] = x.name .. ":" .. x.state end
+    table.sort(n)
+    return { order = g:order(), resources = r, nodes = n }
+  end
+  local mutations = {
+    function(p) table.remove(p.nodes, 4) end,                                  -- drop ssao (optional ao)
+    function(p) table.insert(p.nodes, 3, { name = "extra", side_effects = true, read = { camera = "none" } }) end,
+    function(p) p.nodes[3].create.albedo.format = "rgba16_sfloat" end,
+    function(p) p.nodes[10].side_effects = true end,                           -- un-cull debug_normals
+    function(p) p.nodes[9], p.nodes[8] = p.nodes[8], p.nodes[9] end,           -- reorder declarations
+    function(p) p.nodes[11] = nil end,                                         -- drop the broken node
+  }
+  for i, mutate in ipairs(mutations) do
+    it("matches a fresh compile after mutation " .. i, function()
+      local g = fg.compile(dofile("examples/deferred.lua"), { solver = "none" })
+      local p2 = dofile("examples/deferred.lua")
+      mutate(p2)
+      g:update(p2)
+      assert.are.same(summary(fg.compile(p2, { solver = "none" })), summary(g))
+    end)
+  end
+end)

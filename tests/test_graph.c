@@ -347,6 +347,21 @@ static void fuzz(void) {
       CHECK(fg_graph_set_dimension(g, fg_graph_dim_name(g, 0), 1 + seed % 3) == 0);
       check_invariants(g, tag);
     }
+    /* hot-reload path: remove a node and recompile; the only new errors can
+     * be references to what was removed */
+    CHECK(fg_graph_node_remove(g, (uint32_t)(seed % fg_graph_node_count(g))) == 0);
+    if (fg_graph_recompile(g) == 0) {
+      check_invariants(g, tag);
+      fg_graph_node_info ni;
+      fg_graph_node_get(g, (uint32_t)(seed % fg_graph_node_count(g)), &ni);
+      CHECK(ni.state == FG_NODE_REMOVED && ni.instance_count == 0);
+    } else {
+      const char *e = fg_graph_error(g);
+      int known = strstr(e, "no node named") || strstr(e, "outputs: no node creates") || strstr(e, "cycle: ") ||
+                  strstr(e, "not comparable");
+      if (!known) fprintf(stderr, "seed %u after remove: %s\n", seed, e);
+      CHECK(known);
+    }
     fg_graph_free(g);
   }
   printf("fuzz: %u graphs compiled, %u rejected with a cycle/mode message\n", compiled, failed);
