@@ -95,6 +95,25 @@ describe("fg.runtime usages", function()
     end
   end)
 
+  it("cmd:clear on a buffer twice in one node, then read by compute", function()
+    local N = 64
+    local p = {
+      outputs = { "out" },
+      nodes = {
+        { name = "init", create = { a = { buffer = N * 4, usage = "transfer_dst" } },
+          run = function(cmd) cmd:clear("a", { 7 }); cmd:clear("a", { 9 }) end },
+        { name = "twice", read = { a = "storage" }, create = { out = { buffer = N * 4 } },
+          run = function(cmd) cmd:dispatch(sh.buf, { [0] = "a", [1] = "out" }, 1, 1, 1, { 1, N, 1 }) end },
+      },
+    }
+    local rt = fg.runtime(dev, p, { solver = "best", poison = true })
+    rt:frame(); rt:frame()
+    local bytes = assert(rt:read("out"))
+    assert.are.equal(19, string.unpack("<I4", bytes, 1))
+    assert.are.equal(19, string.unpack("<I4", bytes, 4 * (N - 1) + 1))
+    rt:close()
+  end)
+
   it("CPU blobs: a node's blob is seen by later nodes of the same frame; inputs override", function()
     local seen = {}
     local p = {

@@ -1010,7 +1010,11 @@ static int cmd_clear(lua_State *L) {
   if (lua_istable(L, 3))
     for (int i = 0; i < 4; i++) { lua_geti(L, 3, i + 1); v[i] = lua_tonumber(L, -1); lua_pop(L, 1); }
   VkImageLayout lay = r->is_image ? transfer_layout(L, c, u, name, 1, "cmd:clear") : VK_IMAGE_LAYOUT_UNDEFINED;
-  fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, u, VK_PIPELINE_STAGE_2_CLEAR_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  /* vkCmdFillBuffer is a COPY-stage command for some validation layers and
+   * CLEAR for others: ALL_TRANSFER covers both. */
+  fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, u,
+                   r->is_image ? VK_PIPELINE_STAGE_2_CLEAR_BIT : VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
   if (r->is_image) {
     VkImageSubresourceRange range = {.aspectMask = r->aspect, .levelCount = VK_REMAINING_MIP_LEVELS,
                                      .layerCount = VK_REMAINING_ARRAY_LAYERS};
