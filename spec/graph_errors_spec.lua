@@ -68,7 +68,7 @@ local expected = {
   ["bad history policy"] = "node 'a': create 'out': history must be \"clear\" or \"discard\", got 'keep'",
   ["side_effects type"] = "node 'a': side_effects must be a boolean, got string",
   ["run type"] = "node 'a': run must be a function(cmd, ctx), got string",
-  ["bad dims"] = "dimensions: 'eye' must be a positive integer count, got 0",
+  ["bad dims"] = "dimensions: 'eye' must be a positive integer count (at most 65536), got 0",
   ["bad resolution"] = "resolutions: 'main' must be {width, height} with positive integers",
   ["unknown solver"] = "opts.solver: unknown solver 'magic' (expected one of best, thesis, scanline, bysize, buckets, pool, none)",
   ["unknown profile"] = "opts.profile: unknown profile 'amd' (expected lavapipe, nvidia or a table {alignment=, granularity=})",

@@ -91,3 +91,14 @@ describe("multiplex rules", function()
     assert.is_true(e["init -> add[eye=2]"])
   end)
 end)
+
+describe("multiplex limits", function()
+  it("refuses expansions beyond 2^24 instances with a clear message", function()
+    local ok, err = pcall(fg.compile, {
+      dimensions = { a = 65536, b = 65536 },
+      nodes = { { name = "huge", multiplex = { "a", "b" }, side_effects = true } },
+    })
+    assert.is_false(ok)
+    assert.are.equal("multiplexing expands to more than 16777216 node instances: lower the dimension counts", err)
+  end)
+end)

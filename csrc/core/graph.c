@@ -1139,7 +1139,7 @@ static int compile_full(fg_graph *g) {
     }
     if (g->oom) goto oom;
     uint32_t ne = g->node_edges.n / 2;
-    qsort(g->node_edges.a, ne, 2 * sizeof(uint32_t), cmp_pair);
+    if (ne) qsort(g->node_edges.a, ne, 2 * sizeof(uint32_t), cmp_pair);
     uint32_t w = 0;
     for (uint32_t e = 0; e < ne; e++)
       if (!w || cmp_pair(&g->node_edges.a[2 * e], &g->node_edges.a[2 * (w - 1)])) {
@@ -1249,7 +1249,18 @@ static void sort_touches(fg_graph_touch *t, uint32_t n, uint32_t start, uint32_t
 static int graph_expand(fg_graph *g, cstate *c) {
   uint64_t t0 = fg_now_ns();
   uint32_t D = g->dims.n;
-  /* instances */
+  /* instances: refuse absurd expansions before allocating them */
+  uint64_t total = 0;
+  for (uint32_t oi = 0; oi < g->order.n; oi++) {
+    uint64_t c = 1;
+    for (uint32_t d = 0; d < D && c <= (1u << 24); d++)
+      if (g->nodes.a[g->order.a[oi]].mode >> d & 1) c *= g->dims.a[d].count;
+    total += c;
+    if (c > (1u << 24) || total > (1u << 24)) {
+      problem(g, "multiplexing expands to more than %u node instances: lower the dimension counts", 1u << 24);
+      return -1;
+    }
+  }
   uint32_t idx[FG_GRAPH_MAX_DIMS];
   for (uint32_t oi = 0; oi < g->order.n; oi++) {
     node *n = &g->nodes.a[g->order.a[oi]];

@@ -30,7 +30,7 @@ local node_fields = { "name", "multiplex", "after", "before", "create", "read", 
 local create_fields = { "format", "size", "buffer", "blob", "history", "mips", "layers", "depth", "usage", "stage" }
 local external_fields = { "format", "size", "buffer", "provide", "multiplex", "mips", "layers", "depth" }
 local request_fields = { "usage", "stage", "optional" }
-local opts_fields = { "profile", "device", "dimensions", "resolutions", "solver", "time_budget_ms", "sizer" }
+local opts_fields = { "profile", "device", "dimensions", "resolutions", "solver", "time_budget_ms" }
 
 local function is_posint(v) return math.type(v) == "integer" and v > 0 end
 local function sorted_keys(t)
@@ -292,7 +292,9 @@ local function check_dims(add, where, t)
   if type(t) ~= "table" then add("%s must be a table name = count", where) return end
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
-    elseif not is_posint(v) then add("%s: '%s' must be a positive integer count, got %s", where, k, tostring(v)) end
+    elseif not is_posint(v) or v > 65536 then
+      add("%s: '%s' must be a positive integer count (at most 65536), got %s", where, k, tostring(v))
+    end
   end
 end
 local function check_resolutions(add, where, t)
