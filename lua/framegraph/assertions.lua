@@ -22,6 +22,7 @@ end
 local function heap_at_most(state, args)
   local s, bytes = stats_of(args[1]), args[2]
   args[1] = string.format("heap %d bytes", s.heap_bytes)
+  args[2] = string.format("%d", bytes)
   args.n = 2
   return s.heap_bytes <= bytes
 end
@@ -29,12 +30,13 @@ local function near_optimal(state, args)
   local s, ratio = stats_of(args[1]), args[2]
   local r = s.load_bytes > 0 and s.heap_bytes / s.load_bytes or 1
   args[1] = string.format("makespan/LOAD = %d/%d = %.4f", s.heap_bytes, s.load_bytes, r)
+  args[2] = string.format("%.4g", ratio)
   args.n = 2
   return r <= ratio
 end
 
-say:set("assertion.saves_memory.positive", "Expected the memory plan to save at least %s:\n%s")
-say:set("assertion.saves_memory.negative", "Expected the memory plan not to save %s:\n%s")
+say:set("assertion.saves_memory.positive", "Expected the memory plan to save at least %s: %s")
+say:set("assertion.saves_memory.negative", "Expected the memory plan not to save %s: %s")
 say:set("assertion.heap_at_most.positive", "Expected %s to be at most %s bytes")
 say:set("assertion.heap_at_most.negative", "Expected %s to exceed %s bytes")
 say:set("assertion.near_optimal.positive", "Expected %s to be at most %s")
