@@ -731,6 +731,25 @@ static int rt_set_resolution(lua_State *L) {
   return 1;
 }
 
+/* rt:set_dimension(name, n): re-expands the multiplexing and re-places. */
+static int rt_set_dimension(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  const char *name = luaL_checkstring(L, 2);
+  lua_Integer n = luaL_checkinteger(L, 3);
+  luaL_argcheck(L, n > 0 && n <= 65536, 3, "count must be in 1..65536");
+  fg_rt_wait_idle(o->rt);
+  if (fg_graph_set_dimension(o->g, name, (uint32_t)n))
+    return luaL_error(L, "rt:set_dimension('%s'): %s", name, fg_graph_error(o->g));
+  if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+    luaL_pushfail(L);
+    lua_pushstring(L, o->err);
+    return 2;
+  }
+  build_slots(L, o, 1);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 static int rt_tostring(lua_State *L) {
   lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->rt) lua_pushfstring(L, "framegraph.runtime (%d instances)", (int)fg_graph_instance_count(o->g));
@@ -1107,6 +1126,7 @@ static const luaL_Reg rt_methods[] = {
   {"stats", rt_stats},
   {"reload", rt_reload},
   {"set_resolution", rt_set_resolution},
+  {"set_dimension", rt_set_dimension},
   {"graph", rt_graph},
   {"close", rt_close},
   {NULL, NULL},
