@@ -263,21 +263,25 @@ int main(int argc, char **argv) {
     fg_block_allocator_destroy(bb.b);
   }
 
-  if (dev && wanted("fg_vk_mempool")) {
-    for (int v = 0; v < 2; v++) {
-      vpool vp = { fg_vk_mempool_create(dev, NULL, err, sizeof err), {{0}} };
-      if (!vp.p) { printf("# memory pool: %s\n", err); break; }
-      driver dv = { "fg_vk_mempool (default path)", vp_alloc, vp_free, vp_frag, &vp, NULL };
-      result r = run(&dv, rounds, v);
-      fg_vk_mem_stats st;
-      fg_vk_mempool_stats(vp.p, &st);
-      char note[200];
-      snprintf(note, sizeof note, "%llu vkAllocateMemory in all, %u device memories (%.0f MiB) held at the end%s",
-               (unsigned long long)st.device_allocs, st.device_memories, (double)st.device_bytes / (1 << 20),
-               r.skipped ? "; some skipped (out of memory)" : "");
-      print_row(dv.name, v ? "random" : "in order", r, note);
-      fg_vk_mempool_destroy(vp.p);
-    }
+  if (dev) {
+    for (int mode = 0; mode < 2; mode++)
+      for (int v = 0; v < 2; v++) {
+        if (!wanted(mode ? "fg_vk_mempool (externally synchronized)" : "fg_vk_mempool (default path)")) continue;
+        fg_vk_mempool_desc pd = { .externally_synchronized = mode };
+        vpool vp = { fg_vk_mempool_create(dev, &pd, err, sizeof err), {{0}} };
+        if (!vp.p) { printf("# memory pool: %s\n", err); break; }
+        driver dv = { mode ? "fg_vk_mempool (externally synchronized)" : "fg_vk_mempool (default path)",
+                      vp_alloc, vp_free, vp_frag, &vp, NULL };
+        result r = run(&dv, rounds, v);
+        fg_vk_mem_stats st;
+        fg_vk_mempool_stats(vp.p, &st);
+        char note[200];
+        snprintf(note, sizeof note, "%llu vkAllocateMemory in all, %u device memories (%.0f MiB) held at the end%s",
+                 (unsigned long long)st.device_allocs, st.device_memories, (double)st.device_bytes / (1 << 20),
+                 r.skipped ? "; some skipped (out of memory)" : "");
+        print_row(dv.name, v ? "random" : "in order", r, note);
+        fg_vk_mempool_destroy(vp.p);
+      }
   }
   if (dev) fg_vk_destroy(dev);
   free(orders);

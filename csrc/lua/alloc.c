@@ -178,7 +178,8 @@ static int l_memory_pool(lua_State *L) {
   fg_vk_mempool_desc d = {
     .block_size = opt_field_u64(L, 2, "block_size", 2), .dedicated_min = opt_field_u64(L, 2, "dedicated_min", 2),
     .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = (uint32_t)opt_field_u64(L, 2, "keep_empty", 2),
-    .dedicated_cache = (uint32_t)opt_field_u64(L, 2, "dedicated_cache", 2) };
+    .dedicated_cache = (uint32_t)opt_field_u64(L, 2, "dedicated_cache", 2),
+    .externally_synchronized = opt_field_bool(L, 2, "externally_synchronized", 0) };
   lpool *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
   luaL_setmetatable(L, FG_LUA_MEMPOOL);

@@ -13,7 +13,7 @@
  * VK_EXT_memory_budget, no new VkDeviceMemory is created past the heap budget
  * (VK_ERROR_OUT_OF_DEVICE_MEMORY with a message instead).
  * Thread-safe: one mutex per sub-pool, so different memory types allocate in
- * parallel.
+ * parallel (unless desc.externally_synchronized).
  *
  * Upload ring (fg_upload_ring): one host-visible, persistently mapped VkBuffer
  * cut into segments. Each thread slot owns one segment at a time and bumps
@@ -31,6 +31,8 @@ typedef struct fg_vk_mempool_desc {
   VkDeviceSize slab_max;       /* 0 = 64 KiB; requests up to this (size and alignment) use slabs */
   uint32_t keep_empty;         /* empty TLSF blocks kept per sub-pool; 0 = 1 */
   uint32_t dedicated_cache;    /* freed dedicated memories kept per sub-pool; 0 = 8 */
+  int externally_synchronized; /* 1: the caller never calls into the pool from two threads
+                                  at once, so no mutex is taken */
 } fg_vk_mempool_desc;
 
 typedef struct fg_vk_mem_request {

@@ -3,6 +3,8 @@
  * (with a size-keyed cache) for large ones. See fg_vk_mem.h. */
 #include "fg_vk_mem.h"
 #include "fg_util.h"
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,17 +15,22 @@
 typedef struct vkblock { VkDeviceMemory mem; char *map; VkDeviceSize size; } vkblock;
 
 typedef struct page {
-  fg_allocator *slab;       /* NULL = unused entry */
+  int live;                 /* 0 = unused entry */
+  uint64_t free_mask;       /* bit i set = slot i free (64 slots, as in the article's slab) */
   fg_block_allocation ba;   /* the page's range in a TLSF block */
   vkblock *blk;
+  uint32_t used;            /* live slots */
 } page;
 
-typedef struct sclass { page *pages; uint32_t n, cap, cur; } sclass;
+/* cur: the page allocations come from; empty: pages with no allocation other
+ * than cur, kept (at most one) so a class that drains and refills each frame
+ * does not create and drop a page every time. */
+typedef struct sclass { page *pages; uint32_t n, cap, cur, empty; } sclass;
 
 typedef struct cached { VkDeviceMemory mem; VkDeviceSize size; char *map; } cached;
 
 typedef struct subpool {
-  pthread_mutex_t lock;
+  atomic_int spin;              /* see sp_lock */
   struct fg_vk_mempool *p;
   uint32_t type;
   int optimal, host_visible;
@@ -47,6 +54,20 @@ struct fg_vk_mempool {
   uint32_t ntypes, nclass;
   subpool *subs;                /* [type * 2 + optimal] */
 };
+
+/* No locking when the caller promised external synchronisation (saves two
+ * atomic read-modify-writes per call). */
+/* A test-and-set lock that yields while taken: critical sections are short
+ * (tens of ns) except when a block is created, and release is a plain store,
+ * where a mutex pays a second atomic read-modify-write. */
+static inline void sp_lock(subpool *sp) {
+  if (sp->p->d.externally_synchronized) return;
+  while (atomic_exchange_explicit(&sp->spin, 1, memory_order_acquire))
+    while (atomic_load_explicit(&sp->spin, memory_order_relaxed)) sched_yield();
+}
+static inline void sp_unlock(subpool *sp) {
+  if (!sp->p->d.externally_synchronized) atomic_store_explicit(&sp->spin, 0, memory_order_release);
+}
 
 static int log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - __builtin_clzll(x - 1); }
 
@@ -156,7 +177,7 @@ fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc 
   if (!p->subs) { free(p); fg_errf(err, errlen, "out of host memory"); return NULL; }
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
-    pthread_mutex_init(&sp->lock, NULL);
+    atomic_init(&sp->spin, 0);
     sp->p = p;
     sp->type = i / 2;
     sp->optimal = i & 1;
@@ -171,7 +192,6 @@ void fg_vk_mempool_destroy(fg_vk_mempool *p) {
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
     for (uint32_t c = 0; c < p->nclass; c++) {
-      for (uint32_t k = 0; k < sp->cls[c].n; k++) fg_allocator_destroy(sp->cls[c].pages[k].slab);
       free(sp->cls[c].pages);
     }
     while (sp->ncache) cache_drop_oldest(sp);
@@ -179,7 +199,6 @@ void fg_vk_mempool_destroy(fg_vk_mempool *p) {
     for (uint32_t k = 0; k < sp->nded; k++) dev_free(sp, sp->ded[k].mem, sp->ded[k].size);
     free(sp->ded);
     fg_block_allocator_destroy(sp->blocks); /* frees the blocks (and so pages and live allocations) */
-    pthread_mutex_destroy(&sp->lock);
   }
   free(p->subs);
   fg_vk_release(p->dev);
@@ -226,41 +245,51 @@ static VkResult alloc_dedicated(subpool *sp, VkDeviceSize size, fg_vk_allocation
   return VK_SUCCESS;
 }
 
+static inline int page_full(const sclass *c, uint32_t i) {
+  return i >= c->n || !c->pages[i].live || !c->pages[i].free_mask;
+}
+
 static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_allocation *out) {
   sclass *c = &sp->cls[ci];
-  uint64_t slot = 1ull << (ci + SLAB_MIN_LOG2), off = FG_ALLOC_FAIL;
+  uint64_t slot = 1ull << (ci + SLAB_MIN_LOG2);
   uint32_t pi = c->cur;
-  if (pi < c->n && c->pages[pi].slab) off = fg_allocator_alloc(c->pages[pi].slab, size, 1);
-  if (off == FG_ALLOC_FAIL)
+  if (page_full(c, pi)) {
+    /* rare: frees move cur to pages with room; look for one, else make one */
     for (pi = 0; pi < c->n; pi++)
-      if (c->pages[pi].slab && (off = fg_allocator_alloc(c->pages[pi].slab, size, 1)) != FG_ALLOC_FAIL) break;
-  if (off == FG_ALLOC_FAIL) { /* new page: reuse an unused entry or append */
-    for (pi = 0; pi < c->n; pi++)
-      if (!c->pages[pi].slab) break;
-    if (pi == c->n) {
-      if (c->n == c->cap) {
-        uint32_t ncap = c->cap ? c->cap * 2 : 4;
-        page *np = realloc(c->pages, sizeof(page) * ncap);
-        if (!np) return VK_ERROR_OUT_OF_HOST_MEMORY;
-        c->pages = np;
-        c->cap = ncap;
+      if (!page_full(c, pi)) break;
+    if (pi < c->n) {
+      if (c->pages[pi].used == 0) c->empty--;
+    } else {
+      for (pi = 0; pi < c->n; pi++)
+        if (!c->pages[pi].live) break;
+      if (pi == c->n) {
+        if (c->n == c->cap) {
+          uint32_t ncap = c->cap ? c->cap * 2 : 4;
+          page *np = realloc(c->pages, sizeof(page) * ncap);
+          if (!np) return VK_ERROR_OUT_OF_HOST_MEMORY;
+          c->pages = np;
+          c->cap = ncap;
+        }
+        c->pages[c->n].live = 0;
+        c->n++;
       }
-      c->pages[c->n].slab = NULL;
-      c->n++;
+      page *np = &c->pages[pi];
+      if (ensure_blocks(sp) || fg_block_alloc(sp->blocks, slot * SLAB_PAGE_SLOTS, slot, &np->ba)) {
+        if (!sp->err[0]) fg_errf(sp->err, sizeof sp->err, "no memory for a slab page");
+        return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+      }
+      np->live = 1;
+      np->free_mask = ~0ull;
+      np->blk = np->ba.block_user;
+      np->used = 0;
     }
-    page *np = &c->pages[pi];
-    if (ensure_blocks(sp) || fg_block_alloc(sp->blocks, slot * SLAB_PAGE_SLOTS, slot, &np->ba)) {
-      if (!sp->err[0]) fg_errf(sp->err, sizeof sp->err, "no memory for a slab page");
-      return VK_ERROR_OUT_OF_DEVICE_MEMORY;
-    }
-    fg_alloc_desc ad = { FG_ALLOC_SLAB, slot * SLAB_PAGE_SLOTS, slot, NULL, 0 };
-    np->slab = fg_allocator_create(&ad, NULL, 0);
-    if (!np->slab) { fg_block_free(sp->blocks, &np->ba); return VK_ERROR_OUT_OF_HOST_MEMORY; }
-    np->blk = np->ba.block_user;
-    off = fg_allocator_alloc(np->slab, size, 1);
+    c->cur = pi;
   }
   page *pg = &c->pages[pi];
-  c->cur = pi;
+  int bit = __builtin_ctzll(pg->free_mask);
+  pg->free_mask &= pg->free_mask - 1;
+  uint64_t off = (uint64_t)bit << (ci + SLAB_MIN_LOG2);
+  pg->used++;
   out->memory = pg->blk->mem;
   out->offset = pg->ba.offset + off;
   out->mapped = pg->blk->map ? pg->blk->map + out->offset : NULL;
@@ -269,6 +298,11 @@ static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_al
   out->class_ = ci;
   sp->n_slab++;
   return VK_SUCCESS;
+}
+
+static void release_page(subpool *sp, page *pg) {
+  fg_block_free(sp->blocks, &pg->ba);
+  pg->live = 0;
 }
 
 static VkResult alloc_in(subpool *sp, const fg_vk_mem_request *req, VkDeviceSize align, fg_vk_allocation *out) {
@@ -330,11 +364,11 @@ VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_a
   for (uint32_t i = 0; i < nc; i++) {
     uint32_t si = cand[i] * 2 + (req->optimal ? 1 : 0);
     subpool *sp = &p->subs[si];
-    pthread_mutex_lock(&sp->lock);
+    sp_lock(sp);
     r = alloc_in(sp, req, align, out);
     if (r == VK_SUCCESS) sp->used_bytes += req->size;
     else fg_errf(err, errlen, "%s", sp->err[0] ? sp->err : "out of memory");
-    pthread_mutex_unlock(&sp->lock);
+    sp_unlock(sp);
     if (r == VK_SUCCESS) {
       out->size = req->size;
       out->memory_type = cand[i];
@@ -348,17 +382,20 @@ VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_a
 void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
   if (!a->kind) return;
   subpool *sp = &p->subs[a->pool_];
-  pthread_mutex_lock(&sp->lock);
+  sp_lock(sp);
   sp->used_bytes -= a->size;
   if (a->kind == FG_VK_MEM_SLAB) {
     sclass *c = &sp->cls[a->class_];
     page *pg = &c->pages[a->page_];
-    fg_allocator_free(pg->slab, a->offset - pg->ba.offset);
+    pg->free_mask |= 1ull << ((a->offset - pg->ba.offset) >> (a->class_ + SLAB_MIN_LOG2));
+    pg->used--;
     sp->n_slab--;
-    if (fg_allocator_count(pg->slab) == 0 && a->page_ != c->cur) { /* keep the current page, give back others */
-      fg_block_free(sp->blocks, &pg->ba);
-      fg_allocator_destroy(pg->slab);
-      pg->slab = NULL;
+    if (a->page_ != c->cur) {
+      if (page_full(c, c->cur)) c->cur = a->page_;   /* allocate from here next */
+      else if (pg->used == 0) {
+        if (c->empty) release_page(sp, pg);         /* one spare empty page is enough */
+        else c->empty++;
+      }
     }
   } else if (a->kind == FG_VK_MEM_TLSF) {
     fg_block_free(sp->blocks, &a->block_);
@@ -378,7 +415,7 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
       dev_free(sp, a->memory, real);
     }
   }
-  pthread_mutex_unlock(&sp->lock);
+  sp_unlock(sp);
   a->kind = 0;
   a->memory = VK_NULL_HANDLE;
   a->mapped = NULL;
@@ -387,19 +424,17 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
 void fg_vk_mempool_trim(fg_vk_mempool *p) {
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
-    pthread_mutex_lock(&sp->lock);
+    sp_lock(sp);
     while (sp->ncache) cache_drop_oldest(sp);
-    for (uint32_t c = 0; c < p->nclass; c++)
+    for (uint32_t c = 0; c < p->nclass; c++) {
       for (uint32_t k = 0; k < sp->cls[c].n; k++) {
         page *pg = &sp->cls[c].pages[k];
-        if (pg->slab && fg_allocator_count(pg->slab) == 0) {
-          fg_block_free(sp->blocks, &pg->ba);
-          fg_allocator_destroy(pg->slab);
-          pg->slab = NULL;
-        }
+        if (pg->live && pg->used == 0) release_page(sp, pg);
       }
+      sp->cls[c].empty = 0;
+    }
     if (sp->blocks) fg_block_trim(sp->blocks);
-    pthread_mutex_unlock(&sp->lock);
+    sp_unlock(sp);
   }
 }
 
@@ -408,7 +443,7 @@ void fg_vk_mempool_stats(fg_vk_mempool *p, fg_vk_mem_stats *o) {
   VkDeviceSize largest = 0, freeb = 0;
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
-    pthread_mutex_lock(&sp->lock);
+    sp_lock(sp);
     o->device_bytes += sp->device_bytes;
     o->device_memories += sp->device_memories;
     o->used_bytes += sp->used_bytes;
@@ -424,7 +459,7 @@ void fg_vk_mempool_stats(fg_vk_mempool *p, fg_vk_mem_stats *o) {
       if (bs.largest_free > largest) largest = bs.largest_free;
       freeb += bs.block_bytes - bs.used;
     }
-    pthread_mutex_unlock(&sp->lock);
+    sp_unlock(sp);
   }
   o->allocations = o->slab + o->tlsf + o->dedicated;
   o->fragmentation = freeb ? 1.0 - (double)largest / (double)freeb : 0.0;
@@ -434,12 +469,17 @@ int fg_vk_mempool_validate(fg_vk_mempool *p, char *err, size_t errlen) {
   int rc = 0;
   for (uint32_t i = 0; i < p->ntypes * 2 && !rc; i++) {
     subpool *sp = &p->subs[i];
-    pthread_mutex_lock(&sp->lock);
+    sp_lock(sp);
     if (sp->blocks && fg_block_validate(sp->blocks, err, errlen)) rc = -1;
     for (uint32_t c = 0; c < p->nclass && !rc; c++)
       for (uint32_t k = 0; k < sp->cls[c].n && !rc; k++)
-        if (sp->cls[c].pages[k].slab && fg_allocator_validate(sp->cls[c].pages[k].slab, err, errlen)) rc = -1;
-    pthread_mutex_unlock(&sp->lock);
+        if (sp->cls[c].pages[k].live &&
+            (uint32_t)__builtin_popcountll(~sp->cls[c].pages[k].free_mask) != sp->cls[c].pages[k].used) {
+          fg_errf(err, errlen, "memory pool: slab page %u of class %u counts %u used slots, mask says otherwise",
+                  k, c, sp->cls[c].pages[k].used);
+          rc = -1;
+        }
+    sp_unlock(sp);
   }
   return rc;
 }
