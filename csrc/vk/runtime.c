@@ -39,6 +39,7 @@ struct fg_rt {
   VkImageMemoryBarrier2 *ib;        /* parallel to bars (unused entries for buffers) */
   VkBufferMemoryBarrier2 *bb;
   uint32_t *ib_first, *ib_count, *bb_first, *bb_count;  /* per batch, into ib2/bb2 */
+  uint8_t *batch_flags;             /* per batch: 1 = names an external, 2 = has an activation */
   VkImageMemoryBarrier2 *ib2;
   VkBufferMemoryBarrier2 *bb2;
   VkImageMemoryBarrier2 *scratch_i;
@@ -178,7 +179,8 @@ static void free_plan(fg_rt *rt) {
   free(rt->use_usage); free(rt->use_write); free(rt->use_stage);
   free(rt->bars); free(rt->bar_first); free(rt->bar_count);
   free(rt->ib); free(rt->bb); free(rt->ib_first); free(rt->ib_count); free(rt->bb_first); free(rt->bb_count);
-  free(rt->ib2); free(rt->bb2); free(rt->scratch_i); free(rt->scratch_b);
+  free(rt->ib2); free(rt->bb2); free(rt->scratch_i); free(rt->scratch_b); free(rt->batch_flags);
+  rt->batch_flags = NULL;
   free(rt->end_even); free(rt->end_odd);
   free(rt->ri); free(rt->att); free(rt->att_res); free(rt->extent); free(rt->cs);
   rt->inst_use_first = NULL; rt->use_phys[0] = rt->use_phys[1] = NULL;
@@ -480,14 +482,17 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
   rt->bb_count = calloc(2 * (size_t)n + 1, sizeof(uint32_t));
   rt->scratch_i = malloc(2 * ((size_t)rt->max_batch + 1) * sizeof *rt->scratch_i);
   rt->scratch_b = malloc(2 * ((size_t)rt->max_batch + 1) * sizeof *rt->scratch_b);
+  rt->batch_flags = calloc(2 * (size_t)n + 1, 1);
   if (!rt->ib2 || !rt->bb2 || !rt->ib_first || !rt->ib_count || !rt->bb_first || !rt->bb_count ||
-      !rt->scratch_i || !rt->scratch_b) goto oom;
+      !rt->scratch_i || !rt->scratch_b || !rt->batch_flags) goto oom;
   uint32_t ni = 0, nbuf = 0;
   for (uint32_t k = 0; k < 2 * n; k++) {
     rt->ib_first[k] = ni;
     rt->bb_first[k] = nbuf;
     for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k]; j++) {
       const fg_bar *b = &rt->bars[j];
+      if (rt->res[b->res].is_external) rt->batch_flags[k] |= 1;
+      if (b->activate) rt->batch_flags[k] |= 2;
       if (rt->res[b->res].is_image) fill_image_barrier(rt, b, &rt->ib2[ni++]);
       else fill_buffer_barrier(rt, b, &rt->bb2[nbuf++]);
     }
@@ -750,9 +755,7 @@ static void external_entry(fg_rt *rt, VkCommandBuffer cmd, uint32_t parity) {
 static void node_barriers(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t s) {
   uint32_t k = p * rt->ninst + s;
   if (!rt->bar_count[k]) return;
-  int dynamic = rt->desc.poison;
-  for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k] && !dynamic; j++)
-    if (rt->res[rt->bars[j].res].is_external) dynamic = 1;
+  int dynamic = (rt->batch_flags[k] & 1) || (rt->desc.poison && (rt->batch_flags[k] & 2));
   if (!dynamic) {
     barrier(rt, cmd, rt->ib2 + rt->ib_first[k], rt->ib_count[k], rt->bb2 + rt->bb_first[k], rt->bb_count[k], NULL, 0);
     return;
@@ -777,11 +780,7 @@ static void node_barriers(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t s
       b.old_layout = r->is_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED;
     }
     if (r->is_image) {
-      fill_image_barrier(rt, &b, &mi[nmi]);
-      if (r->is_external && rt->ext_layout[b.res] && b.old_layout != VK_IMAGE_LAYOUT_UNDEFINED &&
-          j == rt->bar_first[k])
-        (void)0;
-      nmi++;
+      fill_image_barrier(rt, &b, &mi[nmi++]);
     } else {
       fill_buffer_barrier(rt, &b, &mbuf[nmb++]);
     }
