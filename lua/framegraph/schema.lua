@@ -53,19 +53,23 @@ local function collector()
   return list, function(fmt, ...) list[#list + 1] = string.format(fmt, ...) end
 end
 
+-- allowed-field sets are built once per list (check runs on every compile)
+local set_cache = setmetatable({}, { __mode = "k" })
 local function unknown_fields(add, where, t, allowed)
-  local ok = set_of(allowed)
-  for _, k in ipairs(sorted_keys(t)) do
-    if not ok[k] then
+  local ok = set_cache[allowed]
+  if not ok then ok = set_of(allowed); set_cache[allowed] = ok end
+  local bad, nonstring
+  for k in pairs(t) do
+    if type(k) ~= "string" then nonstring = nonstring or k
+    elseif not ok[k] then bad = bad or {}; bad[#bad + 1] = k end
+  end
+  if bad then
+    table.sort(bad)
+    for _, k in ipairs(bad) do
       add("%s: unknown field '%s' (expected one of %s)", where, k, table.concat(allowed, ", "))
     end
   end
-  for k in pairs(t) do
-    if type(k) ~= "string" then
-      add("%s: unexpected key %s (fields are named)", where, tostring(k))
-      break
-    end
-  end
+  if nonstring ~= nil then add("%s: unexpected key %s (fields are named)", where, tostring(nonstring)) end
 end
 
 local function check_usage(add, where, u)
@@ -115,6 +119,7 @@ local function check_format(add, where, f, required)
   end
 end
 
+local count_fields = { "mips", "layers", "depth" }
 local function check_create(add, where, d)
   if type(d) ~= "table" then
     add("%s: expected a table ({format=, size=}, {buffer=bytes} or {blob={}}), got %s", where, type(d))
@@ -140,7 +145,7 @@ local function check_create(add, where, d)
   if d.history ~= nil and d.history ~= "clear" and d.history ~= "discard" then
     add("%s: history must be \"clear\" or \"discard\", got '%s'", where, tostring(d.history))
   end
-  for _, f in ipairs({ "mips", "layers", "depth" }) do
+  for _, f in ipairs(count_fields) do
     if d[f] ~= nil and not is_posint(d[f]) then
       add("%s: %s must be a positive integer, got %s", where, f, tostring(d[f]))
     end
@@ -180,7 +185,11 @@ local function check_requests(add, nwhere, verb, t, allow_optional)
     end
   end
   for _, k in ipairs(sorted_keys(t)) do
-    check_request(add, string.format("%s: %s '%s'", nwhere, verb, k), t[k], allow_optional)
+    local v = t[k]
+    -- fast path for the common case; the message is only built for a problem
+    if not (v == true or (type(v) == "string" and usage_set[v])) then
+      check_request(add, string.format("%s: %s '%s'", nwhere, verb, k), v, allow_optional)
+    end
   end
 end
 
