@@ -4,10 +4,6 @@
 #include <string.h>
 
 /* ---------------- offset map ---------------- */
-static inline uint32_t omap_slot(const fg_omap *m, uint64_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
-}
-
 int fg_omap_init(fg_omap *m, const fg_alloc_hooks *h, uint32_t cap) {
   uint32_t c = 16;
   while (c < cap) c <<= 1;
@@ -32,12 +28,12 @@ void fg_omap_clear(fg_omap *m) {
   m->count = 0;
 }
 
-static int omap_grow(fg_omap *m, const fg_alloc_hooks *h) {
+int fg_omap_grow(fg_omap *m, const fg_alloc_hooks *h) {
   fg_omap n;
   if (fg_omap_init(&n, h, m->cap * 2)) return -1;
   for (uint32_t i = 0; i < m->cap; i++) {
     if (m->keys[i] == UINT64_MAX) continue;
-    uint32_t s = omap_slot(&n, m->keys[i]);
+    uint32_t s = fg_omap_slot(&n, m->keys[i]);
     while (n.keys[s] != UINT64_MAX) s = (s + 1) & (n.cap - 1);
     n.keys[s] = m->keys[i];
     n.vals[s] = m->vals[i];
@@ -48,65 +44,9 @@ static int omap_grow(fg_omap *m, const fg_alloc_hooks *h) {
   return 0;
 }
 
-int fg_omap_put(fg_omap *m, const fg_alloc_hooks *h, uint64_t key, uint64_t val) {
-  if ((m->count + 1) * 4 > m->cap * 3 && omap_grow(m, h)) return -1; /* load <= 3/4 */
-  uint32_t s = omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { m->vals[s] = val; return 0; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  m->keys[s] = key;
-  m->vals[s] = val;
-  m->count++;
-  return 0;
-}
 
-int fg_omap_get(const fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
-  uint32_t s = omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { if (val) *val = m->vals[s]; return 1; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  return 0;
-}
 
-int fg_omap_set(fg_omap *m, uint64_t key, uint64_t val) {
-  if (!m->cap) return 0;
-  uint32_t s = omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { m->vals[s] = val; return 1; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  return 0;
-}
 
-int fg_omap_del(fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
-  uint32_t mask = m->cap - 1, s = omap_slot(m, key);
-  while (m->keys[s] != key) {
-    if (m->keys[s] == UINT64_MAX) return 0;
-    s = (s + 1) & mask;
-  }
-  if (val) *val = m->vals[s];
-  /* backward shift: pull later members of the probe run into the hole */
-  uint32_t hole = s, j = s;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (m->keys[j] == UINT64_MAX) break;
-    uint32_t home = omap_slot(m, m->keys[j]);
-    /* move j into hole unless home lies cyclically in (hole, j] */
-    int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (!stays) {
-      m->keys[hole] = m->keys[j];
-      m->vals[hole] = m->vals[j];
-      hole = j;
-    }
-  }
-  m->keys[hole] = UINT64_MAX;
-  m->count--;
-  return 1;
-}
 
 /* ---------------- names ---------------- */
 static const char *const kind_names[FG_ALLOC_KIND_COUNT] = { "tlsf", "buddy", "slab", "linear", "ring" };

@@ -18,7 +18,7 @@ static inline void mapping(uint64_t size, int *fl, int *sl) {
   *sl = (int)(size >> (l - SL_LOG2)) - SL;
 }
 
-static uint32_t node_new(fg_allocator *a) {
+static inline uint32_t node_new(fg_allocator *a) {
   fg_tlsf *t = &a->u.tlsf;
   if (t->node_spare == FG_NIL) {
     uint32_t ncap = t->node_cap ? t->node_cap * 2 : 64;
@@ -34,7 +34,7 @@ static uint32_t node_new(fg_allocator *a) {
   return i;
 }
 
-static void node_release(fg_tlsf *t, uint32_t i) {
+static inline void node_release(fg_tlsf *t, uint32_t i) {
   t->nodes[i].next_free = t->node_spare;
   t->nodes[i].is_free = 2; /* spare marker for validate */
   t->node_spare = i;
@@ -46,6 +46,8 @@ static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32
   mapping(n->size, &fl, &sl);
   uint32_t h = t->heads[fl][sl];
   n->is_free = 1;
+  n->fl = (uint8_t)fl;
+  n->sl = (uint8_t)sl;
   n->prev_free = FG_NIL;
   n->next_free = h;
   if (h != FG_NIL) t->nodes[h].prev_free = i;
@@ -56,8 +58,7 @@ static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32
 
 static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
-  int fl, sl;
-  mapping(n->size, &fl, &sl);
+  int fl = n->fl, sl = n->sl;
   if (n->prev_free != FG_NIL) t->nodes[n->prev_free].next_free = n->next_free;
   else t->heads[fl][sl] = n->next_free;
   if (n->next_free != FG_NIL) t->nodes[n->next_free].prev_free = n->prev_free;
@@ -70,7 +71,7 @@ static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32
 
 /* Splits node i at `at` bytes; the upper part becomes a new node (returned),
  * so the lower node keeps its identity (node `first` stays at offset 0). */
-static uint32_t split(fg_allocator *a, uint32_t i, uint64_t at) {
+static inline uint32_t split(fg_allocator *a, uint32_t i, uint64_t at) {
   fg_tlsf *t = &a->u.tlsf;
   uint32_t j = node_new(a);
   if (j == FG_NIL) return FG_NIL;
@@ -87,7 +88,7 @@ static uint32_t split(fg_allocator *a, uint32_t i, uint64_t at) {
 }
 
 /* Merges node j (the upper physical neighbour of i) into i. */
-static void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
+static inline void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
   fg_tlsf_node *n = &t->nodes[i], *m = &t->nodes[j];
   n->size += m->size;
   n->next_phys = m->next_phys;
