@@ -378,3 +378,22 @@ describe("graph userdata", function()
     end
   end)
 end)
+
+describe("read-only depth attachments", function()
+  it("accept a depth attachment that the node only reads, as depth_read", function()
+    local g = fg.compile(P({
+      { name = "z", create = { d = { format = "d32_sfloat", size = "main" } }, pass = { depth = "d" } },
+      { name = "decals", read = { "d" }, create = { out = T }, pass = { color = { "out" }, depth = "d" } },
+    }))
+    local by = {}
+    for _, u in ipairs(g:instances()[2].uses) do by[u.name] = u end
+    assert.are.equal("depth_read", by.d.usage)
+    assert.are.equal("d", g:instances()[2].pass.depth.name)
+    local ok, err = pcall(fg.compile, P({
+      { name = "z", create = { c = T } },
+      { name = "x", read = { "c" }, create = { out = T }, pass = { color = { "out", "c" } } },
+    }))
+    assert.is_false(ok)
+    assert.are.equal("node 'x': pass color 'c': the node must create, modify or rename it", err)
+  end)
+end)

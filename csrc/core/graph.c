@@ -810,13 +810,14 @@ static int compile_full(fg_graph *g) {
         if ((e->name == a->name && e->access != FG_ACCESS_READ && e->access != FG_ACCESS_HISTORY) ||
             (e->access == FG_ACCESS_RENAME && e->to == a->name))
           found = 1;
-        if (e->name == a->name && e->access == FG_ACCESS_READ &&
-            (e->usage == FG_USAGE_DEPTH_READ || e->usage == FG_USAGE_COLOR))
+        if (k == n->colors.n && e->name == a->name && e->access == FG_ACCESS_READ &&
+            (e->usage == FG_USAGE_DEPTH_READ || e->usage == FG_USAGE_NONE))
           found = 1;  /* read-only depth attachment */
       }
       if (!found)
-        problem(g, "node '%s': pass %s '%s': the node must create, modify or rename it", nn,
-                k < n->colors.n ? "color" : "depth", S(g, a->name));
+        problem(g, "node '%s': pass %s '%s': the node must create, modify or rename it%s", nn,
+                k < n->colors.n ? "color" : "depth", S(g, a->name),
+                k < n->colors.n ? "" : " (or read it as depth_read for a read-only depth attachment)");
     }
   }
   for (uint32_t e = 0; e < g->externals.n; e++) {
