@@ -9,7 +9,8 @@
  * Printed: ns per alloc+free pair, and fragmentation (1 - largest_free / free)
  * at the peak of a round and after half of its allocations were freed.
  *
- *   bench_alloc [--software] [--rounds N] [--raw-rounds N] [--seed S] [--only NAME-SUBSTRING]
+ *   bench_alloc [--software] [--rounds N] [--raw-rounds N] [--seed S] [--only NAME-SUBSTRING] [--repeat N]
+ * Each figure is the fastest of --repeat runs (default 5).
  * Picks a GPU when one exists (--software forces lavapipe). */
 #include "fg_alloc.h"
 #include "fg_vk_mem.h"
@@ -31,7 +32,7 @@ static uint64_t rnd_range(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - 
 
 static uint64_t sizes[NSIZES];
 static uint8_t *orders; /* per round: free order (a permutation of 0..99) */
-static int rounds = 1000, raw_rounds = 20;
+static int rounds = 1000, raw_rounds = 20, repeat = 5;
 static const char *only; /* run only allocators whose name contains this */
 static int wanted(const char *name) { return !only || strstr(name, only) != NULL; }
 
@@ -59,7 +60,7 @@ typedef struct driver {
   int (*eligible)(uint64_t size);                                    /* NULL = all */
 } driver;
 
-static result run(const driver *d, int nrounds, int random_order) {
+static result run_once(const driver *d, int nrounds, int random_order) {
   result r = {0};
   r.rounds = nrounds;
   int idx[NSIZES], live[NSIZES], n = 0;
@@ -98,6 +99,19 @@ static result run(const driver *d, int nrounds, int random_order) {
     for (int k = 0; k < n; k++) if (live[k]) d->free(d->self, k);
   }
   return r;
+}
+
+/* The machine may be shared: each measurement is repeated and the fastest
+ * kept (wall and CPU separately); fragmentation does not vary. */
+static result run(const driver *d, int nrounds, int random_order) {
+  result best = run_once(d, nrounds, random_order);
+  for (int i = 1; i < repeat; i++) {
+    result r = run_once(d, nrounds, random_order);
+    if (r.ns_pair < best.ns_pair) best.ns_pair = r.ns_pair;
+    if (r.cpu_ns_pair < best.cpu_ns_pair) best.cpu_ns_pair = r.cpu_ns_pair;
+    best.skipped += r.skipped;
+  }
+  return best;
 }
 
 /* ---- algorithms alone ---- */
@@ -168,10 +182,12 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--raw-rounds") && i + 1 < argc) raw_rounds = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
     else if (!strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
-    else { fprintf(stderr, "usage: %s [--software] [--rounds N] [--raw-rounds N] [--seed S] [--only NAME-SUBSTRING]\n", argv[0]); return 2; }
+    else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
+    else { fprintf(stderr, "usage: %s [--software] [--rounds N] [--raw-rounds N] [--seed S] [--only NAME-SUBSTRING] [--repeat N]\n", argv[0]); return 2; }
   }
   if (rounds < 1) rounds = 1;
   if (raw_rounds < 1) raw_rounds = 1;
+  if (repeat < 1) repeat = 1;
   rng_state = seed;
   int nsmall = 0, nmid = 0, nbig = 0;
   uint64_t total = 0;
@@ -196,6 +212,8 @@ int main(int argc, char **argv) {
   printf("# bench_alloc: seed %llu, %d sizes (%d < 1 KiB, %d in 1 KiB-1 MiB, %d in 1-64 MiB; %.1f MiB per round), alignment 256\n",
          (unsigned long long)seed, NSIZES, nsmall, nmid, nbig, (double)total / (1 << 20));
   printf("# device: %s\n", dev ? dev->props.deviceName : err);
+  printf("# rounds %d (raw vkAllocateMemory: %d), each figure the fastest of %d runs; ns = wall, cpu ns = thread CPU time\n",
+         rounds, raw_rounds, repeat);
   printf("| %-40s | %-8s | %6s | %10s | %10s | %9s | %9s | %s |\n", "allocator", "free", "rounds", "ns/pair", "cpu ns/pair",
          "frag peak", "frag half", "notes");
   printf("|%s|%s|%s|%s|%s|%s|%s|%s|\n", "------------------------------------------", "----------", "--------", "------------",
@@ -211,7 +229,7 @@ int main(int argc, char **argv) {
       result r = run(&d, raw_rounds, v);
       r.frag_peak = r.frag_half = -1;
       char note[128];
-      snprintf(note, sizeof note, "memory type %u; %ld allocations failed (out of memory) and were skipped", g.type, g.oom);
+      snprintf(note, sizeof note, "memory type %u; %ld allocations failed (out of memory) over %d runs and were skipped", g.type, g.oom, repeat);
       print_row(d.name, v ? "random" : "in order", r, g.oom ? note : "");
     }
   }
