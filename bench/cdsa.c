@@ -5,6 +5,7 @@
  * Every result goes through fg_check_packing; failures are counted.
  * Usage: bench_cdsa [--instances N] [--seed S] [--ns 25,50,...] [--budget MS]
  *                   [--mm-budget MS] [--no-enlisted] [--no-minimalloc] [--solvers a,b]
+ *                   [--clique N]   (instances per n, n <= 200, that also get the clique bound)
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -78,9 +79,63 @@ static double pct(double *v, int n, double p) {
   return v[k];
 }
 
+/* A second lower bound: the heaviest set of pairwise-meeting items (they
+ * must all be disjoint in memory). On a cycle it can exceed LOAD: arcs that
+ * meet pairwise need not share a point. Exact branch and bound with a node
+ * cap; any clique found is a valid bound, so a capped search stays valid. */
+typedef struct mwc { int n; const uint64_t *w; const unsigned char *adj; uint64_t best; long nodes, cap; } mwc;
+static void mwc_rec(mwc *c, int *cand, int nc, uint64_t cur) {
+  if (++c->nodes > c->cap) return;
+  if (cur > c->best) c->best = cur;
+  uint64_t rest = 0;
+  for (int k = 0; k < nc; k++) rest += c->w[cand[k]];
+  if (cur + rest <= c->best) return;
+  int *nx = malloc(sizeof(int) * (nc ? nc : 1));
+  for (int k = 0; k < nc && c->nodes <= c->cap; k++) {
+    int v = cand[k], m = 0;
+    for (int q = k + 1; q < nc; q++)
+      if (c->adj[(size_t)v * c->n + cand[q]]) nx[m++] = cand[q];
+    mwc_rec(c, nx, m, cur + c->w[v]);
+    rest -= c->w[v];
+    if (cur + rest <= c->best) break;
+  }
+  free(nx);
+}
+static int arc_has(uint64_t a, uint64_t b, uint64_t t) {
+  if (a == b) return 1;
+  if (a < b) return a <= t && t < b;
+  return t >= a || t < b;
+}
+static uint64_t clique_bound(const fg_pack_item *it, int n, long cap) {
+  uint64_t *w = malloc(sizeof(uint64_t) * n);
+  unsigned char *adj = malloc((size_t)n * n);
+  int *cand = malloc(sizeof(int) * n);
+  for (int i = 0; i < n; i++) {
+    w[i] = it[i].size;
+    cand[i] = i;
+    for (int j = 0; j < n; j++)
+      adj[(size_t)i * n + j] = i != j && (arc_has(it[i].start, it[i].stop, it[j].start) ||
+                                          arc_has(it[j].start, it[j].stop, it[i].start));
+  }
+  for (int a = 1; a < n; a++) /* heaviest first */
+    for (int b = a; b > 0 && w[cand[b - 1]] < w[cand[b]]; b--) { int t = cand[b]; cand[b] = cand[b - 1]; cand[b - 1] = t; }
+  mwc c = {n, w, adj, 0, 0, cap};
+  mwc_rec(&c, cand, n, 0);
+  free(w); free(adj); free(cand);
+  return c.best;
+}
+
 #define MAXS 8
 static const char *solvers[MAXS];
 static int nsolvers = 0;
+
+static int clique_instances = 200; /* instances per n that also get the clique bound */
+
+static int bestm_index(void) {
+  for (int s = 0; s < nsolvers; s++)
+    if (!strcmp(solvers[s], "best")) return s;
+  return -1;
+}
 
 static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int wrap, double budget) {
   fg_pack_item *items = malloc(sizeof(fg_pack_item) * n);
@@ -92,6 +147,8 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
     tms[s] = malloc(sizeof(double) * instances);
   }
   char msg[256];
+  int ncl = n <= 200 ? (clique_instances < instances ? clique_instances : instances) : 0, proved = 0, atlb = 0;
+  double *vslb = malloc(sizeof(double) * (ncl ? ncl : 1)), *lbload = malloc(sizeof(double) * (ncl ? ncl : 1));
   for (int k = 0; k < instances; k++) {
     uint64_t T = draw(tl);
     for (int i = 0; i < n; i++) {
@@ -107,7 +164,8 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
     fg_pack_desc d = {0};
     d.period = T;
     d.time_budget_ms = budget;
-    uint64_t bestm = 0, basem = UINT64_MAX;
+    uint64_t bestm = 0, basem = UINT64_MAX, bestload = 0;
+    int bestopt = 0;
     for (int s = 0; s < nsolvers; s++) {
       d.solver = solvers[s];
       fg_pack_result r;
@@ -121,10 +179,17 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
         continue;
       }
       ratio[s][k] = (double)r.makespan / (double)r.load;
-      if (!strcmp(solvers[s], "best")) bestm = r.makespan;
+      if (!strcmp(solvers[s], "best")) { bestm = r.makespan; bestload = r.load; bestopt = r.optimal; }
       else if (r.makespan < basem) basem = r.makespan;
     }
     if (bestm && basem != UINT64_MAX && bestm > basem) worse_than_base++;
+    if (bestopt) proved++;
+    if (k < ncl && bestm) {
+      uint64_t cl = clique_bound(items, n, 2000000), lb = cl > bestload ? cl : bestload;
+      vslb[k] = (double)bestm / (double)lb;
+      lbload[k] = (double)lb / (double)bestload;
+      if (bestm == lb) atlb++;
+    }
   }
   printf("\nEnlisted n=%d %s wrapping, %d instances\n", n, wrap ? "with" : "without", instances);
   printf("  %-9s %8s %8s %8s %10s %10s %6s\n", "solver", "avg", "p90", "max", "med ms", "avg ms", "fails");
@@ -142,6 +207,16 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
     free(tms[s]);
   }
   if (worse_than_base) printf("  best worse than a baseline on %d instances\n", worse_than_base);
+  if (bestm_index() >= 0) printf("  best proved optimal (optimal = true) on %d of %d instances\n", proved, instances);
+  if (ncl && bestm_index() >= 0) {
+    double a = 0, b = 0;
+    for (int k = 0; k < ncl; k++) { a += vslb[k]; b += lbload[k]; }
+    printf("  first %d instances: LB = max(LOAD, heaviest clique) is %.4f x LOAD on average;\n"
+           "    best / LB avg %.4f, p90 %.4f; best == LB on %d\n",
+           ncl, b / ncl, a / ncl, pct(vslb, ncl, 0.9), atlb);
+  }
+  free(vslb);
+  free(lbload);
   fflush(stdout);
   free(items);
   free(off);
@@ -210,6 +285,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--budget") && a + 1 < argc) budget = atof(argv[++a]);
     else if (!strcmp(argv[a], "--mm-budget") && a + 1 < argc) mmbudget = atof(argv[++a]);
     else if (!strcmp(argv[a], "--no-enlisted")) enlisted = 0;
+    else if (!strcmp(argv[a], "--clique") && a + 1 < argc) clique_instances = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--no-minimalloc")) minimalloc = 0;
     else if (!strcmp(argv[a], "--solvers") && a + 1 < argc) snprintf(solverbuf, sizeof solverbuf, "%s", argv[++a]);
     else if (!strcmp(argv[a], "--ns") && a + 1 < argc) {
@@ -217,7 +293,7 @@ int main(int argc, char **argv) {
       for (char *p = strtok(argv[++a], ","); p && nn < 32; p = strtok(NULL, ",")) ns[nn++] = atoi(p);
     } else {
       fprintf(stderr, "usage: %s [--instances N] [--seed S] [--ns 25,50] [--budget MS] [--mm-budget MS] "
-                      "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc]\n", argv[0]);
+                      "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc] [--clique N]\n", argv[0]);
       return 2;
     }
   }

@@ -29,7 +29,7 @@ typedef struct fg_pack_desc {
   const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
-  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (1 ms);
+  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms);
                             the baselines it starts from always run in full */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */

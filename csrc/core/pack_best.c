@@ -19,8 +19,10 @@
 
 /* The budget covers the whole call; the baselines always run in full (best
  * must never lose to them), the search uses what is left. */
-#define DEFAULT_BUDGET_MS 1.0
+#define DEFAULT_BUDGET_MS 0.5
 #define DEFAULT_NODES 2000000
+#define LAHC_LEN 64
+#define EXACT_MAX_N 64
 
 typedef struct bs {
   const pk_inst *in;
@@ -117,7 +119,7 @@ typedef struct bb {
 static void bb_rec(bb *s, size_t depth, uint64_t cur, uint64_t mk, int64_t last) {
   const pk_inst *in = s->in;
   if (s->aborted) return;
-  if (++s->nodes > s->max_nodes || ((s->nodes & 255) == 0 && fg_now_ns() > s->deadline)) {
+  if (++s->nodes > s->max_nodes || fg_now_ns() > s->deadline) { /* nodes cost O(n^2): check each */
     s->aborted = 1;
     return;
   }
@@ -205,6 +207,58 @@ out:
   return rc;
 }
 
+
+/* Heaviest set of pairwise-meeting items, a lower bound next to LOAD: on a
+ * cycle, arcs can meet pairwise without sharing a point, so it can exceed
+ * LOAD (on a line it never does). Branch and bound over the conflict bits,
+ * heaviest first, with a node cap: any clique found is a valid bound. */
+typedef struct cq {
+  const pk_inst *in;
+  uint64_t best, nodes, cap;
+  uint32_t *members, nbest, *stack;
+} cq;
+
+static void cq_rec(cq *c, uint32_t *cand, size_t nc, uint64_t cur, uint32_t depth) {
+  if (++c->nodes > c->cap) return;
+  if (cur > c->best) {
+    c->best = cur;
+    c->nbest = depth;
+    memcpy(c->members, c->stack, sizeof(uint32_t) * depth);
+  }
+  uint64_t rest = 0;
+  for (size_t k = 0; k < nc; k++) rest += c->in->size[cand[k]];
+  if (cur + rest <= c->best) return;
+  uint32_t *nx = cand + nc; /* children live after the parent's list */
+  for (size_t k = 0; k < nc && c->nodes <= c->cap; k++) {
+    uint32_t v = cand[k];
+    size_t m = 0;
+    for (size_t q = k + 1; q < nc; q++)
+      if (pk_conflict(c->in, v, cand[q])) nx[m++] = cand[q];
+    c->stack[depth] = v;
+    cq_rec(c, nx, m, cur + c->in->size[v], depth + 1);
+    rest -= c->in->size[v];
+    if (cur + rest <= c->best) break;
+  }
+}
+
+/* Returns the clique's weight in effective sizes; *real gets its real bytes. */
+static uint64_t clique_bound(const pk_inst *in, uint64_t cap, uint64_t *real) {
+  size_t n = in->n;
+  *real = 0;
+  uint32_t *cand = malloc(sizeof(uint32_t) * (n * (n + 1) / 2 + n + 1));
+  uint32_t *mem = malloc(sizeof(uint32_t) * (n + 1)), *stack = malloc(sizeof(uint32_t) * (n + 1));
+  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
+  if (!cand || !mem || !stack || !kv) { free(cand); free(mem); free(stack); free(kv); return 0; }
+  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+  pk_sort_kv(kv, n);
+  for (size_t i = 0; i < n; i++) cand[i] = (uint32_t)kv[i].i;
+  cq c = {in, 0, 0, cap, mem, 0, stack};
+  cq_rec(&c, cand, n, 0, 0);
+  for (uint32_t k = 0; k < c.nbest; k++) *real += in->items[mem[k]].size;
+  free(cand); free(mem); free(stack); free(kv);
+  return c.best;
+}
+
 typedef int (*pk_fn)(const pk_inst *, uint64_t *);
 
 int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
@@ -217,6 +271,12 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
   uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
+  uint64_t reallb = load;                  /* real sizes: what proves optimality */
+  if (in.cyclic && in.cbits && n <= 4096) {
+    uint64_t cr, cl = clique_bound(&in, n <= EXACT_MAX_N ? 5000 : 2 * (uint64_t)n, &cr); /* cheap above */
+    if (cl > lb) lb = cl;
+    if (cr > reallb) reallb = cr;
+  }
 
   bs b = {0};
   b.in = &in;
@@ -246,7 +306,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     const pk_inst *src = &in;
     pk_fn fn;
     if (f < nbase) fn = base[f];
-    else if (!have_rev) continue;
+    else if (!have_rev || fg_now_ns() > deadline) continue; /* extra starts only in budget */
     else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
     if (fn(src, tmp)) goto done;
     uint64_t rm = pk_makespan(in0, tmp);
@@ -256,7 +316,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       memcpy(baseoff, tmp, sizeof(uint64_t) * n);
     }
   }
-  if (realBest <= load) goto proved;
+  if (realBest <= reallb) goto proved;
 
   /* 2. whole-cycle items stacked at the bottom (largest alignment first) */
   size_t m = 0, nw = 0;
@@ -320,7 +380,11 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     if (e > lb) over += e - lb;
   }
   size_t *R = sord, *top = (size_t *)tmp;
-  uint64_t now = fg_now_ns(), rr_deadline = now < deadline ? now + (deadline - now) / 2 : now;
+  double cost = (double)M + (double)over / (4.0 * (double)(m ? m : 1)), hist[LAHC_LEN];
+  for (size_t k = 0; k < LAHC_LEN; k++) hist[k] = cost;
+  /* the exact search gets half of what is left where it runs at all */
+  uint64_t now = fg_now_ns(), rr_deadline = now;
+  if (now < deadline) rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2 : deadline;
   while (m > 1 && M > lb && iter < nodes) {
     if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     iter++;
@@ -365,9 +429,14 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       if (e > M2) M2 = e;
       if (e > lb) over2 += e - lb;
     }
-    if (M2 < M || (M2 == M && over2 <= over)) {
+    /* late acceptance: no worse than now, or than the solution LAHC_LEN
+     * iterations ago; cost = makespan, then (softly) bytes above LOAD */
+    double c2 = (double)M2 + (double)over2 / (4.0 * (double)m);
+    size_t hv = iter % LAHC_LEN;
+    if (c2 <= cost || c2 < hist[hv]) {
       M = M2;
       over = over2;
+      cost = c2;
       if (M < bestM) {
         bestM = M;
         memcpy(boff, off, sizeof(uint64_t) * n);
@@ -383,6 +452,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       }
     }
     for (size_t q = 0; q < nr; q++) ruined[R[q]] = 0;
+    hist[hv] = cost;
   }
   free(ruined);
   if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
@@ -392,7 +462,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     for (size_t i = 0; i < n; i++)
       if (out[i] + in.size[i] > inc) inc = out[i] + in.size[i];
     int improved = 0;
-    int ex = inc > lb ? exact(&in, inc, tmp, &improved, nodes, deadline) : 0;
+    /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
+     * few milliseconds: the search is kept for instances it can finish */
+    int ex = inc > lb && n <= EXACT_MAX_N ? exact(&in, inc, tmp, &improved, nodes, deadline) : 0;
     if (ex < 0) goto done;
     if (improved && pk_makespan(in0, tmp) < pk_makespan(in0, out)) memcpy(out, tmp, sizeof(uint64_t) * n);
     /* exhausted: optimal for the effective sizes, which are the real ones
@@ -404,7 +476,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
   }
 proved:
-  *optimal = pk_makespan(in0, out) == load;
+  *optimal = pk_makespan(in0, out) <= reallb;
   rc = 0;
 done:
   if (have_rev) pk_free(&rev);

@@ -130,19 +130,20 @@ typedef struct blkset { blk *b; size_t n; } blkset;
 /* Add a free block, merging neighbours in memory with the same `until`. */
 static void blk_add(blkset *A, blk x) {
   if (!x.size) return;
-  for (int merged = 1; merged;) {
-    merged = 0;
-    for (size_t k = 0; k < A->n; k++) {
-      blk *y = &A->b[k];
-      if (y->until != x.until) continue;
-      if (y->off + y->size == x.off) { x.off = y->off; x.size += y->size; }
-      else if (x.off + x.size == y->off) { x.size += y->size; }
-      else continue;
-      A->b[k] = A->b[--A->n];
-      merged = 1;
-      break;
-    }
+  size_t left = (size_t)-1, right = (size_t)-1; /* one pass finds both neighbours */
+  for (size_t k = 0; k < A->n; k++) {
+    const blk *y = &A->b[k];
+    if (y->until != x.until) continue;
+    if (y->off + y->size == x.off) left = k;
+    else if (x.off + x.size == y->off) right = k;
   }
+  if (left != (size_t)-1) { x.off = A->b[left].off; x.size += A->b[left].size; }
+  if (right != (size_t)-1) x.size += A->b[right].size;
+  /* remove the merged ones (higher index first so the other stays valid) */
+  size_t hi = left == (size_t)-1 ? right : right == (size_t)-1 ? left : (left > right ? left : right);
+  size_t lo = (left != (size_t)-1 && right != (size_t)-1) ? (left < right ? left : right) : (size_t)-1;
+  if (hi != (size_t)-1) A->b[hi] = A->b[--A->n];
+  if (lo != (size_t)-1) A->b[lo] = A->b[--A->n];
   A->b[A->n++] = x;
 }
 
