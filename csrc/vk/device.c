@@ -315,11 +315,17 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   vkEnumeratePhysicalDevices(dev->instance, &np, pd);
   candidate best = {0}, c;
   int best_score = -1;
+  /* FG_DEVICE=gpu|software overrides the caller's preference, so the same
+   * tests and examples run on lavapipe here and on a real GPU unchanged. */
+  int prefer_software = desc->prefer_software;
+  const char *forced = getenv("FG_DEVICE");
+  if (forced && strcmp(forced, "gpu") == 0) prefer_software = 0;
+  else if (forced && strcmp(forced, "software") == 0) prefer_software = 1;
   char reasons[1024] = "";
   for (uint32_t i = 0; i < np; i++) {
     char why[256];
     if (check_device(pd[i], &c, why, sizeof why)) {
-      int s = score(&c, desc->prefer_software);
+      int s = score(&c, prefer_software);
       if (s > best_score) { best = c; best_score = s; }
     } else {
       size_t l = strlen(reasons);
