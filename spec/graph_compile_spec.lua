@@ -397,3 +397,23 @@ describe("read-only depth attachments", function()
     assert.are.equal("node 'x': pass color 'c': the node must create, modify or rename it", err)
   end)
 end)
+
+describe("usage and stage defaults", function()
+  it("derive from the resource kind and whether the node has a pass", function()
+    local g = fg.compile(P({
+      { name = "a", create = { blob = { blob = true }, buf = { buffer = 256 }, tex = T } },
+      { name = "compute", read = { "blob", "buf", "tex" }, create = { out = T } },
+      { name = "raster", read = { "tex", buf = { usage = "vertex" } }, modify = { out = "color" },
+        pass = { color = { "out" } } },
+    }))
+    local function uses(i)
+      local by = {}
+      for _, u in ipairs(g:instances()[i].uses) do by[u.name] = u.usage .. "@" .. u.stage end
+      return by
+    end
+    assert.are.same({ blob = "none@host", buf = "storage@compute", tex = "sampled@compute", out = "storage@compute" },
+                    uses(2))
+    assert.are.same({ tex = "sampled@fragment", buf = "vertex@vertex_input", out = "color@color_output" }, uses(3))
+    assert.are.same({ blob = "none@host", buf = "storage@compute", tex = "storage@compute" }, uses(1))
+  end)
+end)

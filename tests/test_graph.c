@@ -219,11 +219,23 @@ static int check_invariants(fg_graph *g, const char *tag) {
     if (!ok) fprintf(stderr, "%s: packing: %s\n", tag, msg);
     CHECK(ok);
   }
-  /* active nodes' required uses are never missing */
+  /* active nodes' required uses are never missing; uses point at the copy of
+   * their own multiplex index (fg_graph_physical agrees) and frame parity */
   for (uint32_t s = 0; s < V; s++) {
     const fg_graph_instance *in = fg_graph_instance_get(g, s);
-    for (uint32_t u = 0; u < in->use_count; u++)
-      if (!in->uses[u].optional) CHECK(!in->uses[u].missing);
+    for (uint32_t u = 0; u < in->use_count; u++) {
+      const fg_graph_use *us = &in->uses[u];
+      if (!us->optional) CHECK(!us->missing);
+      if (us->missing) continue;
+      for (uint32_t p = 0; p < 2; p++) {
+        uint32_t copy = us->access == FG_ACCESS_HISTORY ? 1 - p : p;
+        CHECK(fg_graph_physical(g, us->logical, copy, in->index) == us->phys[p]);
+        const fg_graph_resource *r = fg_graph_resource_get(g, us->phys[p]);
+        CHECK(r && r->logical == us->logical && r->frame == copy);
+        for (uint32_t d = 0; r && d < fg_graph_dim_count(g); d++)
+          if (r->mode >> d & 1) CHECK(r->index[d] == in->index[d]);
+      }
+    }
   }
   return failures == before;
 }
