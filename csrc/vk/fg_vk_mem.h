@@ -26,8 +26,8 @@
 
 /* ---------------- memory pool ---------------- */
 typedef struct fg_vk_mempool_desc {
-  VkDeviceSize block_size;     /* 0 = 256 MiB, at most 1/8 of the smallest heap used */
-  VkDeviceSize dedicated_min;  /* 0 = block_size / 4; requests this large get their own memory */
+  VkDeviceSize block_size;     /* 0 = 256 MiB, or less: at most 1/8 of the memory type's heap */
+  VkDeviceSize dedicated_min;  /* 0 = the block size / 4; requests this large get their own memory */
   VkDeviceSize slab_max;       /* 0 = 64 KiB; requests up to this (size and alignment) use slabs */
   uint32_t keep_empty;         /* empty TLSF blocks kept per sub-pool; 0 = 1 */
   uint32_t dedicated_cache;    /* freed dedicated memories kept per sub-pool; 0 = 8 */

@@ -35,6 +35,7 @@ typedef struct subpool {
   uint32_t type;
   int optimal, host_visible;
   fg_block_allocator *blocks;   /* created on first use */
+  VkDeviceSize block_size, dedicated_min;
   sclass cls[NCLASS_MAX];
   cached *cache;
   cached *ded;                  /* live dedicated memories, freed at destroy if leaked */
@@ -136,7 +137,7 @@ static void cb_destroy(void *user, void *bu) {
 static int ensure_blocks(subpool *sp) {
   if (sp->blocks) return 0;
   /* granularity 256: typical buffer alignments need no padding blocks */
-  fg_block_desc bd = { FG_ALLOC_TLSF, sp->p->d.block_size, 256, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
+  fg_block_desc bd = { FG_ALLOC_TLSF, sp->block_size, 256, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
   sp->blocks = fg_block_allocator_create(&bd, NULL, 0);
   return sp->blocks ? 0 : -1;
 }
@@ -153,15 +154,8 @@ fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc 
   fg_vk_mempool *p = calloc(1, sizeof *p);
   if (!p) { fg_errf(err, errlen, "out of host memory"); return NULL; }
   if (desc) p->d = *desc;
-  if (!p->d.block_size) {
-    VkDeviceSize smallest = UINT64_MAX;
-    for (uint32_t h = 0; h < dev->memprops.memoryHeapCount; h++)
-      if (dev->memprops.memoryHeaps[h].size && dev->memprops.memoryHeaps[h].size < smallest)
-        smallest = dev->memprops.memoryHeaps[h].size;
-    p->d.block_size = 256ull << 20;
-    while (p->d.block_size > (16ull << 20) && p->d.block_size > smallest / 8) p->d.block_size >>= 1;
-  }
-  if (!p->d.dedicated_min) p->d.dedicated_min = p->d.block_size / 4;
+  int auto_block = !p->d.block_size, auto_dedicated = !p->d.dedicated_min;
+  if (auto_block) p->d.block_size = 256ull << 20;
   if (!p->d.slab_max) p->d.slab_max = 64 << 10;
   if (!p->d.keep_empty) p->d.keep_empty = 1;
   if (!p->d.dedicated_cache) p->d.dedicated_cache = 8;
@@ -182,6 +176,14 @@ fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc 
     sp->type = i / 2;
     sp->optimal = i & 1;
     sp->host_visible = (dev->memprops.memoryTypes[sp->type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0;
+    /* default block: 256 MiB, but at most 1/8 of this type's heap (a 256 MiB
+     * BAR heap gets 32 MiB blocks while device-local VRAM keeps 256 MiB) */
+    sp->block_size = p->d.block_size;
+    VkDeviceSize heap = dev->memprops.memoryHeaps[dev->memprops.memoryTypes[sp->type].heapIndex].size;
+    if (auto_block)
+      while (sp->block_size > (16ull << 20) && sp->block_size > heap / 8 &&
+             sp->block_size / 2 >= p->d.slab_max * SLAB_PAGE_SLOTS) sp->block_size >>= 1;
+    sp->dedicated_min = auto_dedicated ? sp->block_size / 4 : p->d.dedicated_min;
   }
   p->dev = fg_vk_retain(dev);
   return p;
@@ -309,7 +311,7 @@ static VkResult alloc_in(subpool *sp, const fg_vk_mem_request *req, VkDeviceSize
   const fg_vk_mempool_desc *d = &sp->p->d;
   VkDeviceSize size = req->size;
   sp->err[0] = 0;
-  if (req->dedicated || size >= d->dedicated_min) return alloc_dedicated(sp, size, out);
+  if (req->dedicated || size >= sp->dedicated_min) return alloc_dedicated(sp, size, out);
   VkDeviceSize need = size > align ? size : align;
   if (need <= d->slab_max) {
     int lg = log2_ceil(need);
@@ -410,7 +412,7 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
     if (sp->cache) {
       sp->cache[sp->ncache++] = (cached){ a->memory, real, a->mapped };
       sp->cache_bytes += real;
-      while (sp->cache_bytes > 2 * p->d.block_size && sp->ncache > 1) cache_drop_oldest(sp);
+      while (sp->cache_bytes > 2 * sp->block_size && sp->ncache > 1) cache_drop_oldest(sp);
     } else {
       dev_free(sp, a->memory, real);
     }
