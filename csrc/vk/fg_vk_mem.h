@@ -18,7 +18,17 @@
  * Upload ring (fg_upload_ring): one host-visible, persistently mapped VkBuffer
  * cut into segments. Each thread slot owns one segment at a time and bumps
  * inside it without locks; a segment is tagged with the frame it served and is
- * reused once the ring's timeline semaphore reaches that frame's value. */
+ * reused once the ring's timeline semaphore reaches that frame's value.
+ *
+ * Upload ring, typical frame (tests/test_vk_upload.c does exactly this):
+ *   uint64_t f = fg_upload_frame(ring);
+ *   // any thread t (own slot): fg_upload_alloc(ring, t, n, 16, &span, err, len);
+ *   //   memcpy(span.ptr, data, n);  record copies from fg_upload_buffer(ring) at span.offset
+ *   // submit the frame's work, signalling fg_upload_semaphore(ring) with value f
+ *   //   (VkSemaphoreSubmitInfo{.semaphore = ..., .value = f} in vkQueueSubmit2)
+ *   fg_upload_next_frame(ring);   // segments of frame f return once the GPU reaches f
+ * Every frame value must be signalled eventually (an empty submit is enough),
+ * or its segments never come back. */
 #ifndef FG_VK_MEM_H
 #define FG_VK_MEM_H
 #include "fg_vk.h"
