@@ -398,8 +398,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     uint64_t band = M > depth ? M - depth : 0;
     size_t nr = 0;
     R[nr++] = t;
-    for (size_t k = 0; k < m && nr < 48; k++) {
-      size_t j = list[k];
+    size_t rot = rnd(&b.rng) % m; /* no bias toward any part of the list */
+    for (size_t kk = 0; kk < m && nr < 48; kk++) {
+      size_t j = list[(kk + rot) % m];
       if (j == t || off[j] + in.size[j] <= band) continue;
       if (pk_conflict(&in, t, j) || (rnd(&b.rng) & 15) == 0) R[nr++] = j;
     }
