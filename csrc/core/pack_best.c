@@ -394,7 +394,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     if (!nt) break; /* the peak is the whole-cycle stack itself */
     size_t t = top[rnd(&b.rng) % nt];
     uint64_t span = M - b.lo0, r0 = rnd(&b.rng);
-    uint64_t depth = in.size[t] + span / 100 * (r0 % 40);
+    uint64_t depth = in.size[t] + span / 100 * (r0 % 81);
     uint64_t band = M > depth ? M - depth : 0;
     size_t nr = 0;
     R[nr++] = t;
