@@ -235,10 +235,21 @@ describe("fg.pack", function()
   end)
 
   it("does not claim optimal when the search is cut short", function()
-    -- 40 items, no time to prove: optimal only if LOAD was reached
-    local items = random_items(40, 24, 5000, true)
-    local r = fg.pack(items, { period = 24, node_budget = 1, time_budget_ms = 0.01 })
-    if r.optimal then assert.are.equal(r.load, r.makespan) end
+    -- linear timelines: LOAD is the only bound, and one node cannot finish
+    -- the exact search, so optimal must mean makespan == LOAD
+    local claimed, unproved = 0, 0
+    for _ = 1, 20 do
+      local items = random_items(40, 0, 5000, true)
+      local r = fg.pack(items, { node_budget = 1, time_budget_ms = 0.01 })
+      if r.optimal then
+        assert.are.equal(r.load, r.makespan)
+        claimed = claimed + 1
+      else
+        assert.is_true(r.makespan > r.load)
+        unproved = unproved + 1
+      end
+    end
+    assert.is_true(unproved > 0)
   end)
 
   it("reaches LOAD on the thesis's unbounded-error family (l_i = i, r_i = i + 2, growing sizes)", function()
