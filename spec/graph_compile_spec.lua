@@ -195,6 +195,22 @@ describe("lifetimes", function()
     assert.are.same({ 4, 0 }, { o1.first, o1.stop })  -- |V| + last + 1 = T wraps to 0
   end)
 
+  it("keeps an output live to the end of its frame even when its last user is early", function()
+    -- out is written at slot 0 and read by nobody inside the graph; x and y come later.
+    -- Without the extension the packer could alias x or y onto out before it is consumed.
+    local g = fg.compile(P({
+      { name = "a", create = { out = T } },
+      { name = "b", create = { x = T } },
+      { name = "c", read = { "x" }, side_effects = true },
+    }))
+    local o0, o1 = res(g, "out", 0), res(g, "out", 1)
+    assert.are.same({ 0, 3 }, { o0.first, o0.stop })
+    assert.are.same({ 3, 0 }, { o1.first, o1.stop })
+    local x0 = res(g, "x", 0)
+    assert.is_true(x0.offset >= o0.offset + o0.bytes or o0.offset >= x0.offset + x0.bytes,
+      "x must not share memory with the live output")
+  end)
+
   it("extends a copy with history into the next frame (odd copy wraps)", function()
     local g = g3()
     local t0, t1 = res(g, "t", 0), res(g, "t", 1)

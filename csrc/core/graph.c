@@ -1493,7 +1493,12 @@ static int graph_expand(fg_graph *g, cstate *c) {
         if (g->touches.a[k].access == FG_ACCESS_HISTORY) { hasH = 1; uint32_t sl = g->touches.a[k].slot; if (sl > lastH) lastH = sl; }
       if (R->first_slot == NONE) { R->first_slot = 0; R->last_slot = 0; }  /* external read only by history: impossible (rejected) */
       R->start = q * V + R->first_slot;
-      R->stop = (hasH ? (q + 1) * V + lastH + 1 : q * V + R->last_slot + 1) % T;
+      /* Outputs are consumed outside the graph after the frame's last node, so
+       * they stay live to the end of their frame: otherwise aliasing could hand
+       * an early output's memory to a later node before anyone reads it. */
+      uint32_t stop_linear = hasH ? (q + 1) * V + lastH + 1
+                           : R->is_output ? (q + 1) * V : q * V + R->last_slot + 1;
+      R->stop = stop_linear % T;
       sort_touches(g->touches.a + b, e - b, R->start, T);
     }
     fg_free(&g->h, fill);
