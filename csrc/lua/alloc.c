@@ -45,6 +45,23 @@ static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
   return v;
 }
 
+/* Raises on a key of the options table at t that is not in `allowed`. */
+static void check_keys(lua_State *L, int t, int argn, const char *const *allowed, const char *list) {
+  if (lua_isnoneornil(L, t)) return;
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    int ok = 0;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      for (const char *const *a = allowed; *a; a++)
+        if (strcmp(lua_tostring(L, -1), *a) == 0) ok = 1;
+    if (!ok) {
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+      luaL_argerror(L, argn, lua_pushfstring(L, "unknown option '%s' (known: %s)", k, list));
+    }
+  }
+}
+
 static int l_allocator(lua_State *L) {
   const char *kname = luaL_checkstring(L, 1);
   int kind = fg_alloc_kind_parse(kname);
@@ -53,14 +70,17 @@ static int l_allocator(lua_State *L) {
   lua_Integer cap = luaL_checkinteger(L, 2);
   if (cap <= 0) return luaL_argerror(L, 2, "capacity must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  static const char *const keys[] = { "block", "granularity", NULL };
+  check_keys(L, 3, 3, keys, "block, granularity");
   uint64_t block = opt_field_u64(L, 3, "block", 3);
+  uint64_t gran = opt_field_u64(L, 3, "granularity", 3);
   lalloc *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->a = NULL;
   luaL_setmetatable(L, FG_LUA_ALLOCATOR);
   char err[256];
-  fg_alloc_desc d = { (fg_alloc_kind)kind, (uint64_t)cap, block, NULL, 0 };
+  fg_alloc_desc d = { (fg_alloc_kind)kind, (uint64_t)cap, block, NULL, gran };
   u->a = fg_allocator_create(&d, err, sizeof err);
-  if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY ? 3 : 2, err);
+  if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY || gran ? 3 : 2, err);
   return 1;
 }
 
@@ -175,6 +195,9 @@ static lpool *check_pool(lua_State *L) {
 static int l_memory_pool(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
   if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  static const char *const keys[] = { "block_size", "dedicated_min", "slab_max", "keep_empty", "dedicated_cache",
+                                      "externally_synchronized", NULL };
+  check_keys(L, 2, 2, keys, "block_size, dedicated_min, slab_max, keep_empty, dedicated_cache, externally_synchronized");
   fg_vk_mempool_desc d = {
     .block_size = opt_field_u64(L, 2, "block_size", 2), .dedicated_min = opt_field_u64(L, 2, "dedicated_min", 2),
     .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = (uint32_t)opt_field_u64(L, 2, "keep_empty", 2),
@@ -194,6 +217,8 @@ static int p_alloc(lua_State *L) {
   lua_Integer size = luaL_checkinteger(L, 2);
   if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  static const char *const keys[] = { "align", "host_visible", "device_local", "optimal", "dedicated", "memory_type_bits", NULL };
+  check_keys(L, 3, 3, keys, "align, host_visible, device_local, optimal, dedicated, memory_type_bits");
   uint64_t align = opt_field_u64(L, 3, "align", 3);
   if (align & (align - 1)) return luaL_argerror(L, 3, "opts.align must be a power of two");
   int host = opt_field_bool(L, 3, "host_visible", 0);
