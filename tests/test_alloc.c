@@ -19,9 +19,11 @@ static uint64_t rnd(void) { /* splitmix64 */
 }
 static uint64_t rnd_range(uint64_t lo, uint64_t hi) { return lo + rnd() % (hi - lo + 1); }
 
+static uint64_t granularity; /* TLSF granularity for make() */
+
 static fg_allocator *make(fg_alloc_kind kind, uint64_t cap, uint64_t block) {
   char err[256] = "";
-  fg_alloc_desc d = { kind, cap, block, NULL, 0 };
+  fg_alloc_desc d = { kind, cap, block, NULL, kind == FG_ALLOC_TLSF ? granularity : 0 };
   fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
   CHECKM(a != NULL, "create %s: %s", fg_alloc_kind_name(kind), err);
   return a;
@@ -65,6 +67,9 @@ static void random_model(fg_alloc_kind kind, uint64_t cap, uint64_t block, uint6
       oks++;
       CHECKM(off % align == 0, "%s: offset %llu not aligned to %llu", fg_alloc_kind_name(kind),
              (unsigned long long)off, (unsigned long long)align);
+      if (granularity && kind == FG_ALLOC_TLSF)
+        CHECKM(off % granularity == 0, "tlsf: offset %llu off the granularity %llu", (unsigned long long)off,
+               (unsigned long long)granularity);
       CHECKM(off + size <= cap, "%s: [%llu,+%llu) beyond capacity %llu", fg_alloc_kind_name(kind),
              (unsigned long long)off, (unsigned long long)size, (unsigned long long)cap);
       uint64_t res = fg_allocator_size(a, off);
@@ -312,6 +317,9 @@ int main(void) {
     random_model(FG_ALLOC_SLAB, 1u << 14, 64, seed, 4000, 64);
     random_model(FG_ALLOC_LINEAR, 1u << 16, 0, seed, 3000, 600);
     random_model(FG_ALLOC_RING, 1u << 14, 0, seed, 4000, 1500);
+    granularity = 64; /* sizes and offsets on 64, also under non-power-of-two alignments */
+    random_model(FG_ALLOC_TLSF, 1u << 18, 0, seed + 30, 3000, 3000);
+    granularity = 0;
   }
   if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
   printf("test_alloc: all passed\n");

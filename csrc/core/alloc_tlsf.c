@@ -156,7 +156,13 @@ uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   if (size > a->capacity) return FG_ALLOC_FAIL;
   if (t->gran > 1) {
     size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
-    if (align <= t->gran && t->gran % align == 0) align = 1;
+    if (t->gran % align == 0) align = 1;           /* every block offset is a multiple of gran */
+    else {                                         /* keep offsets on the granularity: lcm */
+      uint64_t x = align, y = t->gran;
+      while (y) { uint64_t r = x % y; x = y; y = r; }
+      if (align / x > UINT64_MAX / t->gran) return FG_ALLOC_FAIL;
+      align = align / x * t->gran;
+    }
   }
   uint64_t need = size + (align > 1 ? align - 1 : 0);
   uint32_t i = FG_NIL;
