@@ -271,6 +271,17 @@ static void test_block_allocator(void) {
   fg_block_allocator_destroy(b);
   CHECK(cb.live == 0);
 
+  /* granularity: 4000 rounds to 4096 = a whole normal block; 4097 needs its own */
+  blocks_cb cb3 = {0};
+  fg_block_desc d3 = { FG_ALLOC_TLSF, 4096, 256, 0, cb_create, cb_destroy, &cb3, NULL };
+  b = fg_block_allocator_create(&d3, err, sizeof err);
+  fg_block_allocation g1, g2;
+  CHECK(fg_block_alloc(b, 4000, 256, &g1) == 0 && g1.offset == 0 && cb3.created == 1);
+  CHECK(fg_block_alloc(b, 4097, 256, &g2) == 0 && cb3.created == 2);
+  CHECKM(fg_block_validate(b, err, sizeof err) == 0, "granular blocks: %s", err);
+  CHECK(fg_block_free(b, &g1) == 0 && fg_block_free(b, &g2) == 0 && cb3.live == 0); /* keep_empty 0 */
+  fg_block_allocator_destroy(b);
+
   /* random churn through the block allocator with a model per block */
   rng_state = 99;
   blocks_cb cb2 = {0};

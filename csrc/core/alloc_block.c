@@ -96,8 +96,12 @@ static int try_blk(fg_block_allocator *b, uint32_t i, uint64_t size, uint64_t al
 int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_block_allocation *out) {
   if (size == 0) return -1;
   if (align == 0) align = 1;
-  uint64_t bs = b->d.block_size;
-  if (size + (align - 1) > bs || size + (align - 1) < size) {
+  uint64_t bs = b->d.block_size, need = size;
+  if (b->d.kind == FG_ALLOC_TLSF && b->d.slab_block > 1) { /* granularity rounds sizes up */
+    need = fg_align_up(size, b->d.slab_block);
+    if (b->d.slab_block % align == 0) align = 1;
+  }
+  if (need < size || need + (align - 1) > bs || need + (align - 1) < need) {
     /* oversized: a block of its own; offset 0 is aligned already */
     uint64_t cap = size;
     if (b->d.kind == FG_ALLOC_TLSF && b->d.slab_block > 1) cap = fg_align_up(size, b->d.slab_block);
@@ -123,6 +127,7 @@ int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_bloc
   if (new_blk(b, bs, 0, &i)) return -1;
   b->empty++;
   if (try_blk(b, i, size, align, out)) return 0;
+  if (b->empty > b->d.keep_empty) { destroy_blk(b, i); b->empty--; } /* cannot happen for fitting requests */
   return -1;
 }
 
