@@ -247,6 +247,12 @@ int main(int argc, char **argv) {
   run_both(&dt2, rounds, NULL);
   fg_allocator_destroy(ta.a);
 
+  ad = (fg_alloc_desc){ FG_ALLOC_FREELIST, 2ull << 30, 0, NULL, 256 };
+  algo fa = { fg_allocator_create(&ad, NULL, 0), {0} };
+  driver df = { "freelist (best fit, granularity 256)", algo_alloc, algo_free, algo_frag, &fa, NULL };
+  run_both(&df, rounds, NULL);
+  fg_allocator_destroy(fa.a);
+
   ad = (fg_alloc_desc){ FG_ALLOC_BUDDY, 2ull << 30, 256, NULL, 0 };
   algo ba = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver db = { "buddy (algorithm, 2 GiB, 256 B min)", algo_alloc, algo_free, algo_frag, &ba, NULL };

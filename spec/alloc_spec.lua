@@ -58,6 +58,7 @@ describe("fg.allocator", function()
     { "slab", 16384, { block = 64 }, 64 },
     { "linear", 65536, nil, 600 },
     { "ring", 16384, nil, 1500 },
+    { "freelist", 65536, nil, 3000 },
   } do
     local kind, cap, opts, max = case[1], case[2], case[3], case[4]
     it(kind .. " survives a seeded random sequence checked against a model", function()
@@ -108,7 +109,7 @@ describe("fg.allocator", function()
 
   it("raises on misuse with what and how to fix", function()
     assert.has_error(function() fg.allocator("best", 10) end,
-      "bad argument #1 to 'allocator' (unknown allocator kind 'best' (use tlsf, buddy, slab, linear or ring))")
+      "bad argument #1 to 'allocator' (unknown allocator kind 'best' (use tlsf, buddy, slab, linear, ring or freelist))")
     assert.has_error(function() fg.allocator("tlsf", 0) end)
     local ok, err = pcall(fg.allocator, "slab", 1000)
     assert.is_false(ok)

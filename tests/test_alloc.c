@@ -328,6 +328,7 @@ int main(void) {
     random_model(FG_ALLOC_SLAB, 1u << 14, 64, seed, 4000, 64);
     random_model(FG_ALLOC_LINEAR, 1u << 16, 0, seed, 3000, 600);
     random_model(FG_ALLOC_RING, 1u << 14, 0, seed, 4000, 1500);
+    random_model(FG_ALLOC_FREELIST, 1u << 16, 0, seed, 4000, 3000);
     granularity = 64; /* sizes and offsets on 64, also under non-power-of-two alignments */
     random_model(FG_ALLOC_TLSF, 1u << 18, 0, seed + 30, 3000, 3000);
     granularity = 0;

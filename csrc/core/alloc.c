@@ -49,7 +49,7 @@ int fg_omap_grow(fg_omap *m, const fg_alloc_hooks *h) {
 
 
 /* ---------------- names ---------------- */
-static const char *const kind_names[FG_ALLOC_KIND_COUNT] = { "tlsf", "buddy", "slab", "linear", "ring" };
+static const char *const kind_names[FG_ALLOC_KIND_COUNT] = { "tlsf", "buddy", "slab", "linear", "ring", "freelist" };
 
 const char *fg_alloc_kind_name(fg_alloc_kind kind) {
   return (unsigned)kind < FG_ALLOC_KIND_COUNT ? kind_names[kind] : "?";
@@ -177,7 +177,7 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
   fg_alloc_hooks hooks = {0};
   if (desc->hooks) hooks = *desc->hooks;
   if ((unsigned)desc->kind >= FG_ALLOC_KIND_COUNT) {
-    fg_errf(err, errlen, "unknown allocator kind %d (tlsf, buddy, slab, linear, ring)", (int)desc->kind);
+    fg_errf(err, errlen, "unknown allocator kind %d (tlsf, buddy, slab, linear, ring, freelist)", (int)desc->kind);
     return NULL;
   }
   if (desc->capacity == 0 || desc->capacity == UINT64_MAX) {
@@ -193,7 +193,11 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
   a->capacity = desc->capacity;
   int rc = 0;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: rc = fg__tlsf_init(a, desc->granularity, err, errlen); break;
+  case FG_ALLOC_TLSF:
+  case FG_ALLOC_FREELIST:
+    rc = fg__tlsf_init(a, desc->granularity, err, errlen);
+    a->u.tlsf.single = a->kind == FG_ALLOC_FREELIST;
+    break;
   case FG_ALLOC_BUDDY: rc = fg__buddy_init(a, desc->block, err, errlen); break;
   case FG_ALLOC_SLAB: rc = slab_init(a, desc->block, err, errlen); break;
   case FG_ALLOC_LINEAR:
@@ -211,7 +215,7 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
 void fg_allocator_destroy(fg_allocator *a) {
   if (!a) return;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: fg__tlsf_fini(a); break;
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: fg__tlsf_fini(a); break;
   case FG_ALLOC_BUDDY: fg__buddy_fini(a); break;
   case FG_ALLOC_SLAB: fg_free(&a->hooks, a->u.slab.stack); fg_free(&a->hooks, a->u.slab.used); break;
   default: fg_omap_free(&a->u.lin.live, &a->hooks); fg_free(&a->hooks, a->u.lin.recs); break;
@@ -256,7 +260,7 @@ uint64_t fg_allocator_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   if (size == 0) return FG_ALLOC_FAIL;
   if (align == 0) align = 1;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: return fg__tlsf_alloc(a, size, align);
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: return fg__tlsf_alloc(a, size, align);
   case FG_ALLOC_BUDDY: return fg__buddy_alloc(a, size, align);
   case FG_ALLOC_SLAB: {
     fg_slab *s = &a->u.slab;
@@ -288,7 +292,7 @@ uint64_t fg_allocator_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
 
 int fg_allocator_free(fg_allocator *a, uint64_t off) {
   switch (a->kind) {
-  case FG_ALLOC_TLSF: return fg__tlsf_free(a, off);
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: return fg__tlsf_free(a, off);
   case FG_ALLOC_BUDDY: return fg__buddy_free(a, off);
   case FG_ALLOC_SLAB: {
     fg_slab *s = &a->u.slab;
@@ -322,7 +326,7 @@ int fg_allocator_free(fg_allocator *a, uint64_t off) {
 uint64_t fg_allocator_size(const fg_allocator *a, uint64_t off) {
   uint64_t v;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: return fg__tlsf_size(a, off);
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: return fg__tlsf_size(a, off);
   case FG_ALLOC_BUDDY: return fg__buddy_size(a, off);
   case FG_ALLOC_SLAB: {
     const fg_slab *s = &a->u.slab;
@@ -341,7 +345,7 @@ uint64_t fg_allocator_size(const fg_allocator *a, uint64_t off) {
 void fg_allocator_reset(fg_allocator *a) {
   a->used = a->count = 0;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: fg__tlsf_reset(a); break;
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: fg__tlsf_reset(a); break;
   case FG_ALLOC_BUDDY: fg__buddy_reset(a); break;
   case FG_ALLOC_SLAB: slab_reset(a); break;
   default:
@@ -359,7 +363,7 @@ void fg_allocator_stats(const fg_allocator *a, fg_alloc_stats *o) {
   o->free = a->capacity - a->used;
   o->allocations = a->count;
   switch (a->kind) {
-  case FG_ALLOC_TLSF: o->largest_free = fg__tlsf_largest(a); break;
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: o->largest_free = fg__tlsf_largest(a); break;
   case FG_ALLOC_BUDDY: o->largest_free = fg__buddy_largest(a); break;
   case FG_ALLOC_SLAB: o->largest_free = a->u.slab.top ? a->u.slab.block : 0; break;
   case FG_ALLOC_LINEAR: o->largest_free = a->capacity - a->u.lin.top; break;
@@ -372,7 +376,7 @@ void fg_allocator_stats(const fg_allocator *a, fg_alloc_stats *o) {
 int fg_allocator_validate(const fg_allocator *a, char *err, size_t errlen) {
   if (a->used > a->capacity) { fg_errf(err, errlen, "used %llu > capacity", (unsigned long long)a->used); return -1; }
   switch (a->kind) {
-  case FG_ALLOC_TLSF: return fg__tlsf_validate(a, err, errlen);
+  case FG_ALLOC_TLSF: case FG_ALLOC_FREELIST: return fg__tlsf_validate(a, err, errlen);
   case FG_ALLOC_BUDDY: return fg__buddy_validate(a, err, errlen);
   case FG_ALLOC_SLAB: {
     const fg_slab *s = &a->u.slab;

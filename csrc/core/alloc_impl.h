@@ -106,6 +106,7 @@ typedef struct fg_tlsf {
   uint32_t heads[FG_TLSF_FL][FG_TLSF_SL];
   fg_omap live;                   /* offset -> node */
   uint64_t gran;                  /* power of two >= 1 */
+  int single;                     /* FREELIST: one list in heads[0][0], best fit by scan */
 } fg_tlsf;
 
 typedef struct fg_buddy {

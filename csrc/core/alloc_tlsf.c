@@ -42,8 +42,8 @@ static inline void node_release(fg_tlsf *t, uint32_t i) {
 
 static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
-  int fl, sl;
-  mapping(n->size, &fl, &sl);
+  int fl = 0, sl = 0;
+  if (!t->single) mapping(n->size, &fl, &sl);
   uint32_t h = t->heads[fl][sl];
   n->is_free = 1;
   n->fl = (uint8_t)fl;
@@ -167,7 +167,18 @@ uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   uint64_t need = size + (align > 1 ? align - 1 : 0);
   uint32_t i = FG_NIL;
   int fl, sl;
-  if (need >= size && need <= a->capacity) {
+  if (t->single) { /* best fit over every free block */
+    uint64_t best = UINT64_MAX;
+    for (uint32_t j = t->heads[0][0]; j != FG_NIL; j = t->nodes[j].next_free) {
+      const fg_tlsf_node *n = &t->nodes[j];
+      if (n->size < best && fits(n, size, align)) {
+        best = n->size;
+        i = j;
+        if (n->size == size) break;
+      }
+    }
+    if (i == FG_NIL) return FG_ALLOC_FAIL;
+  } else if (need >= size && need <= a->capacity) {
     /* round the request up to the next class boundary: every block there fits */
     uint64_t r = need;
     if (r >= SL) r += (1ull << (log2_floor(r) - SL_LOG2)) - 1;
@@ -227,6 +238,12 @@ uint64_t fg__tlsf_size(const fg_allocator *a, uint64_t off) {
 uint64_t fg__tlsf_largest(const fg_allocator *a) {
   const fg_tlsf *t = &a->u.tlsf;
   if (!t->fl_map) return 0;
+  if (t->single) {
+    uint64_t best = 0;
+    for (uint32_t j = t->heads[0][0]; j != FG_NIL; j = t->nodes[j].next_free)
+      if (t->nodes[j].size > best) best = t->nodes[j].size;
+    return best;
+  }
   int fl = 63 - __builtin_clzll(t->fl_map);
   int sl = 31 - __builtin_clz(t->sl_map[fl]);
   uint64_t best = 0;
@@ -278,8 +295,8 @@ int fg__tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
       if ((h != FG_NIL) != bit) { fg_errf(err, errlen, "tlsf: bitmap disagrees with list (%d,%d)", fl, sl); return -1; }
       uint32_t p = FG_NIL;
       for (uint32_t j = h; j != FG_NIL; j = t->nodes[j].next_free) {
-        int f2, s2;
-        mapping(t->nodes[j].size, &f2, &s2);
+        int f2 = 0, s2 = 0;
+        if (!t->single) mapping(t->nodes[j].size, &f2, &s2);
         if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || t->nodes[j].prev_free != p) {
           fg_errf(err, errlen, "tlsf: block at %llu in the wrong free list", (unsigned long long)t->nodes[j].off);
           return -1;

@@ -14,6 +14,9 @@
  *           count reaches zero the range is empty again; reset() frees all.
  *   RING    FIFO ring: allocations wrap around; space comes back when the
  *           oldest live allocation is freed (frees may come in any order).
+ *   FREELIST one address-ordered list of blocks, best fit over all free blocks
+ *           (O(free blocks)), coalescing on free: the descriptor-heap article's
+ *           FreeListAllocator; the baseline TLSF's size classes speed up.
  *
  * fg_block_allocator owns several ranges ("blocks") of one kind, creates them
  * through a callback when none fits and destroys surplus empty ones beyond
@@ -32,6 +35,7 @@ typedef enum fg_alloc_kind {
   FG_ALLOC_SLAB,
   FG_ALLOC_LINEAR,
   FG_ALLOC_RING,
+  FG_ALLOC_FREELIST,
   FG_ALLOC_KIND_COUNT
 } fg_alloc_kind;
 
@@ -45,7 +49,7 @@ typedef struct fg_alloc_desc {
   uint64_t block;          /* SLAB: slot size (required); BUDDY: smallest block
                               (0 = max(1, capacity >> 20) rounded to a power of two) */
   const fg_alloc_hooks *hooks; /* bookkeeping memory; NULL = malloc */
-  uint64_t granularity;    /* TLSF: sizes and block offsets are multiples of this
+  uint64_t granularity;    /* TLSF/FREELIST: sizes and block offsets are multiples of this
                               (0 = 1). A power of two; requests aligned to at most
                               this need no padding, which is what makes TLSF fast
                               for GPU alignments. Capacity is rounded down to it. */

@@ -66,7 +66,7 @@ static int l_allocator(lua_State *L) {
   const char *kname = luaL_checkstring(L, 1);
   int kind = fg_alloc_kind_parse(kname);
   if (kind < 0)
-    return luaL_argerror(L, 1, lua_pushfstring(L, "unknown allocator kind '%s' (use tlsf, buddy, slab, linear or ring)", kname));
+    return luaL_argerror(L, 1, lua_pushfstring(L, "unknown allocator kind '%s' (use tlsf, buddy, slab, linear, ring or freelist)", kname));
   lua_Integer cap = luaL_checkinteger(L, 2);
   if (cap <= 0) return luaL_argerror(L, 2, "capacity must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);

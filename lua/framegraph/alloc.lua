@@ -1,5 +1,5 @@
 -- framegraph.alloc: sub-allocators over abstract ranges and GPU memory pools.
---   fg.allocator(kind, capacity, opts) -> allocator   kind: tlsf | buddy | slab | linear | ring
+--   fg.allocator(kind, capacity, opts) -> allocator   kind: tlsf | buddy | slab | linear | ring | freelist
 --     a:alloc(size [, align]) -> offset | nil, err     a:free(offset)   a:size(offset)
 --     a:stats() -> {kind, capacity, used, free, largest_free, allocations, fragmentation}
 --     a:reset()  a:validate() -> true | false, err  a:close()
@@ -14,5 +14,5 @@ local core = require("framegraph.core")
 
 local M = {}
 M.allocator = core.allocator
-M.allocator_kinds = { "tlsf", "buddy", "slab", "linear", "ring" }
+M.allocator_kinds = { "tlsf", "buddy", "slab", "linear", "ring", "freelist" }
 return M
