@@ -126,6 +126,36 @@ static void algo_free(void *s, int slot) { algo *g = s; fg_allocator_free(g->a, 
 static double algo_frag(void *s) { fg_alloc_stats st; fg_allocator_stats(((algo *)s)->a, &st); return st.fragmentation; }
 static int small_only(uint64_t size) { return size < 1024; }
 
+/* ---- churn: a steady state of many live allocations (not the article's
+ * workload): keep `live` allocations of the article's size mix, then each
+ * step frees a random one and allocates a new size. Shows how the cost of a
+ * search grows with the number of free blocks (free list) or does not (TLSF). */
+static void churn(const char *name, fg_alloc_kind kind, uint64_t block, uint64_t gran, int live, int steps) {
+  if (!wanted(name)) return;
+  fg_alloc_desc d = { kind, 64ull << 30, block, NULL, gran };
+  fg_allocator *a = fg_allocator_create(&d, NULL, 0);
+  if (!a) return;
+  uint64_t *off = malloc(sizeof(uint64_t) * (size_t)live);
+  uint64_t save = rng_state;
+  rng_state = 777;
+  for (int i = 0; i < live; i++) off[i] = fg_allocator_alloc(a, size_at((int)(rnd() % NSIZES), (int)(rnd() % 1000)), 256);
+  uint64_t c0 = cpu_ns(), fails = 0;
+  for (int k = 0; k < steps; k++) {
+    int i = (int)(rnd() % (uint64_t)live);
+    if (off[i] != FG_ALLOC_FAIL) fg_allocator_free(a, off[i]);
+    off[i] = fg_allocator_alloc(a, size_at((int)(rnd() % NSIZES), (int)(rnd() % 1000)), 256);
+    if (off[i] == FG_ALLOC_FAIL) fails++;
+  }
+  uint64_t c1 = cpu_ns();
+  fg_alloc_stats st;
+  fg_allocator_stats(a, &st);
+  printf("| %-40s | %6d | %10.1f | %9.3f | %s |\n", name, live, (double)(c1 - c0) / steps, st.fragmentation,
+         fails ? "some failed" : "");
+  rng_state = save;
+  free(off);
+  fg_allocator_destroy(a);
+}
+
 /* ---- block allocator with host callbacks (no device) ---- */
 typedef struct blk { fg_block_allocator *b; fg_block_allocation al[NSIZES]; } blk;
 static int host_create(void *u, uint64_t size, void **bu) { *bu = (void *)(uintptr_t)(size | 1); return 0; }
@@ -309,6 +339,15 @@ int main(int argc, char **argv) {
         if (!mode) pool_ns[v] = r.ns_pair;
         fg_vk_mempool_destroy(vp.p);
       }
+  }
+  printf("\n# churn (not the article's workload): N live allocations of the same size mix in a 64 GiB range,\n"
+         "# then 200000 steps of free-a-random-one + allocate-a-new-one; cpu ns per step, fragmentation at the end\n");
+  printf("| %-40s | %6s | %10s | %9s | notes |\n", "allocator", "live", "cpu ns", "frag");
+  printf("|------------------------------------------|--------|------------|-----------|-------|\n");
+  for (int live = 1000; live <= 10000; live *= 10) {
+    churn("tlsf (churn, granularity 256)", FG_ALLOC_TLSF, 0, 256, live, 200000);
+    churn("freelist (churn, granularity 256)", FG_ALLOC_FREELIST, 0, 256, live, 200000);
+    churn("buddy (churn, 64 KiB min)", FG_ALLOC_BUDDY, 1u << 16, 0, live, 200000);
   }
   if (raw_ns[0] > 0 && pool_ns[0] > 0)
     printf("# default path vs raw vkAllocateMemory (wall): %.0fx faster in order, %.0fx random\n",
