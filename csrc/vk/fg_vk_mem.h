@@ -12,7 +12,7 @@
  * Host-visible blocks are mapped once, persistently. When the device has
  * VK_EXT_memory_budget, no new VkDeviceMemory is created past the heap budget
  * (VK_ERROR_OUT_OF_DEVICE_MEMORY with a message instead).
- * Thread-safe: one mutex per sub-pool, so different memory types allocate in
+ * Thread-safe: one lock per sub-pool, so different memory types allocate in
  * parallel (unless desc.externally_synchronized).
  *
  * Upload ring (fg_upload_ring): one host-visible, persistently mapped VkBuffer
@@ -42,7 +42,7 @@ typedef struct fg_vk_mempool_desc {
   uint32_t keep_empty;         /* empty TLSF blocks kept per sub-pool; 0 = 1 */
   uint32_t dedicated_cache;    /* freed dedicated memories kept per sub-pool; 0 = 8 */
   int externally_synchronized; /* 1: the caller never calls into the pool from two threads
-                                  at once, so no mutex is taken */
+                                  at once, so no lock is taken */
 } fg_vk_mempool_desc;
 
 typedef struct fg_vk_mem_request {
