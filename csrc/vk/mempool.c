@@ -349,6 +349,10 @@ VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_a
   for (uint32_t t = 0; t < p->ntypes; t++) {
     VkMemoryPropertyFlags f = mp->memoryTypes[t].propertyFlags;
     if (!(bits & (1u << t)) || (f & req->required) != req->required) continue;
+    /* types that need a feature or behave specially only when asked for */
+    const VkMemoryPropertyFlags special = VK_MEMORY_PROPERTY_PROTECTED_BIT | VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT |
+                                          VK_MEMORY_PROPERTY_DEVICE_COHERENT_BIT_AMD;
+    if (f & special & ~req->required) continue;
     VkMemoryPropertyFlags pf = f & req->preferred;
     int s = 0;
     for (; pf; pf &= pf - 1) s++;
