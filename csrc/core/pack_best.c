@@ -75,22 +75,33 @@ static int is_whole(const pk_inst *in, size_t i) { return in->cyclic && in->s[i]
 
 
 /* The conflict matrix as bits: placement tests pairs far more often than
- * there are pairs. Skipped for very large n (memory n^2/8). */
+ * there are pairs. Built by time point: row i is the OR of the live sets of
+ * the points i covers (cheaper than n^2/2 branchy arc tests). Skipped for
+ * very large n (memory n^2/8). */
 static uint64_t *build_bits(const pk_inst *in, size_t *words) {
   size_t n = in->n, w = (n + 63) / 64;
+  uint32_t K = in->K;
   if (n > 8192) return NULL;
-  uint64_t *bits = calloc(n * w, sizeof(uint64_t));
-  if (!bits) return NULL;
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = i + 1; j < n; j++)
-      if (pk_conflict_arcs(in, i, j)) {
-        bits[i * w + (j >> 6)] |= 1ull << (j & 63);
-        bits[j * w + (i >> 6)] |= 1ull << (i & 63);
-      }
+  uint64_t *bits = calloc(n * w, sizeof(uint64_t)), *live = calloc((size_t)K * w, sizeof(uint64_t));
+  if (!bits || !live) { free(bits); free(live); return NULL; }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t len = pk_len(in, i);
+    for (uint32_t k = 0, t = in->s[i]; k < len; k++, t = t + 1 == K ? 0 : t + 1)
+      live[(size_t)t * w + (i >> 6)] |= 1ull << (i & 63);
+  }
+  for (size_t i = 0; i < n; i++) {
+    uint64_t *row = bits + i * w;
+    uint32_t len = pk_len(in, i);
+    for (uint32_t k = 0, t = in->s[i]; k < len; k++, t = t + 1 == K ? 0 : t + 1) {
+      const uint64_t *l = live + (size_t)t * w;
+      for (size_t q = 0; q < w; q++) row[q] |= l[q];
+    }
+    row[i >> 6] &= ~(1ull << (i & 63));
+  }
+  free(live);
   *words = w;
   return bits;
 }
-
 
 /* Exact search. Some optimal packing is a fixed point of "first fit in
  * offset order" (re-packing an optimal packing that way never raises an
@@ -265,15 +276,14 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   size_t n = in0->n;
   *optimal = 0;
   pk_inst in = *in0, rev;
-  uint64_t *bits = build_bits(in0, &in.cwords);
-  in.cbits = bits;
+  uint64_t *bits = NULL; /* built once there is time to search */
   uint64_t budget_ns = (uint64_t)((desc->time_budget_ms > 0 ? desc->time_budget_ms : DEFAULT_BUDGET_MS) * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
   uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
   uint64_t reallb = load;                  /* real sizes: what proves optimality */
-  if (in.cyclic && in.cbits && n <= 4096) {
-    uint64_t cr, cl = clique_bound(&in, n <= EXACT_MAX_N ? 5000 : 2 * (uint64_t)n, &cr); /* cheap above */
+  if (in.cyclic && n <= EXACT_MAX_N) { /* above, it costs more than it proves */
+    uint64_t cr, cl = clique_bound(&in, 5000, &cr);
     if (cl > lb) lb = cl;
     if (cr > reallb) reallb = cr;
   }
@@ -317,6 +327,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
   }
   if (realBest <= reallb) goto proved;
+  if (fg_now_ns() < deadline) {
+    bits = build_bits(in0, &in.cwords);
+    in.cbits = bits;
+  }
 
   /* 2. whole-cycle items stacked at the bottom (largest alignment first) */
   size_t m = 0, nw = 0;
