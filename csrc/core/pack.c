@@ -258,6 +258,7 @@ static uint32_t find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
 }
 
 void pk_free(pk_inst *in) {
+  free(in->len);
   free(in->s);
   free(in->e);
   free(in->size);
@@ -273,10 +274,11 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
   size_t nn = n ? n : 1;
   in->s = malloc(sizeof(uint32_t) * nn);
   in->e = malloc(sizeof(uint32_t) * nn);
+  in->len = malloc(sizeof(uint32_t) * nn);
   in->size = malloc(sizeof(uint64_t) * nn);
   in->align = malloc(sizeof(uint64_t) * nn);
   uint64_t *v = malloc(sizeof(uint64_t) * 2 * nn);
-  if (!in->s || !in->e || !in->size || !in->align || !v) {
+  if (!in->s || !in->e || !in->len || !in->size || !in->align || !v) {
     free(v);
     pk_free(in);
     return -1;
@@ -297,6 +299,7 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
     in->e[i] = find_pt(v, K, norm_stop(&items[i], desc->period));
     kinds |= items[i].kind ? 2 : 1;
   }
+  pk_set_len(in);
   free(v);
   /* Granularity: items of kind 1 are rounded to whole pages (size and
    * alignment) so no kind-0 item can ever share one of their pages. */
@@ -314,14 +317,22 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
   return 0;
 }
 
+void pk_set_len(pk_inst *in) {
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    in->len[i] = a == b ? in->K : a < b ? b - a : in->K - a + b;
+  }
+}
+
 int pk_reverse(const pk_inst *in, pk_inst *out) {
   *out = *in;
   size_t nn = in->n ? in->n : 1;
   out->s = malloc(sizeof(uint32_t) * nn);
   out->e = malloc(sizeof(uint32_t) * nn);
+  out->len = malloc(sizeof(uint32_t) * nn);
   out->size = malloc(sizeof(uint64_t) * nn);
   out->align = malloc(sizeof(uint64_t) * nn);
-  if (!out->s || !out->e || !out->size || !out->align) {
+  if (!out->s || !out->e || !out->len || !out->size || !out->align) {
     pk_free(out);
     return -1;
   }
@@ -340,6 +351,7 @@ int pk_reverse(const pk_inst *in, pk_inst *out) {
       out->e[i] = (K - a) % K;
     }
   }
+  pk_set_len(out);
   return 0;
 }
 

@@ -13,6 +13,7 @@ typedef struct pk_inst {
                             point K-1 (the last stop) is never covered */
   uint32_t K;            /* number of time points */
   uint32_t *s, *e;       /* compressed start/stop; s == e: whole cycle */
+  uint32_t *len;         /* points covered (K for whole-cycle items) */
   uint64_t *size, *align;/* effective size/alignment (granularity-rounded) */
   const fg_pack_item *items;
   uint64_t gran;         /* > 1 and both kinds present: kind-1 items rounded */
@@ -21,27 +22,23 @@ typedef struct pk_inst {
   size_t cwords;
 } pk_inst;
 
-/* Is point t inside item i's interval? */
+/* Is point t inside item i's interval? Distance from the start, modulo K,
+ * below the length (branch-free; also right on a line, where nothing wraps
+ * and the last point is never covered). */
 static inline int pk_contains(const pk_inst *in, size_t i, uint32_t t) {
-  uint32_t a = in->s[i], b = in->e[i];
-  if (a == b) return 1;
-  if (a < b) return a <= t && t < b;
-  return t >= a || t < b;
+  uint32_t d = t - in->s[i];
+  d += in->K & (0u - (uint32_t)(t < in->s[i]));
+  return d < in->len[i];
 }
 /* Two non-empty arcs meet iff one holds the other's start. */
 static inline int pk_conflict_arcs(const pk_inst *in, size_t i, size_t j) {
-  return pk_contains(in, i, in->s[j]) || pk_contains(in, j, in->s[i]);
+  return pk_contains(in, i, in->s[j]) | pk_contains(in, j, in->s[i]);
 }
 static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
   if (in->cbits) return (int)((in->cbits[i * in->cwords + (j >> 6)] >> (j & 63)) & 1);
   return pk_conflict_arcs(in, i, j);
 }
-/* Number of points the item covers. */
-static inline uint32_t pk_len(const pk_inst *in, size_t i) {
-  uint32_t a = in->s[i], b = in->e[i];
-  if (a == b) return in->K;
-  return a < b ? b - a : in->K - a + b;
-}
+static inline uint32_t pk_len(const pk_inst *in, size_t i) { return in->len[i]; }
 
 /* Strategies: write offsets (effective sizes) for every item; return 0, or -1 on OOM. */
 int pk_none(const pk_inst *in, uint64_t *off);
@@ -75,5 +72,6 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real);
 /* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
 int pk_reverse(const pk_inst *in, pk_inst *out);
 void pk_free(pk_inst *in);
+void pk_set_len(pk_inst *in); /* fills len from s, e, K */
 
 #endif
