@@ -5,7 +5,11 @@
  *
  * Runtime uservalues: 1 device, 2 graph userdata, 3 compile options, 4 run
  * functions per slot, 5 ctx tables per slot, 6 blobs per parity, 7 the cmd
- * userdata, 8 the inputs of the frame being recorded. */
+ * userdata, 8 the inputs of the frame being recorded.
+ *
+ * Upload handles ("framegraph.upload", from rt:upload / ctx.upload): a range
+ * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
+ * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
 #include "fg_lua.h"
 #include "fg_vk_runtime.h"
 #include "fg_vk_shader.h"
@@ -20,6 +24,7 @@
 enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_COUNT = UV_EXT };
 
 #define FG_LUA_IMAGE "framegraph.image"
+#define FG_LUA_UPLOAD "framegraph.upload"
 
 /* An image made for `external` resources (dev:external_image): the runtime
  * transitions it but never allocates it; it tracks its layout across frames. */
@@ -122,6 +127,13 @@ typedef struct lcmd {
   int valid;
 } lcmd;
 
+typedef struct lupload {
+  lrt *o;                /* owner, kept alive by uservalue 1 */
+  uint64_t ring_frame;   /* the ring frame it belongs to: valid while the ring is still in it */
+  uint64_t rt_frame;     /* the runtime's frame index when made (for messages) */
+  VkDeviceSize offset, size;
+} lupload;
+
 static lrt *check_rt(lua_State *L, int idx) {
   lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
   if (!o->rt) luaL_argerror(L, idx, "runtime is closed or has no valid plan (a failed reload)");
@@ -139,7 +151,9 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
     lua_pushnil(L);
     while (lua_next(L, opts)) {
       if (lua_type(L, -2) == LUA_TSTRING && (!strcmp(lua_tostring(L, -2), "poison") ||
-                                              !strcmp(lua_tostring(L, -2), "seed"))) {
+                                              !strcmp(lua_tostring(L, -2), "seed") ||
+                                              !strcmp(lua_tostring(L, -2), "upload_bytes") ||
+                                              !strcmp(lua_tostring(L, -2), "upload_segment"))) {
         lua_pop(L, 1);  /* runtime options, not the compiler's */
         continue;
       }
@@ -172,6 +186,102 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
   lua_pushnil(L);
   lua_setfield(L, t, "device");
   return t;
+}
+
+/* ------------------------------------------------------------ uploads -- */
+
+/* Copies the string at bytes_idx into the ring; pushes a handle, or nil +
+ * message when the ring has no room (a system limit, not a misuse). */
+static int push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_idx, const char *what) {
+  size_t n;
+  const char *bytes = luaL_checklstring(L, bytes_idx, &n);
+  lua_Integer align = luaL_optinteger(L, align_idx, 0);
+  luaL_argcheck(L, n > 0, bytes_idx, "empty upload: pass a non-empty string of bytes");
+  luaL_argcheck(L, align >= 0 && align <= 65536 && (align & (align - 1)) == 0, align_idx,
+                "alignment must be a power of two up to 65536 (or 0 / absent for the device's default)");
+  fg_upload_span sp;
+  uint64_t rf;
+  char err[1024];
+  if (fg_rt_upload(o->rt, 0, (VkDeviceSize)n, (VkDeviceSize)align, &sp, &rf, err, sizeof err)) {
+    luaL_pushfail(L);
+    lua_pushfstring(L, "%s: %s", what, err);
+    return 2;
+  }
+  memcpy(sp.ptr, bytes, n);
+  lupload *h = lua_newuserdatauv(L, sizeof *h, 1);
+  h->o = o;
+  h->ring_frame = rf;
+  h->rt_frame = fg_rt_frame_index(o->rt);
+  h->offset = sp.offset;
+  h->size = sp.size;
+  luaL_setmetatable(L, FG_LUA_UPLOAD);
+  lua_pushvalue(L, self);
+  lua_setiuservalue(L, -2, 1);
+  return 1;
+}
+
+/* rt:upload(bytes [, align]) -> upload | nil, err: data for the next frame. */
+static int rt_upload(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  return push_upload(L, o, 1, 2, 3, "rt:upload");
+}
+
+/* ctx.upload(bytes [, align]): the same, for data made while recording. */
+static int l_ctx_upload(lua_State *L) {
+  lrt *o = lua_touserdata(L, lua_upvalueindex(1));
+  if (!o || !o->rt) return luaL_error(L, "ctx.upload: the runtime is closed");
+  return push_upload(L, o, lua_upvalueindex(1), 1, 2, "ctx.upload");
+}
+
+static int upload_valid(const lupload *h) {
+  return h->o && h->o->rt && h->ring_frame == fg_rt_upload_frame(h->o->rt);
+}
+
+static int up_size(lua_State *L) {
+  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lua_pushinteger(L, (lua_Integer)h->size);
+  return 1;
+}
+
+static int up_offset(lua_State *L) {
+  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lua_pushinteger(L, (lua_Integer)h->offset);
+  return 1;
+}
+
+static int up_valid(lua_State *L) {
+  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lua_pushboolean(L, upload_valid(h));
+  return 1;
+}
+
+static int up_tostring(lua_State *L) {
+  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lua_pushfstring(L, "framegraph.upload (%d bytes at %d, frame %d%s)", (int)h->size, (int)h->offset,
+                  (int)h->rt_frame, upload_valid(h) ? "" : ", stale");
+  return 1;
+}
+
+/* rt:upload_stats() -> {size, allocations, bytes, segments, free_segments,
+ * retired_segments, segment_acquires, full, waits, frame, completed} */
+static int rt_upload_stats(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  fg_upload_stats st;
+  uint64_t size, waits;
+  fg_rt_upload_stats(o->rt, &st, &size, &waits);
+  lua_createtable(L, 0, 11);
+  lua_pushinteger(L, (lua_Integer)size); lua_setfield(L, -2, "size");
+  lua_pushinteger(L, (lua_Integer)st.allocations); lua_setfield(L, -2, "allocations");
+  lua_pushinteger(L, (lua_Integer)st.bytes); lua_setfield(L, -2, "bytes");
+  lua_pushinteger(L, st.segments); lua_setfield(L, -2, "segments");
+  lua_pushinteger(L, st.free_segments); lua_setfield(L, -2, "free_segments");
+  lua_pushinteger(L, st.retired_segments); lua_setfield(L, -2, "retired_segments");
+  lua_pushinteger(L, (lua_Integer)st.segment_acquires); lua_setfield(L, -2, "segment_acquires");
+  lua_pushinteger(L, (lua_Integer)st.waits); lua_setfield(L, -2, "full");
+  lua_pushinteger(L, (lua_Integer)waits); lua_setfield(L, -2, "waits");
+  lua_pushinteger(L, (lua_Integer)st.frame); lua_setfield(L, -2, "frame");
+  lua_pushinteger(L, (lua_Integer)st.completed); lua_setfield(L, -2, "completed");
+  return 1;
 }
 
 /* Run functions and ctx tables per instance slot. Needs the graph at uv 2. */
@@ -214,6 +324,9 @@ static void build_slots(lua_State *L, lrt *o, int self) {
     lua_pushcclosure(L, lua_tocfunction(L, -2), 1);
     lua_remove(L, -2);
     lua_setfield(L, -2, "blob");
+    lua_pushvalue(L, self);
+    lua_pushcclosure(L, l_ctx_upload, 1);
+    lua_setfield(L, -2, "upload");
     lua_rawseti(L, ctxs, s + 1);
   }
   lua_pushvalue(L, runs);
@@ -300,6 +413,24 @@ static int l_runtime(lua_State *L) {
     desc.poison = lua_toboolean(L, -1);
     lua_getfield(L, 3, "seed");
     desc.seed = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 2);
+    lua_getfield(L, 3, "upload_bytes");
+    if (!lua_isnil(L, -1)) {
+      lua_Integer v = lua_tointeger(L, -1);
+      if (!lua_isinteger(L, -1) || v < 256)
+        luaL_error(L, "fg.runtime: opts.upload_bytes must be an integer >= 256 (the upload ring's size), got %s",
+                   luaL_tolstring(L, -1, NULL));
+      desc.upload_bytes = (uint64_t)v;
+    }
+    lua_getfield(L, 3, "upload_segment");
+    if (!lua_isnil(L, -1)) {
+      lua_Integer v = lua_tointeger(L, -1);
+      if (!lua_isinteger(L, -1) || v < 256 || (v & (v - 1)) ||
+          (uint64_t)v > (desc.upload_bytes ? desc.upload_bytes : (4u << 20)))
+        luaL_error(L, "fg.runtime: opts.upload_segment must be a power of two >= 256 and <= upload_bytes, got %s",
+                   luaL_tolstring(L, -1, NULL));
+      desc.upload_segment = (uint64_t)v;
+    }
     lua_pop(L, 2);
   }
   fg_lua_compile(L, 2, opts, fg_rt_sizer, &o->sizer);
@@ -803,6 +934,49 @@ static const fg_graph_use *use_of(lcmd *c, uint32_t u) {
   return &fg_graph_instance_get(c->o->g, c->slot)->uses[u];
 }
 
+/* An upload handle used by a command: it must be this runtime's and of the
+ * frame being recorded. */
+static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
+  lupload *h = luaL_checkudata(L, idx, FG_LUA_UPLOAD);
+  if (h->o != c->o)
+    luaL_error(L, "node '%s': %s uses an upload made by another runtime; upload with this runtime's rt:upload "
+               "or ctx.upload", node_name(c), what);
+  if (!upload_valid(h))
+    luaL_error(L, "node '%s': %s uses a stale upload (made for frame %d, %d bytes); uploads are valid only in the "
+               "frame they were made for: call rt:upload before each rt:frame, or ctx.upload inside run",
+               node_name(c), what, (int)h->rt_frame, (int)h->size);
+  return h;
+}
+
+/* Binding of an upload: a read-only storage buffer or a uniform buffer. */
+static void bind_upload(lua_State *L, lcmd *c, lupload *h, const fg_vk_shader_binding *rb, const fg_vk_shader_info *si,
+                        uint32_t bnum, fg_vk_binding *b, const char *what) {
+  const VkPhysicalDeviceLimits *lim = &c->o->dev->props.limits;
+  if (rb->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+    if (!rb->readonly)
+      luaL_error(L, "node '%s': %s binds an upload at binding %d of shader '%s', which the shader may write; "
+                 "uploads are read-only for the GPU: mark the binding readonly in GLSL", node_name(c), what,
+                 (int)bnum, si->name);
+    if (h->size > lim->maxStorageBufferRange)
+      luaL_error(L, "node '%s': %s: upload of %d bytes exceeds maxStorageBufferRange (%d)", node_name(c), what,
+                 (int)h->size, (int)lim->maxStorageBufferRange);
+  } else if (rb->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+    if (h->size > lim->maxUniformBufferRange)
+      luaL_error(L, "node '%s': %s: upload of %d bytes bound as uniform buffer %d exceeds maxUniformBufferRange "
+                 "(%d); bind it as a readonly storage buffer", node_name(c), what, (int)h->size, (int)bnum,
+                 (int)lim->maxUniformBufferRange);
+  } else {
+    luaL_error(L, "node '%s': %s binds an upload at binding %d of shader '%s', which is not a buffer; an upload "
+               "binds only as a storage or uniform buffer (copy it into a texture with cmd:copy)", node_name(c),
+               what, (int)bnum, si->name);
+  }
+  memset(b, 0, sizeof *b);
+  b->binding = bnum;
+  b->buffer = fg_rt_upload_buffer(c->o->rt);
+  b->offset = h->offset;
+  b->range = h->size;
+}
+
 /* Push constants: a string (raw bytes) or a list of numbers packed as 32-bit
  * (integers as int32/uint32, others as float). */
 static size_t get_push(lua_State *L, int idx, uint8_t *buf, size_t cap, const void **out) {
@@ -853,6 +1027,16 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
       luaL_error(L, "node '%s': %s bindings must be indexed by binding number, e.g. {[0] = 'src', [1] = 'dst'}",
                  node_name(c), what);
     uint32_t bnum = (uint32_t)lua_tointeger(L, -2);
+    if (luaL_testudata(L, -1, FG_LUA_UPLOAD)) {
+      lupload *h = check_upload(L, c, lua_gettop(L), what);
+      const fg_vk_shader_binding *rb = reflected(si, bnum);
+      if (!rb) luaL_error(L, "node '%s': %s binding %d (an upload) does not exist in shader '%s'", node_name(c), what,
+                          (int)bnum, si->name);
+      if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
+      bind_upload(L, c, h, rb, si, bnum, &out[n++], what);
+      lua_pop(L, 1);
+      continue;
+    }
     const char *name = NULL;
     VkSampler sampler = VK_NULL_HANDLE;
     int history = 0;
@@ -869,7 +1053,7 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
       history = lua_toboolean(L, -1);
       lua_pop(L, 1);
     }
-    if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=})",
+    if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
                           node_name(c), what, (int)bnum);
     const fg_vk_shader_binding *rb = reflected(si, bnum);
     if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
@@ -1060,9 +1244,63 @@ static int cmd_clear(lua_State *L) {
   return 0;
 }
 
+/* cmd:copy(upload, name [, offset]): upload -> buffer (at byte offset) or
+ * texture (mip 0, layer 0, tightly packed rows). */
+static int copy_upload(lua_State *L, lcmd *c) {
+  const char *what = "cmd:copy";
+  lupload *h = check_upload(L, c, 2, what);
+  const char *dn = luaL_checkstring(L, 3);
+  no_pass(L, c, what);
+  uint32_t du = find_use(L, c, dn, what);
+  fg_rt_res *d = use_res(L, c, du, dn);
+  check_writable(L, c, du, dn, what);
+  VkImageLayout dl = transfer_layout(L, c, du, dn, 1, what);
+  VkBuffer src = fg_rt_upload_buffer(c->o->rt);
+  if (d->is_image) {
+    uint32_t texel = fg_format_get(d->g->format)->texel_bytes;
+    uint64_t need = (uint64_t)d->width * d->height * texel;
+    if (!texel) return luaL_error(L, "node '%s': cmd:copy: cannot copy an upload into '%s' of format %s", node_name(c),
+                                  dn, fg_format_get(d->g->format)->name);
+    if (h->size < need)
+      return luaL_error(L, "node '%s': cmd:copy: upload of %d bytes is smaller than texture '%s' (%dx%d %s = %d bytes)",
+                        node_name(c), (int)h->size, dn, (int)d->width, (int)d->height,
+                        fg_format_get(d->g->format)->name, (int)need);
+    if (h->offset % texel || h->offset % 4)
+      return luaL_error(L, "node '%s': cmd:copy: the upload's offset %d is not a multiple of 4 and of the texel size "
+                        "(%d) of '%s'; upload with rt:upload(bytes, %d)", node_name(c), (int)h->offset, (int)texel,
+                        dn, (int)(texel % 4 ? 4 * texel : texel));
+    fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, du, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferImageCopy bc = {
+      .bufferOffset = h->offset,
+      .imageSubresource = {.aspectMask = (d->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_IMAGE_ASPECT_COLOR_BIT
+                                                                               : VK_IMAGE_ASPECT_DEPTH_BIT,
+                           .layerCount = 1},
+      .imageExtent = {d->width, d->height, 1}};
+    vkCmdCopyBufferToImage(c->cmd, src, d->image, dl, 1, &bc);
+  } else {
+    lua_Integer off = luaL_optinteger(L, 4, 0);
+    luaL_argcheck(L, off >= 0, 4, "the destination offset must be >= 0");
+    if ((uint64_t)off + h->size > d->bytes)
+      return luaL_error(L, "node '%s': cmd:copy: upload of %d bytes at offset %d does not fit buffer '%s' (%d bytes)",
+                        node_name(c), (int)h->size, (int)off, dn, (int)d->bytes);
+    fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, du, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+    VkBufferCopy bc = {.srcOffset = h->offset, .dstOffset = (VkDeviceSize)off, .size = h->size};
+    vkCmdCopyBuffer(c->cmd, src, d->buffer, 1, &bc);
+  }
+  return 0;
+}
+
 static int copy_or_blit(lua_State *L, int blit) {
   lcmd *c = check_cmd(L);
   const char *what = blit ? "cmd:blit" : "cmd:copy";
+  if (luaL_testudata(L, 3, FG_LUA_UPLOAD))
+    return luaL_error(L, "node '%s': %s into an upload: uploads are read-only for the GPU and can only be a copy "
+                      "source", node_name(c), what);
+  if (luaL_testudata(L, 2, FG_LUA_UPLOAD)) {
+    if (blit) return luaL_error(L, "node '%s': cmd:blit cannot read an upload; use cmd:copy(upload, '%s')",
+                                node_name(c), luaL_optstring(L, 3, "name"));
+    return copy_upload(L, c);
+  }
   const char *sn = luaL_checkstring(L, 2), *dn = luaL_checkstring(L, 3);
   no_pass(L, c, what);
   uint32_t su = find_use(L, c, sn, what), du = find_use(L, c, dn, what);
@@ -1128,6 +1366,8 @@ static const luaL_Reg rt_methods[] = {
   {"set_resolution", rt_set_resolution},
   {"set_dimension", rt_set_dimension},
   {"graph", rt_graph},
+  {"upload", rt_upload},
+  {"upload_stats", rt_upload_stats},
   {"close", rt_close},
   {NULL, NULL},
 };
@@ -1162,6 +1402,15 @@ void fg_lua_open_runtime(lua_State *L) {
   lua_pop(L, 1);
   lua_pushcfunction(L, l_blob);
   lua_setfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
+  luaL_newmetatable(L, FG_LUA_UPLOAD);
+  lua_pushcfunction(L, up_tostring); lua_setfield(L, -2, "__tostring");
+  lua_pushcfunction(L, up_size); lua_setfield(L, -2, "__len");
+  lua_newtable(L);
+  lua_pushcfunction(L, up_size); lua_setfield(L, -2, "size");
+  lua_pushcfunction(L, up_offset); lua_setfield(L, -2, "offset");
+  lua_pushcfunction(L, up_valid); lua_setfield(L, -2, "valid");
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
   luaL_newmetatable(L, FG_LUA_IMAGE);
   lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__gc");
   lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__close");

@@ -10,6 +10,9 @@
  *    usages (fg_vk_barrier.h), one vkCmdPipelineBarrier2 per instance at most.
  *  - Recording: one command buffer per frame, 2 frames in flight on a
  *    timeline semaphore; the node callback records the node's own commands.
+ *  - Upload data: an upload ring (fg_vk_mem.h), created on first use; each
+ *    frame's submit signals the ring's semaphore with the ring's frame value,
+ *    so segments come back once the GPU has finished the frame using them.
  * Not thread-safe: one thread drives a runtime. */
 #ifndef FG_VK_RUNTIME_H
 #define FG_VK_RUNTIME_H
@@ -17,6 +20,7 @@
 #include "fg_vk_barrier.h"
 #include "fg_graph.h"
 #include "fg_format.h"
+#include "fg_vk_mem.h"
 
 VkFormat fg_rt_vk_format(fg_format f);
 VkImageAspectFlags fg_rt_format_aspect(fg_format f);
@@ -40,6 +44,10 @@ typedef struct fg_rt fg_rt;
 typedef struct fg_rt_desc {
   int poison;            /* fill every activated resource with garbage first */
   uint64_t seed;         /* poison colours */
+  uint64_t upload_bytes;   /* upload ring size; 0 = 4 MiB */
+  uint64_t upload_segment; /* ring segment (power of two >= 256); 0 = upload_bytes / 16,
+                              clamped to 256 B .. 256 KiB */
+  uint32_t upload_threads; /* ring thread slots; 0 = 1 (the recording thread) */
 } fg_rt_desc;
 
 /* One physical resource as created. */
@@ -117,6 +125,31 @@ typedef struct fg_rt_stats {
   uint32_t instances;
 } fg_rt_stats;
 void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out);
+
+/* ---- per-frame upload data ----
+ * fg_rt_upload reserves `size` bytes of host-visible, coherent memory in the
+ * upload ring for the frame to be submitted next (the one being recorded while
+ * inside fg_rt_frame): write through span->ptr, then use fg_rt_upload_buffer
+ * at span->offset as a copy source or a storage/uniform buffer in that frame
+ * only. *ring_frame (may be NULL) is the ring frame the data belongs to: it is
+ * valid while fg_rt_upload_frame(rt) still returns it. align: power of two
+ * (0 = fg_rt_upload_alignment). When the ring is full the call waits for the
+ * frames in flight; when this frame's data alone fill it, it returns -1 with a
+ * message (also on a bad thread/size/align, and when the ring cannot be made).
+ * Each thread slot must be used by one thread at a time; submitting stays the
+ * recording thread's (fg_rt_frame). */
+int fg_rt_upload(fg_rt *rt, uint32_t thread, VkDeviceSize size, VkDeviceSize align, fg_upload_span *span,
+                 uint64_t *ring_frame, char *err, size_t errlen);
+/* The ring (created on the first call), NULL + message if it cannot be made. */
+fg_upload_ring *fg_rt_upload_ring(fg_rt *rt, char *err, size_t errlen);
+VkBuffer fg_rt_upload_buffer(const fg_rt *rt);       /* VK_NULL_HANDLE before the first upload */
+uint64_t fg_rt_upload_frame(const fg_rt *rt);        /* ring frame of the next submit; 0 = no ring yet */
+/* Default alignment: 16 or the device's min storage/uniform buffer offset
+ * alignment, whichever is larger (so any upload binds as a descriptor). */
+VkDeviceSize fg_rt_upload_alignment(const fg_rt *rt);
+/* Ring statistics (zeroed before the first upload) and fg_rt_upload's waits
+ * for frames in flight. */
+void fg_rt_upload_stats(fg_rt *rt, fg_upload_stats *out, uint64_t *ring_bytes, uint64_t *in_flight_waits);
 
 /* Reads back mip 0 / layer 0 (images, tightly packed rows) or the whole
  * buffer of a physical resource, as the last submitted frame left it. The

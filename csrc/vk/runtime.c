@@ -2,6 +2,7 @@
  * rendering, frames in flight. See fg_vk_runtime.h. */
 #include "fg_vk_runtime.h"
 #include "fg_util.h"
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -63,6 +64,12 @@ struct fg_rt {
   uint32_t st_barriers, st_batches;
   uint64_t st_record_ns, st_callback_ns;
   uint64_t rng;
+  /* upload ring (created on first use) */
+  fg_upload_ring *upload;
+  uint64_t upload_size, upload_segment;
+  uint32_t upload_threads;
+  _Atomic uint64_t upload_waits;
+  pthread_mutex_t upload_lock;      /* creation from several threads */
 };
 
 /* ------------------------------------------------------------ helpers -- */
@@ -581,6 +588,7 @@ fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc
   fg_rt *rt = calloc(1, sizeof *rt);
   if (!rt) { fg_errf(err, errlen, "out of memory"); return NULL; }
   rt->dev = fg_vk_retain(dev);
+  pthread_mutex_init(&rt->upload_lock, NULL);
   if (desc) rt->desc = *desc;
   rt->rng = rt->desc.seed ? rt->desc.seed : 0x9e3779b97f4a7c15ull;
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
@@ -646,12 +654,27 @@ void fg_rt_destroy(fg_rt *rt) {
   if (!rt) return;
   if (rt->dev && rt->dev->device) {
     fg_rt_wait_idle(rt);
+    if (rt->upload) {
+      /* Frames before the ring's current one were all submitted (and are now
+       * done); the current one never was: signal it from the host so the
+       * ring does not wait for a value no submit will bring. */
+      uint64_t f = fg_upload_frame(rt->upload), v = 0;
+      VkSemaphore sem = fg_upload_semaphore(rt->upload);
+      vkGetSemaphoreCounterValue(rt->dev->device, sem, &v);
+      if (v < f) {
+        VkSemaphoreSignalInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SIGNAL_INFO, .semaphore = sem, .value = f};
+        vkSignalSemaphore(rt->dev->device, &si);
+      }
+      fg_upload_destroy(rt->upload);
+      rt->upload = NULL;
+    }
     free_plan(rt);
     free_objects(rt);
     free_memory(rt);
     if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, NULL);
     if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, NULL);
   }
+  pthread_mutex_destroy(&rt->upload_lock);
   fg_vk_release(rt->dev);
   free(rt);
 }
@@ -916,12 +939,24 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkEndCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
   uint64_t signal = n + 1;
   VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
-  VkSemaphoreSubmitInfo ssi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = rt->timeline,
-                               .value = signal, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+  /* The upload ring's frame ends with this submit: its segments return when
+   * the GPU signals the ring's semaphore with the ring's frame value. */
+  VkSemaphoreSubmitInfo ssi[2] = {
+    {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = rt->timeline, .value = signal,
+     .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
+    {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
+  };
+  fg_upload_ring *ring = rt->upload;
+  if (ring) {
+    ssi[1].semaphore = fg_upload_semaphore(ring);
+    ssi[1].value = fg_upload_frame(ring);
+  }
   VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1,
-                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = 1, .pSignalSemaphoreInfos = &ssi};
+                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = ring ? 2 : 1,
+                      .pSignalSemaphoreInfos = ssi};
   vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
+  if (ring) fg_upload_next_frame(ring);
   for (uint32_t i = 0; i < rt->nres; i++)
     if (rt->res[i].is_external && rt->res[i].g->frame == p && rt->ext_layout[i]) {
       const fg_bar_state *st = end_state(rt, p, i);
@@ -987,6 +1022,99 @@ void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out) {
   out->record_ns = rt->st_record_ns;
   out->callback_ns = rt->st_callback_ns;
   out->instances = rt->ninst;
+}
+
+/* ------------------------------------------------------------ upload -- */
+
+static VkDeviceSize pow2_floor(VkDeviceSize v) {
+  VkDeviceSize p = 1;
+  while (p <= v / 2) p <<= 1;
+  return p;
+}
+
+fg_upload_ring *fg_rt_upload_ring(fg_rt *rt, char *err, size_t errlen) {
+  pthread_mutex_lock(&rt->upload_lock);
+  if (!rt->upload) {
+    fg_upload_desc d = {0};
+    d.size = rt->desc.upload_bytes ? rt->desc.upload_bytes : (4u << 20);
+    d.segment_size = rt->desc.upload_segment;
+    if (!d.segment_size) {
+      VkDeviceSize s = pow2_floor(d.size / 16 ? d.size / 16 : 1);
+      d.segment_size = s < 256 ? 256 : s > (256u << 10) ? (256u << 10) : s;
+    }
+    d.threads = rt->desc.upload_threads ? rt->desc.upload_threads : 1;
+    char why[512];
+    rt->upload = fg_upload_create(rt->dev, &d, why, sizeof why);
+    if (!rt->upload) fg_errf(err, errlen, "creating the upload ring (%llu bytes) failed: %s",
+                             (unsigned long long)d.size, why);
+    else {
+      rt->upload_size = (d.size / d.segment_size) * d.segment_size;
+      rt->upload_segment = d.segment_size;
+      rt->upload_threads = d.threads;
+    }
+  }
+  fg_upload_ring *r = rt->upload;
+  pthread_mutex_unlock(&rt->upload_lock);
+  return r;
+}
+
+VkBuffer fg_rt_upload_buffer(const fg_rt *rt) { return rt->upload ? fg_upload_buffer(rt->upload) : VK_NULL_HANDLE; }
+uint64_t fg_rt_upload_frame(const fg_rt *rt) { return rt->upload ? fg_upload_frame(rt->upload) : 0; }
+
+VkDeviceSize fg_rt_upload_alignment(const fg_rt *rt) {
+  const VkPhysicalDeviceLimits *l = &rt->dev->props.limits;
+  VkDeviceSize a = 16;
+  if (l->minStorageBufferOffsetAlignment > a) a = l->minStorageBufferOffsetAlignment;
+  if (l->minUniformBufferOffsetAlignment > a) a = l->minUniformBufferOffsetAlignment;
+  return a;
+}
+
+int fg_rt_upload(fg_rt *rt, uint32_t thread, VkDeviceSize size, VkDeviceSize align, fg_upload_span *span,
+                 uint64_t *ring_frame, char *err, size_t errlen) {
+  fg_upload_ring *r = fg_rt_upload_ring(rt, err, errlen);
+  if (!r) return -1;
+  if (!align) align = fg_rt_upload_alignment(rt);
+  if (thread >= rt->upload_threads || !size || (align & (align - 1)) || align > rt->upload_segment) {
+    fg_errf(err, errlen, "upload: need thread < %u, size > 0 and a power-of-two alignment <= %llu (got thread %u, "
+            "size %llu, align %llu)", rt->upload_threads, (unsigned long long)rt->upload_segment, thread,
+            (unsigned long long)size, (unsigned long long)align);
+    return -1;
+  }
+  if (size > rt->upload_size) {
+    fg_errf(err, errlen, "upload of %llu bytes does not fit the upload ring of %llu bytes; create the runtime "
+            "with a larger upload_bytes", (unsigned long long)size, (unsigned long long)rt->upload_size);
+    return -1;
+  }
+  char why[512];
+  for (;;) {
+    uint64_t f = fg_upload_frame(r);
+    if (!fg_upload_alloc(r, thread, size, align, span, why, sizeof why)) {
+      if (ring_frame) *ring_frame = f;
+      return 0;
+    }
+    /* Full: wait for the oldest frame still on the GPU, if any, and retry.
+     * Frames before f were submitted, so their values will be signalled. */
+    fg_upload_stats st;
+    fg_upload_stats_get(r, &st);
+    if (st.completed + 1 >= f) break;
+    if (fg_upload_wait(r, st.completed + 1, 10ull * 1000000000ull)) {
+      fg_errf(err, errlen, "upload of %llu bytes failed: %s (the GPU did not finish an earlier frame within 10 s)",
+              (unsigned long long)size, why);
+      return -1;
+    }
+    atomic_fetch_add(&rt->upload_waits, 1);
+  }
+  fg_errf(err, errlen, "upload of %llu bytes failed: %s (this frame's uploads fill the ring of %llu bytes; "
+          "create the runtime with a larger upload_bytes)", (unsigned long long)size, why,
+          (unsigned long long)rt->upload_size);
+  return -1;
+}
+
+void fg_rt_upload_stats(fg_rt *rt, fg_upload_stats *out, uint64_t *ring_bytes, uint64_t *in_flight_waits) {
+  memset(out, 0, sizeof *out);
+  if (rt->upload) fg_upload_stats_get(rt->upload, out);
+  if (ring_bytes) *ring_bytes = rt->upload ? rt->upload_size : 0;
+  if (in_flight_waits) *in_flight_waits = atomic_load(&rt->upload_waits);
 }
 
 /* ---------------------------------------------------------- read-back -- */
