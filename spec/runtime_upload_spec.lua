@@ -140,6 +140,23 @@ describe("fg.runtime uploads", function()
     rt:close()
   end)
 
+  it("keeps the ring across a reload that rebuilds the plan", function()
+    local cur
+    local p = copy_pipeline(function() return cur end)
+    local rt = fg.runtime(dev, p, {})
+    cur = assert(rt:upload(words(1, 16)))
+    rt:frame()
+    local p2 = copy_pipeline(function() return cur end)
+    p2.nodes[1].create.out.buffer = 128
+    assert(rt:reload(p2))
+    for i = 2, 4 do
+      cur = assert(rt:upload(words(i, 16)))
+      rt:frame()
+      assert.are.equal(words(i, 16), rt:read("out"):sub(1, 64))
+    end
+    rt:close()
+  end)
+
   it("refuses a stale upload with a clear error, and uploads of other runtimes", function()
     local cur
     local rt = fg.runtime(dev, copy_pipeline(function() return cur end), {})

@@ -6,10 +6,16 @@
 --                 bufferImageGranularity (exercise real-driver placement on lavapipe)
 --   opts.poison   fill every activated resource with garbage before its first use
 --   opts.dimensions / opts.resolutions  as for fg.compile
+--   opts.upload_bytes    size of the per-frame upload ring (default 4 MiB, made on first upload)
+--   opts.upload_segment  its segment size (power of two >= 256; default upload_bytes / 16, at most 256 KiB)
 -- Methods: rt:frame([inputs]) -> {barriers, batches, ...}; rt:read(name [, index]) -> bytes;
 -- rt:save_png(name, path [, index]); rt:memory() -> {{bytes, planned, memory_type}, total, allocations};
 -- rt:stats(); rt:reload(pipeline_or_path) -> true | nil, err; rt:set_resolution(name, w, h);
 -- rt:graph(); rt:close().
+-- rt:upload(bytes [, align]) -> upload | nil, err: bytes for the next frame only, in host-visible
+-- memory; in run, cmd:copy(upload, name [, offset]) or a dispatch/draw binding {[n] = upload}
+-- (readonly storage or uniform buffer); ctx.upload(bytes [, align]) does the same while recording.
+-- upload:size(), upload:offset(), upload:valid(); rt:upload_stats() -> {size, bytes, allocations, ...}.
 local core = require("framegraph.core")
 
 local M = {}
