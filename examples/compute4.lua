@@ -9,20 +9,11 @@ local fg = require("framegraph")
 
 local out_png = arg and arg[1] or "compute4.png"
 local prefer = arg and arg[2] or "software"
-local shader_dir = os.getenv("FG_SHADER_DIR")
-if not shader_dir then
-  for tmpl in package.cpath:gmatch("[^;]+") do
-    local so = tmpl:gsub("%?", "framegraph/core")
-    local f = io.open(so, "rb")
-    if f then f:close() shader_dir = so:gsub("framegraph/core%.so$", "shaders") break end
-  end
-end
-shader_dir = shader_dir or "build/shaders"
 
 local dev = fg.vulkan{ validation = true, prefer = prefer }
 local sh = {}
 for _, n in ipairs{ "fill", "blur", "combine", "invert" } do
-  sh[n] = fg.shader(dev, shader_dir .. "/ex_" .. n .. ".comp.spv")
+  sh[n] = fg.shader(dev, "ex_" .. n .. ".comp.spv")  -- found under fg.shader_dir()
 end
 
 local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end

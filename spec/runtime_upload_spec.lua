@@ -5,16 +5,7 @@
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local fg = require("framegraph")
 
-local function shader_dir()
-  if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
-  for tmpl in package.cpath:gmatch("[^;]+") do
-    local so = tmpl:gsub("%?", "framegraph/core")
-    local f = io.open(so, "rb")
-    if f then f:close() return (so:gsub("framegraph/core%.so$", "shaders")) end
-  end
-  return "build/shaders"
-end
-local SHADERS = shader_dir()
+local SHADERS = fg.shader_dir()
 
 -- n little-endian uint32 words: word j = seed * 1000003 + j * 7919 (mod 2^32)
 local function words(seed, n)

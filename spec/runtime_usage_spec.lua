@@ -4,16 +4,7 @@
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local fg = require("framegraph")
 
-local function shader_dir()
-  if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
-  for tmpl in package.cpath:gmatch("[^;]+") do
-    local so = tmpl:gsub("%?", "framegraph/core")
-    local f = io.open(so, "rb")
-    if f then f:close() return (so:gsub("framegraph/core%.so$", "shaders")) end
-  end
-  return "build/shaders"
-end
-local SHADERS = shader_dir()
+local SHADERS = fg.shader_dir()
 
 describe("fg.runtime usages", function()
   local dev, sh

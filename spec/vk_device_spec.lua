@@ -106,18 +106,9 @@ end)
 
 describe("dev:compute (the C dispatch path)", function()
   local dev, sh
-  local function shader_dir()
-    if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
-    for tmpl in package.cpath:gmatch("[^;]+") do
-      local so = tmpl:gsub("%?", "framegraph/core")
-      local f = io.open(so, "rb")
-      if f then f:close() return (so:gsub("framegraph/core%.so$", "shaders")) end
-    end
-    return "build/shaders"
-  end
   setup(function()
     dev = fg.vulkan{ validation = true, prefer = "software" }
-    sh = fg.shader(dev, shader_dir() .. "/dev_fill.comp.spv")
+    sh = fg.shader(dev, fg.shader_dir() .. "/dev_fill.comp.spv")
   end)
   teardown(function() sh:close() dev:close() end)
 

@@ -2,20 +2,7 @@
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local fg = require("framegraph")
 
--- The SPIR-V built next to the module under test (build*/shaders).
-local function shader_dir()
-  if os.getenv("FG_SHADER_DIR") then return os.getenv("FG_SHADER_DIR") end
-  for tmpl in package.cpath:gmatch("[^;]+") do
-    local so = tmpl:gsub("%?", "framegraph/core")
-    local f = io.open(so, "rb")
-    if f then
-      f:close()
-      return (so:gsub("framegraph/core%.so$", "shaders"))
-    end
-  end
-  return "build/shaders"
-end
-local SHADERS = shader_dir()
+local SHADERS = fg.shader_dir()
 local function spv(name) return SHADERS .. "/" .. name .. ".spv" end
 local function read(path)
   local f = assert(io.open(path, "rb"))
@@ -95,6 +82,17 @@ describe("fg.shader", function()
   it("accepts SPIR-V bytes as well as paths", function()
     local sh = fg.shader(dev, read(spv("dev_fill.comp")), { name = "fill" })
     assert.are.equal("fill", sh:info().name)
+  end)
+
+  it("finds a shader by file name under fg.shader_dir(), with or without .spv", function()
+    local a = fg.shader(dev, "dev_fill.comp.spv")
+    local b = fg.shader(dev, "dev_fill.comp")
+    assert.are.same(a:info().local_size, b:info().local_size)
+    a:close() b:close()
+    local ok, err = pcall(fg.shader, dev, "no_such_shader.comp")
+    assert.is_false(ok)
+    assert.matches("no_such_shader.comp", err, 1, true)
+    assert.matches(fg.shader_dir(), err, 1, true)
   end)
 
   it("refuses bad bytes, missing files and wrong stages with clear errors", function()

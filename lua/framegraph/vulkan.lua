@@ -42,18 +42,33 @@ function M.vulkan(opts)
   return dev
 end
 
+-- Where the SPIR-V built with this module lives: $FG_SHADER_DIR, else the
+-- shaders/ folder beside the loaded framegraph/core.so (build*/shaders), else
+-- "build/shaders".
+function M.shader_dir()
+  local env = os.getenv("FG_SHADER_DIR")
+  if env then return env end
+  for tmpl in package.cpath:gmatch("[^;]+") do
+    local so = tmpl:gsub("%?", "framegraph/core")
+    local f = io.open(so, "rb")
+    if f then
+      f:close()
+      return (so:gsub("framegraph/core%.so$", "shaders"))
+    end
+  end
+  return "build/shaders"
+end
+
 -- Looks a shader up: a SPIR-V string (magic 0x07230203) is used as is, else
--- the argument is a path, tried as given and under $FG_SHADER_DIR (build/shaders).
+-- the argument is a path, tried as given and under fg.shader_dir().
 local function load_spirv(src)
   if #src >= 4 and (src:sub(1, 4) == "\3\2\35\7" or src:sub(1, 4) == "\7\35\2\3") then
     return src, "<spirv>"
   end
   local candidates = { src }
-  local dir = os.getenv("FG_SHADER_DIR")
-  if dir then
-    candidates[#candidates + 1] = dir .. "/" .. src
-    if not src:match("%.spv$") then candidates[#candidates + 1] = dir .. "/" .. src .. ".spv" end
-  end
+  local dir = M.shader_dir()
+  candidates[#candidates + 1] = dir .. "/" .. src
+  if not src:match("%.spv$") then candidates[#candidates + 1] = dir .. "/" .. src .. ".spv" end
   for _, p in ipairs(candidates) do
     local f = io.open(p, "rb")
     if f then
