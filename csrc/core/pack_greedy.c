@@ -220,13 +220,15 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
         blk_add(&A, (blk){o, sz, INF_T});
         H = o + sz;
       }
-      uint64_t bestsz = UINT64_MAX;
+      uint64_t bestsz = UINT64_MAX, bestoff = 0;
       for (size_t b = 0; b < A.n; b++) { /* line 28: best fit honouring `until` */
         blk *a = &A.b[b];
         uint64_t o = fg_align_up(a->off, al);
-        if (o + sz > a->off + a->size || a->size >= bestsz) continue;
+        /* ties: the lower block, so the result does not depend on set order */
+        if (o + sz > a->off + a->size || a->size > bestsz || (a->size == bestsz && a->off > bestoff)) continue;
         if (a->until != INF_T && arcs_meet(in->s[i], in->e[i], a->until, t0)) continue;
         bestsz = a->size;
+        bestoff = a->off;
         pick = b;
       }
     }
@@ -298,13 +300,14 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
       continue;
     }
     size_t pick = (size_t)-1;
-    uint64_t bestsz = UINT64_MAX;
+    uint64_t bestsz = UINT64_MAX, bestoff = 0;
     for (size_t b = 0; b < F.n; b++) {
       blk *a = &F.b[b];
       uint64_t o = fg_align_up(a->off, al);
-      if (o + sz > a->off + a->size || a->size >= bestsz) continue;
+      if (o + sz > a->off + a->size || a->size > bestsz || (a->size == bestsz && a->off > bestoff)) continue;
       if (a->until != INF_T && in->e[i] > a->until) continue;
       bestsz = a->size;
+      bestoff = a->off;
       pick = b;
     }
     if (pick != (size_t)-1) {
