@@ -38,7 +38,8 @@ typedef struct fg_pack_desc {
 typedef struct fg_pack_result {
   uint64_t makespan;
   uint64_t load;
-  int optimal;           /* 1 only when proved (makespan == load, or exhaustive search) */
+  int optimal;           /* 1 only when proved: makespan == load, or == the weight of a set of
+                            pairwise-meeting items (cycles), or the exact search finished */
 } fg_pack_result;
 
 /* Returns 0 on success; on user error (unknown solver, bad item) returns -1
