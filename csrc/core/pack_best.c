@@ -1,17 +1,26 @@
 /* best: our CDSA solver.
  *
- * 1. Placement: items already placed are kept sorted by offset; first fit
- *    walks them upward, skipping those whose lifetimes do not meet, and stops
- *    at the first gap that fits.
- * 2. Starts: every baseline (so best is never worse than any of them), thesis
- *    and scanline also on the time-reversed instance, and first-fit over
- *    several orders (size, size x length, length, sweep forward/backward).
- *    A packing becomes an order by sorting on offset; first fit in that order
- *    never places an item higher than it was, so starts only improve.
- * 3. Local search around the peak: an item touching the makespan is moved
- *    earlier in the order and the suffix is re-placed by first fit (the
- *    prefix is unchanged); the move is kept when the makespan does not grow.
- *    Stops at LOAD (proved optimal) or when the time/node budget is spent.
+ * Placement: items already placed are kept sorted by offset; first fit walks
+ * them upward, skipping those whose lifetimes do not meet (a conflict bit
+ * matrix once there is time to search), and stops at the first gap that fits.
+ *
+ * 1. Lower bounds: LOAD, and on cycles of up to 64 items the heaviest set of
+ *    pairwise-meeting items (arcs can meet pairwise without a common point,
+ *    so it can exceed LOAD). Reaching a bound proves optimality.
+ * 2. Starts: every baseline in full (so best is never worse than any of
+ *    them), then, within the budget, thesis and scanline on the time-reversed
+ *    instance and first fit over classic orders (size, size x length, length,
+ *    start, reversed end). Whole-cycle items are stacked at the bottom; a
+ *    packing becomes an order by sorting on offset, and first fit in that
+ *    order never places an item higher than it was, so starts only improve.
+ * 3. Ruin and recreate around the peak with late acceptance: an item at the
+ *    makespan and the items meeting it within a band below the top are
+ *    removed and put back by first/best fit in a shuffled size order.
+ * 4. Exact branch and bound (up to 64 items) below the incumbent: orders
+ *    whose first-fit offsets never decrease, min-offset children first,
+ *    section-load bound, dominance for identical items and for non-meeting
+ *    items at the same offset. Finishing it proves optimality.
+ * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
 #include "pack_internal.h"
 #include <stdlib.h>
