@@ -23,6 +23,7 @@
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
 #include "pack_internal.h"
+#include "pack_search.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -407,7 +408,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   for (size_t k = 0; k < LAHC_LEN; k++) hist[k] = cost;
   /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now;
-  if (now < deadline) rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2 : deadline;
+  /* pack_search: above EXACT_MAX_N the decision search after this loop gets
+   * the larger share on lines (it solves them), half on cycles */
+  if (now < deadline)
+    rr_deadline = now + (deadline - now) / (n <= EXACT_MAX_N || in.cyclic ? 2 : 8);
   while (m > 1 && M > lb && iter < nodes) {
     if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     iter++;
@@ -480,6 +484,20 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   }
   free(ruined);
   if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
+  /* pack_search */
+  if (n > EXACT_MAX_N && fg_now_ns() < deadline) {
+    int sp_proved = 0;
+    memcpy(tmp, out, sizeof(uint64_t) * n);
+    int sp = pk_search_improve(&in, lb, deadline, tmp, &sp_proved);
+    if (sp < 0) goto done;
+    if (sp > 0 && pk_makespan(in0, tmp) < pk_makespan(in0, out)) memcpy(out, tmp, sizeof(uint64_t) * n);
+    if (sp_proved && !in.gran) { /* proved minimal; real sizes are the effective ones */
+      *optimal = pk_makespan(in0, out) <= pk_makespan(in0, tmp);
+      rc = 0;
+      goto done;
+    }
+  }
+  /* end pack_search */
   /* 5. exact search below the incumbent with the time that is left */
   {
     uint64_t inc = 0;

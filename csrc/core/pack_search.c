@@ -1,0 +1,528 @@
+/* pack_search: MiniMalloc-style decision search (see pack_search.h).
+ *
+ * Sections are the compressed time points. State per section: floor (no
+ * unplaced item living there can go lower) and total (unplaced bytes living
+ * there); per item: minoff (top of the highest placed neighbour, aligned).
+ * A node orders the unplaced items of its partition by (minoff, preorder
+ * rank) and branches on each:
+ *  - canonical: offsets never decrease along a branch (ties by rank), so
+ *    every item sits exactly at minoff; some optimal packing is canonical;
+ *  - dominance: an item whose minoff is at or above the lowest top any
+ *    unplaced item could reach would leave a needless gap: cut;
+ *  - inference: placing raises neighbours' minoff; a section's floor is at
+ *    least the smallest minoff among its unplaced items, and
+ *    max(floor, offset) + total must fit under the capacity everywhere;
+ *  - decomposition: where no unplaced item crosses a section boundary any
+ *    more, the two sides are independent and are solved one after the other.
+ * Preorders WAT, TAW, TWA (lifetime width, area, max section total) are
+ * tried round robin under a node limit that doubles, as MiniMalloc does; any
+ * of them running to the end without a solution proves there is none. */
+#include "pack_search.h"
+#include <stdlib.h>
+#include <string.h>
+
+enum { R_NOTFOUND = 0, R_FOUND = 1, R_ABORT = 3, R_TIMEOUT = 4, R_OOM = -1 };
+
+typedef struct ps {
+  const pk_inst *in;
+  size_t n;
+  uint32_t K;
+  uint64_t cap;
+  uint32_t *lo, *hi;          /* section range [lo, hi) of each free item (rotated time) */
+  uint32_t *adjo, *adj;       /* CSR: free neighbours */
+  uint32_t *seco, *sec;       /* CSR: free items per section */
+  uint64_t *floor, *total, *minoff, *sol;
+  uint32_t *cuts;             /* cuts[t]: unplaced items covering both t and t+1 */
+  char *placed;
+  uint32_t *rank;
+  uint32_t *mark;            /* scratch */
+  uint32_t *uidx;             /* undo: index | FLOOR_BIT */
+  uint64_t *uval;
+  size_t usp, ucap;
+  uint32_t *lbuf, *pbuf;      /* per depth: ordered candidates, piece lists */
+  pk_kv *kv;
+  uint64_t nodes, node_limit, deadline;
+} ps;
+
+#define FLOOR_BIT 0x80000000u
+
+static int push(ps *S, uint32_t idx, uint64_t v) {
+  if (S->usp == S->ucap) {
+    size_t c = S->ucap ? S->ucap * 2 : 4096;
+    uint32_t *a = realloc(S->uidx, c * sizeof *a);
+    if (!a) return -1;
+    S->uidx = a;
+    uint64_t *b = realloc(S->uval, c * sizeof *b);
+    if (!b) return -1;
+    S->uval = b;
+    S->ucap = c;
+  }
+  S->uidx[S->usp] = idx;
+  S->uval[S->usp++] = v;
+  return 0;
+}
+
+/* Place item i at o. Returns -1 on OOM, else 1 when a section boundary in
+ * i's range lost its last crossing item (a new cut), 0 otherwise. */
+static int place(ps *S, uint32_t i, uint64_t o) {
+  const pk_inst *in = S->in;
+  uint64_t h = o + in->size[i];
+  S->placed[i] = 1;
+  S->sol[i] = o;
+  /* raised neighbours all meet i, so their sections form one interval */
+  uint32_t alo = UINT32_MAX, ahi = 0;
+  for (uint32_t q = S->adjo[i]; q < S->adjo[i + 1]; q++) {
+    uint32_t j = S->adj[q];
+    if (S->placed[j] || S->minoff[j] >= h) continue;
+    if (push(S, j, S->minoff[j])) return -1;
+    S->minoff[j] = fg_align_up(h, in->align[j]);
+    if (S->lo[j] < alo) alo = S->lo[j];
+    if (S->hi[j] > ahi) ahi = S->hi[j];
+  }
+  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) {
+    if (S->floor[t] < h) {
+      if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
+      S->floor[t] = h;
+    }
+    S->total[t] -= in->size[i];
+  }
+  for (uint32_t t = alo; t < ahi; t++) {
+    uint64_t mn = UINT64_MAX, fl = S->floor[t];
+    for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
+      uint32_t j = S->sec[q];
+      if (!S->placed[j] && S->minoff[j] < mn) {
+        mn = S->minoff[j];
+        if (mn <= fl) break; /* the floor stands */
+      }
+    }
+    if (mn != UINT64_MAX && fl < mn) {
+      if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
+      S->floor[t] = mn;
+    }
+  }
+  int cut = 0;
+  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++)
+    if (--S->cuts[t] == 0) cut = 1;
+  return cut;
+}
+
+static void unplace(ps *S, uint32_t i, size_t mark) {
+  while (S->usp > mark) {
+    S->usp--;
+    uint32_t x = S->uidx[S->usp];
+    if (x & FLOOR_BIT) S->floor[x & ~FLOOR_BIT] = S->uval[S->usp];
+    else S->minoff[x] = S->uval[S->usp];
+  }
+  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[t] += S->in->size[i];
+  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+  S->placed[i] = 0;
+}
+
+static int check(const ps *S, uint32_t lo, uint32_t hi, uint64_t o) {
+  for (uint32_t t = lo; t < hi; t++) {
+    if (!S->total[t]) continue;
+    uint64_t f = S->floor[t] > o ? S->floor[t] : o;
+    if (f + S->total[t] > S->cap) return 0;
+  }
+  return 1;
+}
+
+/* The same test before placing i at o, with today's floors (placing only
+ * raises them): rejects most children without paying for the placement. */
+static int precheck(const ps *S, uint32_t lo, uint32_t hi, uint64_t o, uint32_t i) {
+  uint64_t sz = S->in->size[i];
+  for (uint32_t t = lo; t < hi; t++) {
+    uint64_t tot = S->total[t] - (t >= S->lo[i] && t < S->hi[i] ? sz : 0);
+    if (!tot) continue;
+    uint64_t f = S->floor[t] > o ? S->floor[t] : o;
+    if (f + tot > S->cap) return 0;
+  }
+  return 1;
+}
+
+static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
+               uint32_t last_rank, size_t depth);
+
+/* Solve the pieces of [lo, hi) split at the boundaries t in [a, b) that no
+ * unplaced item crosses, one after the other; list holds the candidates. */
+static int pieces(ps *S, uint32_t lo, uint32_t hi, uint32_t a, uint32_t b, const uint32_t *list, size_t nl,
+                  size_t depth) {
+  uint32_t *pl = S->pbuf + depth * S->n;
+  uint32_t pa = lo;
+  for (uint32_t t = a; t <= b; t++) {
+    uint32_t pb;
+    if (t == b) pb = hi;
+    else if (S->cuts[t] == 0) pb = t + 1;
+    else continue;
+    if (pb <= pa) continue;
+    size_t m = 0;
+    for (size_t k = 0; k < nl; k++) {
+      uint32_t j = list[k];
+      if (!S->placed[j] && S->lo[j] < pb && S->hi[j] > pa) pl[m++] = j;
+    }
+    uint32_t from = pa;
+    pa = pb;
+    if (!m) continue;
+    int rc = rec(S, from, pb, pl, m, 0, 0, depth + 1);
+    if (rc != R_FOUND) return rc;
+  }
+  return R_FOUND;
+}
+
+static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
+               uint32_t last_rank, size_t depth) {
+  const pk_inst *in = S->in;
+  if (S->nodes >= S->node_limit) return R_ABORT;
+  S->nodes++;
+  if (S->deadline && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  pk_kv *kv = S->kv;
+  size_t m = 0;
+  uint64_t minh = UINT64_MAX;
+  for (size_t k = 0; k < nl; k++) {
+    uint32_t j = list[k];
+    if (S->placed[j]) continue;
+    uint64_t top = S->minoff[j] + in->size[j];
+    if (top > S->cap) return R_NOTFOUND;
+    if (top < minh) minh = top;
+    kv[m++] = (pk_kv){S->minoff[j], S->rank[j], j};
+  }
+  if (!m) return R_FOUND;
+  pk_sort_kv(kv, m);
+  uint32_t *ord = S->lbuf + depth * S->n;
+  for (size_t k = 0; k < m; k++) ord[k] = (uint32_t)kv[k].i;
+  for (size_t c = 0; c < m; c++) {
+    uint32_t i = ord[c];
+    uint64_t o = S->minoff[i];
+    if (o < last_off || (o == last_off && S->rank[i] < last_rank)) continue;
+    if (o >= minh) break; /* sorted by offset: the rest would leave a gap too */
+    if (!precheck(S, lo, hi, o, i)) continue;
+    size_t mark = S->usp;
+    int cut = place(S, i, o);
+    int rc = R_NOTFOUND;
+    if (cut < 0) rc = R_OOM;
+    else if (check(S, lo, hi, o)) {
+      if (cut) rc = pieces(S, lo, hi, S->lo[i], S->hi[i] - 1, ord, m, depth);
+      else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1);
+    }
+    unplace(S, i, mark);
+    if (rc != R_NOTFOUND) return rc;
+  }
+  return R_NOTFOUND;
+}
+
+static void ps_free(ps *S) {
+  free(S->lo); free(S->hi); free(S->adjo); free(S->adj); free(S->seco); free(S->sec);
+  free(S->floor); free(S->total); free(S->minoff); free(S->sol); free(S->cuts); free(S->placed);
+  free(S->rank); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
+  free(S->pbuf); free(S->kv);
+}
+
+static int is_free_item(const pk_inst *in, size_t i, uint32_t t0, int cyc) {
+  return !cyc || !pk_contains(in, i, t0);
+}
+
+/* Preorder: 0 = WAT, 1 = TAW, 2 = TWA (W: lifetime width, A: area, T: max
+ * section total), each key descending, ties by index. */
+typedef struct rk { uint64_t k[3]; uint32_t i; } rk;
+static int rk_cmp(const void *a, const void *b) {
+  const rk *x = a, *y = b;
+  for (int q = 0; q < 3; q++)
+    if (x->k[q] != y->k[q]) return x->k[q] > y->k[q] ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+static void set_rank(ps *S, int h, rk *r, const uint64_t *width, const uint64_t *area, const uint64_t *tot) {
+  size_t m = 0;
+  for (size_t i = 0; i < S->n; i++) {
+    if (S->placed[i]) continue;
+    uint64_t C = width[i], A = area[i], T = tot[i];
+    r[m].i = (uint32_t)i;
+    r[m].k[0] = h == 0 ? C : T;
+    r[m].k[1] = h == 2 ? C : A;
+    r[m].k[2] = h == 0 ? T : h == 1 ? C : A;
+    m++;
+  }
+  qsort(r, m, sizeof *r, rk_cmp);
+  for (size_t k = 0; k < m; k++) S->rank[r[k].i] = (uint32_t)k + 1;
+}
+
+int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
+  size_t n = in->n;
+  uint32_t K = in->K;
+  if (!n) return PS_FOUND;
+  ps S;
+  memset(&S, 0, sizeof S);
+  S.in = in; S.n = n; S.K = K; S.cap = cap; S.deadline = deadline;
+  int cyc = in->cyclic, rc = -1;
+  uint64_t *area = NULL, *tot = NULL, *width = NULL;
+  rk *rks = NULL;
+  /* cycle: cut at the least loaded point; items alive there are fixed */
+  uint32_t t0 = 0;
+  if (cyc) {
+    uint64_t *prof = malloc(sizeof(uint64_t) * K);
+    if (!prof) return -1;
+    pk_profile(in, prof, 0);
+    for (uint32_t t = 1; t < K; t++)
+      if (prof[t] < prof[t0]) t0 = t;
+    free(prof);
+  }
+  size_t nn = n + 2;
+  S.lo = malloc(sizeof(uint32_t) * n); S.hi = malloc(sizeof(uint32_t) * n);
+  S.adjo = calloc(n + 1, sizeof(uint32_t));
+  S.seco = calloc((size_t)K + 1, sizeof(uint32_t));
+  S.floor = calloc(K, sizeof(uint64_t)); S.total = calloc(K, sizeof(uint64_t));
+  S.minoff = calloc(n, sizeof(uint64_t)); S.sol = calloc(n, sizeof(uint64_t));
+  S.cuts = calloc(K, sizeof(uint32_t)); S.placed = calloc(n, 1);
+  S.rank = calloc(n, sizeof(uint32_t)); S.mark = calloc(K, sizeof(uint32_t));
+  S.lbuf = malloc(sizeof(uint32_t) * n * nn); S.pbuf = malloc(sizeof(uint32_t) * n * nn);
+  S.kv = malloc(sizeof(pk_kv) * n);
+  area = malloc(sizeof(uint64_t) * n); tot = calloc(n, sizeof(uint64_t));
+  rks = malloc(sizeof(rk) * n);
+  width = malloc(sizeof(uint64_t) * n);
+  if (!S.lo || !S.hi || !S.adjo || !S.seco || !S.floor || !S.total || !S.minoff || !S.sol || !S.cuts ||
+      !S.placed || !S.rank || !S.mark || !S.lbuf || !S.pbuf || !S.kv || !area || !tot || !rks || !width)
+    goto out;
+  /* fixed items (cycle only), stacked longest first */
+  size_t nf = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!is_free_item(in, i, t0, cyc)) S.kv[nf++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
+  pk_sort_kv(S.kv, nf);
+  uint64_t h = 0;
+  for (size_t k = 0; k < nf; k++) {
+    size_t i = S.kv[k].i;
+    S.sol[i] = fg_align_up(h, in->align[i]);
+    h = S.sol[i] + in->size[i];
+    S.placed[i] = 1;
+  }
+  if (h > cap) { rc = PS_UNKNOWN; goto out; }
+  /* free items: rotated ranges, floors and minoffs from the fixed stack */
+  for (size_t i = 0; i < n; i++) {
+    if (S.placed[i]) { S.lo[i] = S.hi[i] = 0; continue; }
+    uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
+    S.lo[i] = a;
+    S.hi[i] = a + in->len[i];
+    width[i] = cyc ? in->len[i] : in->items[i].stop - in->items[i].start;
+    area[i] = in->size[i] * width[i];
+  }
+  for (size_t k = 0; k < nf; k++) {
+    size_t f = S.kv[k].i;
+    uint64_t top = S.sol[f] + in->size[f];
+    for (size_t j = 0; j < n; j++)
+      if (!S.placed[j] && pk_conflict_arcs(in, f, j) && S.minoff[j] < top)
+        S.minoff[j] = fg_align_up(top, in->align[j]);
+    for (uint32_t t = 0; t < K; t++)
+      if (pk_contains(in, f, (t + t0) % K) && S.floor[t] < top) S.floor[t] = top;
+  }
+  /* Sections as MiniMalloc's sweep makes them: a point matters only where
+   * some free item ends right after it; the others hold a subset of the
+   * next kept point's items (two items that meet share a kept point). */
+  {
+    uint32_t *keep = S.cuts; /* scratch, cleared below */
+    for (size_t i = 0; i < n; i++)
+      if (!S.placed[i]) keep[S.hi[i] - 1] = 1;
+    uint32_t Kc = 0;
+    for (uint32_t t = 0; t < K; t++) {
+      uint32_t k = keep[t];
+      keep[t] = Kc; /* kept points before t */
+      if (k) S.floor[Kc++] = S.floor[t];
+    }
+    for (size_t i = 0; i < n; i++)
+      if (!S.placed[i]) {
+        uint32_t a = keep[S.lo[i]], b = keep[S.hi[i] - 1] + 1;
+        S.lo[i] = a;
+        S.hi[i] = b;
+      }
+    memset(keep, 0, sizeof(uint32_t) * K);
+    memset(S.floor + Kc, 0, sizeof(uint64_t) * (K - Kc));
+    K = Kc ? Kc : 1;
+    S.K = K;
+  }
+  /* adjacency (free items) and section lists */
+  size_t ne = 0;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < n; i++) {
+      if (S.placed[i]) continue;
+      for (size_t j = 0; j < n; j++) {
+        if (j == i || S.placed[j] || S.lo[i] >= S.hi[j] || S.lo[j] >= S.hi[i]) continue;
+        if (pass) S.adj[S.adjo[i + 1]++] = (uint32_t)j;
+        else S.adjo[i + 1]++;
+      }
+    }
+    if (!pass) {
+      for (size_t i = 0; i < n; i++) S.adjo[i + 1] += S.adjo[i];
+      ne = S.adjo[n];
+      S.adj = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+      if (!S.adj) goto out;
+      for (size_t i = n; i > 0; i--) S.adjo[i] = S.adjo[i - 1]; /* fill pointers */
+      S.adjo[0] = 0;
+    }
+  }
+  size_t ns = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!S.placed[i]) {
+      for (uint32_t t = S.lo[i]; t < S.hi[i]; t++) { S.seco[t + 1]++; S.total[t] += in->size[i]; }
+      for (uint32_t t = S.lo[i]; t + 1 < S.hi[i]; t++) S.cuts[t]++;
+    }
+  for (uint32_t t = 0; t < K; t++) S.seco[t + 1] += S.seco[t];
+  ns = S.seco[K];
+  S.sec = malloc(sizeof(uint32_t) * (ns ? ns : 1));
+  if (!S.sec) goto out;
+  {
+    uint32_t *fill = S.mark; /* reused as fill pointers, then cleared */
+    for (uint32_t t = 0; t < K; t++) fill[t] = S.seco[t];
+    for (size_t i = 0; i < n; i++)
+      if (!S.placed[i])
+        for (uint32_t t = S.lo[i]; t < S.hi[i]; t++) S.sec[fill[t]++] = (uint32_t)i;
+    memset(S.mark, 0, sizeof(uint32_t) * K);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!S.placed[i])
+      for (uint32_t t = S.lo[i]; t < S.hi[i]; t++)
+        if (S.total[t] > tot[i]) tot[i] = S.total[t];
+  /* every free item, for the top-level pieces */
+  uint32_t *all = S.pbuf + (nn - 1) * n;
+  size_t nall = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!S.placed[i]) all[nall++] = (uint32_t)i;
+  if (!nall) { rc = PS_FOUND; goto found; }
+  /* quick infeasibility: a section over the capacity already */
+  if (!check(&S, 0, K, 0)) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
+  uint64_t limit = n;
+  for (;;) {
+    limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
+    for (int hh = 0; hh < 3; hh++) {
+      set_rank(&S, hh, rks, width, area, tot);
+      S.nodes = 0;
+      S.node_limit = limit;
+      int r = pieces(&S, 0, K, 0, K - 1, all, nall, 0);
+      if (r == R_FOUND) { rc = PS_FOUND; goto found; }
+      if (r == R_NOTFOUND) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
+      if (r == R_TIMEOUT) { rc = PS_UNKNOWN; goto out; }
+      if (r == R_OOM) { rc = -1; goto out; }
+    }
+  }
+found:
+  memcpy(out, S.sol, sizeof(uint64_t) * n);
+out:
+  free(area); free(tot); free(rks); free(width);
+  ps_free(&S);
+  return rc;
+}
+
+static uint64_t eff_makespan(const pk_inst *in, const uint64_t *off) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < in->n; i++)
+    if (off[i] + in->size[i] > m) m = off[i] + in->size[i];
+  return m;
+}
+
+int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_t *off, int *proved) {
+  size_t n = in->n;
+  *proved = 0;
+  uint64_t M = eff_makespan(in, off);
+  if (M <= lb) { *proved = 1; return 0; }
+  uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1));
+  if (!tmp) return -1;
+  uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
+  int improved = 0, first = 1;
+  while (lo < M) {
+    uint64_t now = fg_now_ns();
+    if (now >= deadline) break;
+    uint64_t cap = first ? lo : lo + (M - lo) / 2;
+    uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
+    int r = pk_search_decide(in, cap, now + slice, tmp);
+    if (r < 0) { free(tmp); return -1; }
+    if (r == PS_FOUND) {
+      uint64_t m2 = eff_makespan(in, tmp);
+      if (m2 < M) {
+        M = m2;
+        memcpy(off, tmp, sizeof(uint64_t) * n);
+        improved = 1;
+      }
+      if (m2 > cap) break; /* cannot happen; guard against looping */
+    } else {
+      if (r == PS_NONE && cap + 1 > proven) proven = cap + 1;
+      lo = cap + 1;
+    }
+    first = 0;
+  }
+  *proved = M <= proven;
+  free(tmp);
+  return improved;
+}
+
+/* ------------------------------------------------------------ public entry */
+
+static uint32_t find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
+  uint32_t lo = 0, hi = K;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (v[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t capacity,
+                   double budget_ms, uint64_t *offsets, char *err, size_t errlen) {
+  fg_pack_desc d0;
+  memset(&d0, 0, sizeof d0);
+  if (!desc) desc = &d0;
+  uint64_t P = desc->period;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align;
+    if (!items[i].size || (a & (a - 1)) || (P ? items[i].start >= P || items[i].stop > P
+                                              : items[i].start >= items[i].stop)) {
+      fg_errf(err, errlen, "item %zu: bad size, align or lifetime (see fg_pack)", i + 1);
+      return -1;
+    }
+  }
+  if (!n) return PS_FOUND;
+  pk_inst in;
+  memset(&in, 0, sizeof in);
+  in.n = n;
+  in.items = items;
+  in.cyclic = P > 0;
+  in.s = malloc(sizeof(uint32_t) * n); in.e = malloc(sizeof(uint32_t) * n);
+  in.len = malloc(sizeof(uint32_t) * n);
+  in.size = malloc(sizeof(uint64_t) * n); in.align = malloc(sizeof(uint64_t) * n);
+  uint64_t *v = malloc(sizeof(uint64_t) * 2 * n);
+  int rc = -1, kinds = 0;
+  if (!in.s || !in.e || !in.len || !in.size || !in.align || !v) goto out;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) {
+    v[m++] = items[i].start;
+    v[m++] = (P && items[i].stop == P) ? 0 : items[i].stop;
+  }
+  qsort(v, m, sizeof *v, cmp_u64);
+  uint32_t K = 0;
+  for (size_t k = 0; k < m; k++)
+    if (!K || v[K - 1] != v[k]) v[K++] = v[k];
+  in.K = K;
+  for (size_t i = 0; i < n; i++) {
+    in.s[i] = find_pt(v, K, items[i].start);
+    in.e[i] = find_pt(v, K, (P && items[i].stop == P) ? 0 : items[i].stop);
+    kinds |= items[i].kind ? 2 : 1;
+  }
+  pk_set_len(&in);
+  uint64_t g = desc->granularity;
+  in.gran = (g > 1 && kinds == 3) ? g : 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align ? items[i].align : 1, sz = items[i].size;
+    if (in.gran && items[i].kind) {
+      if (a < g) a = g;
+      sz = fg_align_up(sz, g);
+    }
+    in.size[i] = sz;
+    in.align[i] = a;
+  }
+  rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
+  if (rc < 0) fg_errf(err, errlen, "out of memory");
+out:
+  free(v);
+  free(in.s); free(in.e); free(in.len); free(in.size); free(in.align);
+  return rc;
+}
