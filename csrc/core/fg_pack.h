@@ -29,10 +29,16 @@ typedef struct fg_pack_desc {
   const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
-  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms);
-                            the baselines it starts from always run in full */
+  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms,
+                            0.05 ms with offset_hint). The baselines always run in full (best
+                            is never worse than any of them); starts and search only within
+                            the budget, so a tiny budget returns the best baseline */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
+  const uint64_t *offset_hint; /* best, optional: n offsets of an earlier packing of the same
+                            items (sizes may have changed, e.g. a resolution change). Replayed
+                            first: first fit in that offset order; returned at once when it
+                            reaches a lower bound, else one more start next to the baselines */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {

@@ -30,6 +30,9 @@
 /* The budget covers the whole call; the baselines always run in full (best
  * must never lose to them), the search uses what is left. */
 #define DEFAULT_BUDGET_MS 0.5
+/* with a previous packing as a hint (a re-plan), latency matters more: the
+ * hint carries the earlier search's work */
+#define DEFAULT_HINT_BUDGET_MS 0.05
 #define DEFAULT_NODES 2000000
 #define LAHC_LEN 64
 #define EXACT_MAX_N 64
@@ -42,7 +45,7 @@ typedef struct bs {
   uint32_t *pos;   /* position of each item in ord */
   uint64_t *off;   /* offsets of the current order's first-fit packing */
   uint64_t *pre;   /* pre[k] = max end among ord[0..k) */
-  pk_plist pl;     /* scratch: placed items by offset */
+  pk_plist pl;     /* scratch: placed items by offset (time-indexed when large) */
   pk_kv *kv;       /* scratch for sorting */
   uint64_t rng;
 } bs;
@@ -54,21 +57,25 @@ static uint64_t rnd(uint64_t *s) {
   return z ^ (z >> 31);
 }
 
+static uint64_t b_place(bs *b, size_t i, int bestfit) {
+  return pk_place(b->in, &b->pl, b->off, i, b->lo0, UINT64_MAX, bestfit);
+}
+static void b_add(bs *b, size_t i) { pk_pl_insert(&b->pl, b->off, (uint32_t)i); }
+
 /* Place ord[p..n) by first fit against the items before each; returns the makespan. */
 static uint64_t ff_from(bs *b, size_t p) {
   const pk_inst *in = b->in;
   uint64_t m = b->pre[p];
-  /* the prefix, sorted by offset */
-  b->pl.n = 0;
+  /* the prefix, inserted by offset (ascending: no moves) */
+  pk_pl_clear(&b->pl);
   for (size_t k = 0; k < p; k++) b->kv[k] = (pk_kv){b->off[b->ord[k]], 0, b->ord[k]};
   pk_sort_kv(b->kv, p);
-  for (size_t k = 0; k < p; k++) b->pl.ix[k] = (uint32_t)b->kv[k].i;
-  b->pl.n = p;
+  for (size_t k = 0; k < p; k++) pk_pl_insert(&b->pl, b->off, (uint32_t)b->kv[k].i);
   for (size_t k = p; k < b->n; k++) {
     size_t i = b->ord[k];
-    uint64_t o = pk_place(in, &b->pl, b->off, i, b->lo0, UINT64_MAX, 0);
+    uint64_t o = b_place(b, i, 0);
     b->off[i] = o;
-    pk_pl_insert(&b->pl, b->off, (uint32_t)i);
+    b_add(b, i);
     if (o + in->size[i] > m) m = o + in->size[i];
     b->pre[k + 1] = m;
   }
@@ -286,8 +293,12 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   size_t n = in0->n;
   *optimal = 0;
   pk_inst in = *in0, rev;
+  pk_tix tix;
+  int ti = 0;
+  const uint64_t *hint = desc->offset_hint;
   uint64_t *bits = NULL; /* built once there is time to search */
-  uint64_t budget_ns = (uint64_t)((desc->time_budget_ms > 0 ? desc->time_budget_ms : DEFAULT_BUDGET_MS) * 1e6);
+  double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
+  uint64_t budget_ns = (uint64_t)(bms * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
   uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
@@ -313,36 +324,16 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   size_t *sord = malloc(sizeof(size_t) * n);     /* saved suffix for reverting */
   uint64_t *soff = malloc(sizeof(uint64_t) * n);
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  int rc = -1, have_rev = 0;
-  if (!b.pl.ix || !b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord || !soff || !kv) goto done;
+  int rc = -1, have_rev = 0, have_hint = 0;
+  if (!b.pl.ix || !b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord ||
+      !soff || !kv)
+    goto done;
+  /* large instances: placement looks only at items near in time */
+  ti = pk_tix_init(&tix, &in);
+  if (ti < 0) goto done;
+  if (ti) b.pl.tix = &tix;
 
-  /* 1. every baseline (real makespan decides), thesis/scanline reversed too */
-  uint64_t realBest = UINT64_MAX;
-  static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
-  const size_t nbase = sizeof base / sizeof *base;
-  have_rev = pk_reverse(&in, &rev) == 0;
-  uint64_t *baseoff = boff; /* the best baseline packing, kept in boff until the search starts */
-  for (size_t f = 0; f < nbase + 2; f++) {
-    const pk_inst *src = &in;
-    pk_fn fn;
-    if (f < nbase) fn = base[f];
-    else if (!have_rev || fg_now_ns() > deadline) continue; /* extra starts only in budget */
-    else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
-    if (fn(src, tmp)) goto done;
-    uint64_t rm = pk_makespan(in0, tmp);
-    if (rm < realBest) {
-      realBest = rm;
-      memcpy(out, tmp, sizeof(uint64_t) * n);
-      memcpy(baseoff, tmp, sizeof(uint64_t) * n);
-    }
-  }
-  if (realBest <= reallb) goto proved;
-  if (fg_now_ns() < deadline) {
-    bits = build_bits(in0, &in.cwords);
-    in.cbits = bits;
-  }
-
-  /* 2. whole-cycle items stacked at the bottom (largest alignment first) */
+  /* whole-cycle items stacked at the bottom (largest alignment first) */
   size_t m = 0, nw = 0;
   for (size_t i = 0; i < n; i++)
     if (is_whole(&in, i)) kv[nw++] = (pk_kv){UINT64_MAX - in.align[i], UINT64_MAX - in.size[i], i};
@@ -356,10 +347,59 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   }
   b.lo0 = h;
   b.pre[0] = h;
-  /* 3. starts: the best baseline as an order, then classic orders */
+  for (size_t i = 0; i < n; i++)
+    if (!is_whole(&in, i)) bord[m++] = i;
+  b.n = m;
+
+  /* 0. warm start (a re-plan): first fit in the previous packing's offset
+   * order; at a lower bound nothing can beat it, baselines included */
+  uint64_t realBest = UINT64_MAX, hintM = UINT64_MAX;
+  if (hint) {
+    for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){hint[bord[k]], UINT64_MAX - in.size[bord[k]], bord[k]};
+    set_order_kv(&b, kv);
+    hintM = ff_from(&b, 0);
+    memcpy(out, b.off, sizeof(uint64_t) * n);
+    realBest = pk_makespan(in0, out);
+    if (realBest <= reallb) goto proved;
+    memcpy(soff, b.off, sizeof(uint64_t) * n); /* soff is free until the search */
+    have_hint = 1;
+  }
+
+  /* 1. every baseline (real makespan decides), thesis/scanline reversed too */
+  uint64_t baseBest = UINT64_MAX;
+  static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
+  const size_t nbase = sizeof base / sizeof *base;
+  have_rev = pk_reverse(&in, &rev) == 0;
+  uint64_t *baseoff = boff; /* the best baseline packing, kept in boff until the search starts */
+  for (size_t f = 0; f < nbase + 2; f++) {
+    const pk_inst *src = &in;
+    pk_fn fn;
+    if (f < nbase) fn = base[f];
+    else if (!have_rev || fg_now_ns() > deadline) continue; /* extra starts only in budget */
+    else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
+    if (fn(src, tmp)) goto done;
+    uint64_t rm = pk_makespan(in0, tmp);
+    if (rm < baseBest) {
+      baseBest = rm;
+      memcpy(baseoff, tmp, sizeof(uint64_t) * n);
+    }
+    if (rm < realBest) {
+      realBest = rm;
+      memcpy(out, tmp, sizeof(uint64_t) * n);
+    }
+  }
+  if (realBest <= reallb) goto proved;
+  /* the budget covers everything past the baselines: none left, no search */
+  if (fg_now_ns() > deadline) goto proved;
+  if (!ti) { /* the time index already confines the tests to near items */
+    bits = build_bits(in0, &in.cwords);
+    in.cbits = bits;
+  }
+
+  /* 2. starts: the best baseline as an order, then classic orders */
   uint64_t bestM = UINT64_MAX;
   for (int o = -1; o < 5 && bestM > lb; o++) {
-    if (o >= 0 && fg_now_ns() > deadline) break;
+    if (fg_now_ns() > deadline) break;
     m = 0;
     for (size_t i = 0; i < n; i++) {
       if (is_whole(&in, i)) continue;
@@ -381,7 +421,11 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       memcpy(boff, b.off, sizeof(uint64_t) * n);
     }
   }
-  m = b.n;
+  if (have_hint && hintM < bestM) { /* the re-plan's replay is a start too */
+    bestM = hintM;
+    memcpy(boff, soff, sizeof(uint64_t) * n);
+  }
+  if (bestM == UINT64_MAX) goto proved; /* the budget ended before any start */
   /* 4. ruin and recreate around the peak: take an item touching the
    * makespan and the items whose lifetimes meet it within a band below the
    * top, put them back by first/best fit in a shuffled size order with
@@ -394,8 +438,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   pk_plist *pl = &b.pl;
   for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){off[list[k]], 0, list[k]};
   pk_sort_kv(kv, m);
-  for (size_t k = 0; k < m; k++) pl->ix[k] = (uint32_t)kv[k].i;
-  pl->n = m;
+  pk_pl_clear(pl);
+  for (size_t k = 0; k < m; k++) pk_pl_insert(pl, off, (uint32_t)kv[k].i);
   char *ruined = calloc(n, 1);
   if (!ruined) goto done;
   uint64_t M = bestM, over = 0, iter = 0;
@@ -435,10 +479,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       soff[q] = off[R[q]];
       ruined[R[q]] = 1;
     }
-    size_t w = 0;
-    for (size_t k = 0; k < pl->n; k++)
-      if (!ruined[pl->ix[k]]) pl->ix[w++] = pl->ix[k];
-    pl->n = w;
+    pk_pl_remove_set(pl, ruined, R, nr);
     /* recreate order: size scaled by a random factor, largest first */
     for (size_t q = 0; q < nr; q++) {
       uint64_t f = 64 + rnd(&b.rng) % 64;
@@ -448,8 +489,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     int bestfit = (r0 >> 32) & 1;
     for (size_t q = 0; q < nr; q++) {
       size_t i = R[kv[q].i];
-      off[i] = pk_place(&in, pl, off, i, b.lo0, UINT64_MAX, bestfit);
-      pk_pl_insert(pl, off, (uint32_t)i);
+      off[i] = b_place(&b, i, bestfit);
+      b_add(&b, i);
     }
     uint64_t M2 = b.lo0, over2 = 0;
     for (size_t k = 0; k < m; k++) {
@@ -470,10 +511,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
         memcpy(boff, off, sizeof(uint64_t) * n);
       }
     } else { /* revert */
-      w = 0;
-      for (size_t k = 0; k < pl->n; k++)
-        if (!ruined[pl->ix[k]]) pl->ix[w++] = pl->ix[k];
-      pl->n = w;
+      pk_pl_remove_set(pl, ruined, R, nr);
       for (size_t q = 0; q < nr; q++) {
         off[R[q]] = soff[q];
         pk_pl_insert(pl, off, (uint32_t)R[q]);
@@ -522,6 +560,7 @@ proved:
   rc = 0;
 done:
   if (have_rev) pk_free(&rev);
+  if (ti > 0) pk_tix_free(&tix);
   free(bits);
   free(b.pl.ix); free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
   free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);

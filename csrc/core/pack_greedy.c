@@ -8,6 +8,121 @@
 
 #define INF_T UINT32_MAX
 
+/* ----------------------------------------------------------- time index */
+
+static uint32_t tix_blk(const pk_tix *x, uint32_t t) { return t / x->B; }
+
+/* blocks touched by item i: from its start block onward, cyclically */
+static uint32_t tix_count(const pk_tix *x, size_t i) {
+  const pk_inst *in = x->in;
+  uint32_t K = in->K, s = in->s[i], len = in->len[i];
+  if (len >= K) return x->nblk;
+  uint32_t lastp = s + len - 1; /* unwrapped, < 2K */
+  uint32_t lb = lastp < K ? lastp / x->B : x->nblk + (lastp - K) / x->B;
+  uint32_t c = lb - s / x->B + 1;
+  return c < x->nblk ? c : x->nblk;
+}
+
+void pk_tix_free(pk_tix *x) {
+  free(x->sat); free(x->scnt); free(x->sl);
+  free(x->cat); free(x->ccnt); free(x->cl);
+  free(x->nbk); free(x->sc);
+  memset(x, 0, sizeof *x);
+}
+
+int pk_tix_init(pk_tix *x, const pk_inst *in) {
+  size_t n = in->n;
+  uint32_t K = in->K;
+  memset(x, 0, sizeof *x);
+  if (n < 128) return 0; /* the plain scan is as fast */
+  x->in = in;
+  /* block width: the median length, so most items touch one or two blocks */
+  uint32_t *h = calloc((size_t)K + 1, sizeof(uint32_t));
+  if (!h) return -1;
+  for (size_t i = 0; i < n; i++) h[in->len[i] < K ? in->len[i] : K]++;
+  uint32_t med = 1;
+  for (size_t acc = 0, t = 0; t <= K; t++) {
+    acc += h[t];
+    if (acc * 2 >= n) { med = (uint32_t)t; break; }
+  }
+  free(h);
+  uint32_t B = med ? med : 1;
+  /* not too many blocks: an item that spans many is inserted into each */
+  uint32_t maxb = (uint32_t)(n / 16);
+  if ((K + B - 1) / B > maxb) B = (K + maxb - 1) / maxb;
+  x->B = B;
+  x->nblk = (K + B - 1) / B;
+  x->wide = 8;
+  uint32_t nb = x->nblk;
+  x->sat = calloc((size_t)nb + 1, sizeof(uint32_t));
+  x->cat = calloc((size_t)nb + 1, sizeof(uint32_t));
+  x->scnt = calloc(nb, sizeof(uint32_t));
+  x->ccnt = calloc(nb, sizeof(uint32_t));
+  x->nbk = malloc(sizeof(uint32_t) * n);
+  x->sc = malloc(sizeof(pk_kv) * n);
+  if (!x->sat || !x->cat || !x->scnt || !x->ccnt || !x->nbk || !x->sc) { pk_tix_free(x); return -1; }
+  for (size_t i = 0; i < n; i++) {
+    uint32_t c = tix_count(x, i), b0 = tix_blk(x, in->s[i]);
+    x->nbk[i] = c;
+    x->sat[b0 + 1]++;
+    for (uint32_t k = 1, b = b0 + 1; k < c; k++, b++) {
+      if (b == nb) b = 0;
+      x->cat[b + 1]++;
+    }
+  }
+  /* worth it only when a query would visit far fewer items than the scan
+   * of every placed one (both counted with everything placed) */
+  uint64_t visits = 0, scan = (uint64_t)n * n;
+  for (size_t i = 0; i < n && visits * 4 < scan; i++) {
+    uint32_t b0 = tix_blk(x, in->s[i]);
+    if (x->nbk[i] > x->wide) { visits += n; continue; }
+    visits += x->cat[b0 + 1];
+    for (uint32_t k = 0, b = b0; k < x->nbk[i]; k++, b++) visits += x->sat[(b == nb ? (b = 0) : b) + 1];
+  }
+  if (visits * 4 >= scan) { pk_tix_free(x); return 0; }
+  for (uint32_t b = 0; b < nb; b++) { x->sat[b + 1] += x->sat[b]; x->cat[b + 1] += x->cat[b]; }
+  x->sl = malloc(sizeof(uint32_t) * (x->sat[nb] + 1));
+  x->cl = malloc(sizeof(uint32_t) * (x->cat[nb] + 1));
+  if (!x->sl || !x->cl) { pk_tix_free(x); return -1; }
+  return 1;
+}
+
+static void lst_insert(uint32_t *l, uint32_t *cnt, const uint64_t *off, uint32_t i) {
+  uint32_t lo = 0, hi = *cnt;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (off[l[mid]] <= off[i]) lo = mid + 1; else hi = mid;
+  }
+  memmove(l + lo + 1, l + lo, (*cnt - lo) * sizeof(uint32_t));
+  l[lo] = i;
+  (*cnt)++;
+}
+static void lst_remove(uint32_t *l, uint32_t *cnt, uint32_t i) {
+  for (uint32_t k = 0; k < *cnt; k++)
+    if (l[k] == i) {
+      memmove(l + k, l + k + 1, (*cnt - k - 1) * sizeof(uint32_t));
+      (*cnt)--;
+      return;
+    }
+}
+
+static void tix_insert(pk_tix *x, const uint64_t *off, uint32_t i) {
+  uint32_t nb = x->nblk, b0 = tix_blk(x, x->in->s[i]);
+  lst_insert(x->sl + x->sat[b0], &x->scnt[b0], off, i);
+  for (uint32_t k = 1, b = b0 + 1; k < x->nbk[i]; k++, b++) {
+    if (b == nb) b = 0;
+    lst_insert(x->cl + x->cat[b], &x->ccnt[b], off, i);
+  }
+}
+static void tix_remove(pk_tix *x, uint32_t i) {
+  uint32_t nb = x->nblk, b0 = tix_blk(x, x->in->s[i]);
+  lst_remove(x->sl + x->sat[b0], &x->scnt[b0], i);
+  for (uint32_t k = 1, b = b0 + 1; k < x->nbk[i]; k++, b++) {
+    if (b == nb) b = 0;
+    lst_remove(x->cl + x->cat[b], &x->ccnt[b], i);
+  }
+}
+
 void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
   size_t lo = 0, hi = pl->n;
   while (lo < hi) {
@@ -17,6 +132,7 @@ void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
   memmove(pl->ix + lo + 1, pl->ix + lo, (pl->n - lo) * sizeof(uint32_t));
   pl->ix[lo] = i;
   pl->n++;
+  if (pl->tix) tix_insert(pl->tix, off, i);
 }
 
 void pk_pl_remove(pk_plist *pl, uint32_t i) {
@@ -24,26 +140,82 @@ void pk_pl_remove(pk_plist *pl, uint32_t i) {
     if (pl->ix[k] == i) {
       memmove(pl->ix + k, pl->ix + k + 1, (pl->n - k - 1) * sizeof(uint32_t));
       pl->n--;
+      if (pl->tix) tix_remove(pl->tix, i);
       return;
     }
 }
 
+void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t k) {
+  size_t w = 0;
+  for (size_t q = 0; q < pl->n; q++)
+    if (!gone[pl->ix[q]]) pl->ix[w++] = pl->ix[q];
+  pl->n = w;
+  if (pl->tix)
+    for (size_t q = 0; q < k; q++) tix_remove(pl->tix, (uint32_t)ids[q]);
+}
+
+void pk_pl_clear(pk_plist *pl) {
+  pl->n = 0;
+  if (pl->tix) {
+    memset(pl->tix->scnt, 0, sizeof(uint32_t) * pl->tix->nblk);
+    memset(pl->tix->ccnt, 0, sizeof(uint32_t) * pl->tix->nblk);
+  }
+}
+
+/* The gap scan over the items meeting i, visited in offset order. */
+#define GAP_STEP(LO, HI)                                                    \
+  do {                                                                      \
+    uint64_t lo_ = (LO), hi_ = (HI);                                        \
+    if (lo_ > cur) {                                                        \
+      uint64_t o_ = fg_align_up(cur, align);                                \
+      if (o_ + size <= lo_) {                                               \
+        if (!bestfit) return o_;                                            \
+        if (lo_ - cur < bestgap) { bestgap = lo_ - cur; best = o_; }        \
+      }                                                                     \
+    }                                                                       \
+    if (hi_ > cur) cur = hi_;                                               \
+  } while (0)
+
 uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
                   uint64_t limit, int bestfit) {
   uint64_t cur = lo0, size = in->size[i], align = in->align[i], best = UINT64_MAX, bestgap = UINT64_MAX;
-  for (size_t k = 0; k < pl->n; k++) {
-    uint32_t j = pl->ix[k];
-    if (!pk_conflict(in, i, j)) continue;
-    uint64_t lo = off[j];
-    if (lo > cur) {
-      uint64_t o = fg_align_up(cur, align);
-      if (o + size <= lo) {
-        if (!bestfit) return o;
-        if (lo - cur < bestgap) { bestgap = lo - cur; best = o; }
+  pk_tix *x = pl->tix;
+  if (x && x->nbk[i] <= x->wide) {
+    /* the neighbours starting in i's blocks (few: sorted here), merged with
+     * the cover list of i's start block (sorted already) */
+    uint32_t nb = x->nblk, b0 = tix_blk(x, in->s[i]);
+    size_t c = 0;
+    pk_kv *sc = x->sc;
+    for (uint32_t k = 0, b = b0; k < x->nbk[i]; k++, b++) {
+      if (b == nb) b = 0;
+      const uint32_t *l = x->sl + x->sat[b];
+      for (uint32_t q = 0, qn = x->scnt[b]; q < qn; q++) {
+        uint32_t j = l[q];
+        if (j != i && pk_conflict(in, i, j)) sc[c++] = (pk_kv){off[j], off[j] + in->size[j], j};
       }
     }
-    uint64_t hi = lo + in->size[j];
-    if (hi > cur) cur = hi;
+    pk_sort_kv(sc, c);
+    const uint32_t *cl = x->cl + x->cat[b0];
+    uint32_t cn = x->ccnt[b0], q = 0;
+    size_t p = 0;
+    for (;;) {
+      while (q < cn && !pk_conflict(in, i, cl[q])) q++;
+      if (q < cn && (p == c || off[cl[q]] <= sc[p].k)) {
+        uint32_t j = cl[q++];
+        GAP_STEP(off[j], off[j] + in->size[j]);
+      } else if (p < c) {
+        GAP_STEP(sc[p].k, sc[p].k2);
+        p++;
+      } else {
+        break;
+      }
+    }
+  } else {
+    for (size_t k = 0; k < pl->n; k++) {
+      uint32_t j = pl->ix[k];
+      if (!pk_conflict(in, i, j)) continue;
+      GAP_STEP(off[j], off[j] + in->size[j]);
+    }
   }
   uint64_t o = fg_align_up(cur, align);
   if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o;
@@ -57,18 +229,23 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n);
-  if (!kv || !ord) { free(kv); free(ord); return -1; }
+  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0, NULL};
+  pk_tix tix;
+  int rc = -1, ti = pk_tix_init(&tix, in);
+  if (!kv || !ord || !pl.ix || ti < 0) goto out;
+  if (ti) pl.tix = &tix;
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], UINT32_MAX - pk_len(in, i), i};
   pk_sort(kv, n, ord);
-  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0};
-  if (!pl.ix) { free(kv); free(ord); return -1; }
   for (size_t k = 0; k < n; k++) {
     size_t i = ord[k];
     off[i] = pk_place(in, &pl, off, i, 0, UINT64_MAX, 1);
     pk_pl_insert(&pl, off, (uint32_t)i);
   }
+  rc = 0;
+out:
   free(kv); free(ord); free(pl.ix);
-  return 0;
+  if (ti > 0) pk_tix_free(&tix);
+  return rc;
 }
 
 /* ----------------------------------------------------------------- buckets */
@@ -76,50 +253,42 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
 int pk_buckets(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  size_t *ord = malloc(sizeof(size_t) * n), *mem = malloc(sizeof(size_t) * n);
-  char *done = calloc(n, 1);
-  uint32_t *bucket = malloc(sizeof(uint32_t) * n);
-  if (!kv || !ord || !mem || !done || !bucket) {
-    free(kv); free(ord); free(mem); free(done); free(bucket);
-    return -1;
-  }
-  uint32_t nb = 0;
-  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0};
-  if (!pl.ix) { free(kv); free(ord); free(mem); free(done); free(bucket); return -1; }
+  size_t *ord = malloc(sizeof(size_t) * n), *rest = malloc(sizeof(size_t) * n);
+  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0, NULL};
+  pk_tix tix;
+  int rc = -1, ti = pk_tix_init(&tix, in);
+  if (!kv || !ord || !rest || !pl.ix || ti < 0) goto out;
+  if (ti) pl.tix = &tix;
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
   pk_sort(kv, n, ord);
+  /* rest: the items not placed yet, in size order (compacted per bucket, so
+   * a bucket costs what is left, not n) */
+  size_t nr = n;
+  memcpy(rest, ord, sizeof(size_t) * n);
   uint64_t h = 0;
-  size_t left = n, first = 0;
-  while (left) {
-    while (done[ord[first]]) first++;
-    size_t b0 = ord[first];
+  while (nr) {
+    size_t b0 = rest[0];
     uint64_t base = fg_align_up(h, in->align[b0]), bend = base + in->size[b0];
     off[b0] = base;
-    done[b0] = 1;
-    left--;
-    size_t nm = 0;
-    mem[nm++] = b0;
-    pl.n = 0;
+    pk_pl_clear(&pl);
     pk_pl_insert(&pl, off, (uint32_t)b0);
-    nb++;
-    bucket[b0] = nb;
-    for (size_t k = first + 1; k < n; k++) {
-      size_t i = ord[k];
-      if (done[i]) continue;
+    size_t w = 0;
+    for (size_t k = 1; k < nr; k++) {
+      size_t i = rest[k];
       /* free regions among members whose lifetimes meet i's, smallest that fits */
       uint64_t o = pk_place(in, &pl, off, i, base, bend, 1);
-      if (o == UINT64_MAX) continue; /* no region fits: skip, a later bucket takes it */
+      if (o == UINT64_MAX) { rest[w++] = i; continue; } /* no region fits: a later bucket takes it */
       off[i] = o;
-      done[i] = 1;
-      bucket[i] = nb;
-      left--;
-      mem[nm++] = i;
       pk_pl_insert(&pl, off, (uint32_t)i);
     }
+    nr = w;
     h = bend;
   }
-  free(kv); free(ord); free(mem); free(done); free(bucket); free(pl.ix);
-  return 0;
+  rc = 0;
+out:
+  free(kv); free(ord); free(rest); free(pl.ix);
+  if (ti > 0) pk_tix_free(&tix);
+  return rc;
 }
 
 /* ------------------------------------------------------------ free blocks */

@@ -59,9 +59,32 @@ void pk_sort_kv(pk_kv *kv, size_t n);
  * fits (no per-item sort), best fit takes the smallest such gap, else the top.
  * With limit == UINT64_MAX the top is the fallback; otherwise the region must
  * end by limit, and UINT64_MAX means nothing fits. */
-typedef struct pk_plist { uint32_t *ix; size_t n; } pk_plist;
+typedef struct pk_plist { uint32_t *ix; size_t n; struct pk_tix *tix; } pk_plist;
 void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i);
 void pk_pl_remove(pk_plist *pl, uint32_t i);
+void pk_pl_clear(pk_plist *pl);
+/* Removes the k items ids (flagged in gone) in one pass. */
+void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t k);
+
+/* Optional time index of a pk_plist (pl->tix), so placement costs the
+ * placed items near item i in time instead of every placed item. Time is
+ * cut into blocks; each block lists, sorted by offset, the placed items that
+ * start in it and those that cover its first point having started elsewhere.
+ * An item j meets i iff j starts inside i's arc (a start list of a block i
+ * touches) or covers i's start (then it starts in i's start block, or covers
+ * that block's first point). Items touching many blocks are placed by the
+ * scan of the whole list. pk_place gives the same offsets either way. */
+typedef struct pk_tix {
+  const pk_inst *in;
+  uint32_t B, nblk, wide;        /* block b = points [b*B, (b+1)*B); wide: max blocks for the index */
+  uint32_t *sat, *scnt, *sl;     /* start lists: CSR (capacity by all items), counts, entries */
+  uint32_t *cat, *ccnt, *cl;     /* cover lists */
+  uint32_t *nbk;                 /* blocks each item touches */
+  pk_kv *sc;                     /* scratch: n entries */
+} pk_tix;
+/* Returns 1 when built, 0 when not worth it (small n), -1 on OOM. */
+int pk_tix_init(pk_tix *x, const pk_inst *in);
+void pk_tix_free(pk_tix *x);
 uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
                   uint64_t limit, int bestfit);
 
