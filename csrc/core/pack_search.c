@@ -36,6 +36,8 @@ typedef struct ps {
   char *placed;
   uint32_t *rank;
   uint32_t *mark;            /* scratch */
+  uint32_t *raised, stamp;   /* items whose minoff the last placement raised */
+  uint32_t clo, chi;         /* sections whose floor the last placement may have raised */
   uint32_t *uidx;             /* undo: index | FLOOR_BIT */
   uint64_t *uval;
   size_t usp, ucap;
@@ -100,6 +102,8 @@ static int place(ps *S, uint32_t i, uint64_t o) {
       S->floor[t] = mn;
     }
   }
+  S->clo = alo < S->lo[i] ? alo : S->lo[i];
+  S->chi = ahi > S->hi[i] ? ahi : S->hi[i];
   int cut = 0;
   for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++)
     if (--S->cuts[t] == 0) cut = 1;
@@ -140,8 +144,9 @@ static int precheck(const ps *S, uint32_t lo, uint32_t hi, uint64_t o, uint32_t 
   return 1;
 }
 
+#define FULL_SORT SIZE_MAX
 static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
-               uint32_t last_rank, size_t depth);
+               uint32_t last_rank, size_t depth, size_t umark);
 
 /* Solve the pieces of [lo, hi) split at the boundaries t in [a, b) that no
  * unplaced item crosses, one after the other; list holds the candidates. */
@@ -163,33 +168,54 @@ static int pieces(ps *S, uint32_t lo, uint32_t hi, uint32_t a, uint32_t b, const
     uint32_t from = pa;
     pa = pb;
     if (!m) continue;
-    int rc = rec(S, from, pb, pl, m, 0, 0, depth + 1);
+    int rc = rec(S, from, pb, pl, m, 0, 0, depth + 1, FULL_SORT);
     if (rc != R_FOUND) return rc;
   }
   return R_FOUND;
 }
 
+static int kless(const ps *S, uint32_t a, uint32_t b) {
+  return S->minoff[a] < S->minoff[b] || (S->minoff[a] == S->minoff[b] && S->rank[a] < S->rank[b]);
+}
+
+/* list: the parent's order; when umark is not FULL_SORT, only the items the
+ * parent's placement raised (undo entries from umark on) changed key, so the
+ * rest stays in order and the raised ones are sorted and merged in. */
 static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
-               uint32_t last_rank, size_t depth) {
+               uint32_t last_rank, size_t depth, size_t umark) {
   const pk_inst *in = S->in;
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
   if (S->deadline && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
-  size_t m = 0;
+  uint32_t *ord = S->lbuf + depth * S->n;
+  size_t m = 0, r = 0;
   uint64_t minh = UINT64_MAX;
+  uint32_t st = 0;
+  if (umark != FULL_SORT) {
+    st = ++S->stamp;
+    for (size_t q = umark; q < S->usp; q++)
+      if (!(S->uidx[q] & FLOOR_BIT)) S->raised[S->uidx[q]] = st;
+  }
   for (size_t k = 0; k < nl; k++) {
     uint32_t j = list[k];
     if (S->placed[j]) continue;
     uint64_t top = S->minoff[j] + in->size[j];
     if (top > S->cap) return R_NOTFOUND;
     if (top < minh) minh = top;
-    kv[m++] = (pk_kv){S->minoff[j], S->rank[j], j};
+    if (st && S->raised[j] != st) ord[m++] = j;
+    else kv[r++] = (pk_kv){S->minoff[j], S->rank[j], j};
   }
-  if (!m) return R_FOUND;
-  pk_sort_kv(kv, m);
-  uint32_t *ord = S->lbuf + depth * S->n;
-  for (size_t k = 0; k < m; k++) ord[k] = (uint32_t)kv[k].i;
+  if (!m && !r) return R_FOUND;
+  pk_sort_kv(kv, r);
+  size_t total = m + r;
+  /* merge from the back: kept ord[0..m), raised kv[0..r) */
+  for (size_t w = total; r > 0;) {
+    uint32_t x = (uint32_t)kv[r - 1].i;
+    if (m > 0 && kless(S, x, ord[m - 1])) ord[--w] = ord[--m];
+    else { ord[--w] = x; r--; }
+  }
+  m = total;
   for (size_t c = 0; c < m; c++) {
     uint32_t i = ord[c];
     uint64_t o = S->minoff[i];
@@ -200,9 +226,9 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     int cut = place(S, i, o);
     int rc = R_NOTFOUND;
     if (cut < 0) rc = R_OOM;
-    else if (check(S, lo, hi, o)) {
+    else if (check(S, S->clo > lo ? S->clo : lo, S->chi < hi ? S->chi : hi, o)) { /* the rest passed precheck */
       if (cut) rc = pieces(S, lo, hi, S->lo[i], S->hi[i] - 1, ord, m, depth);
-      else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1);
+      else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1, mark);
     }
     unplace(S, i, mark);
     if (rc != R_NOTFOUND) return rc;
@@ -213,7 +239,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
 static void ps_free(ps *S) {
   free(S->lo); free(S->hi); free(S->adjo); free(S->adj); free(S->seco); free(S->sec);
   free(S->floor); free(S->total); free(S->minoff); free(S->sol); free(S->cuts); free(S->placed);
-  free(S->rank); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
+  free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
   free(S->pbuf); free(S->kv);
 }
 
@@ -272,14 +298,14 @@ int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_
   S.floor = calloc(K, sizeof(uint64_t)); S.total = calloc(K, sizeof(uint64_t));
   S.minoff = calloc(n, sizeof(uint64_t)); S.sol = calloc(n, sizeof(uint64_t));
   S.cuts = calloc(K, sizeof(uint32_t)); S.placed = calloc(n, 1);
-  S.rank = calloc(n, sizeof(uint32_t)); S.mark = calloc(K, sizeof(uint32_t));
+  S.rank = calloc(n, sizeof(uint32_t)); S.raised = calloc(n, sizeof(uint32_t)); S.mark = calloc(K, sizeof(uint32_t));
   S.lbuf = malloc(sizeof(uint32_t) * n * nn); S.pbuf = malloc(sizeof(uint32_t) * n * nn);
   S.kv = malloc(sizeof(pk_kv) * n);
   area = malloc(sizeof(uint64_t) * n); tot = calloc(n, sizeof(uint64_t));
   rks = malloc(sizeof(rk) * n);
   width = malloc(sizeof(uint64_t) * n);
   if (!S.lo || !S.hi || !S.adjo || !S.seco || !S.floor || !S.total || !S.minoff || !S.sol || !S.cuts ||
-      !S.placed || !S.rank || !S.mark || !S.lbuf || !S.pbuf || !S.kv || !area || !tot || !rks || !width)
+      !S.placed || !S.rank || !S.raised || !S.mark || !S.lbuf || !S.pbuf || !S.kv || !area || !tot || !rks || !width)
     goto out;
   /* fixed items (cycle only), stacked longest first */
   size_t nf = 0;
