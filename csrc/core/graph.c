@@ -123,6 +123,8 @@ struct fg_graph {
   VEC(fg_pack_item) items;
   VEC(uint32_t) item_phys;
   VEC(uint64_t) offsets;
+  VEC(uint64_t) prev_off;         /* set_resolution: offsets of the plan being replaced, per phys */
+  VEC(uint64_t) hint;             /* ... and per packed item (fg_pack's offset_hint) */
   fg_graph_stats stats;
 };
 
@@ -276,6 +278,7 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->atts); VFREE(&h, g->edges); VFREE(&h, g->node_edges); VFREE(&h, g->logicals);
   VFREE(&h, g->phys); VFREE(&h, g->phys_index); VFREE(&h, g->touches); VFREE(&h, g->heaps);
   VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
+  VFREE(&h, g->prev_off); VFREE(&h, g->hint);
   fg_free(&h, g);
 }
 
@@ -655,7 +658,7 @@ static int add_edge(fg_graph *g, uint32_t a, uint32_t b) {
   return 0;
 }
 
-static int memory_plan(fg_graph *g);
+static int memory_plan(fg_graph *g, int replan);
 static int default_sizer(void *user, const fg_graph_resource *r, fg_graph_memreq *out);
 static int graph_expand(fg_graph *g, cstate *c);
 
@@ -1514,7 +1517,7 @@ static int graph_expand(fg_graph *g, cstate *c) {
   }
   g->stats.ns_expand = fg_now_ns() - t0;
   (void)c;
-  return memory_plan(g);
+  return memory_plan(g, 0);
 oom:
   problem(g, "out of memory");
   return -1;
@@ -1560,9 +1563,18 @@ static int cmp_group(const void *a, const void *b) {
   return x->logical < y->logical ? -1 : x->logical > y->logical;
 }
 
-static int memory_plan(fg_graph *g) {
+static int memory_plan(fg_graph *g, int replan) {
   uint64_t t0 = fg_now_ns();
   uint32_t V = g->inst.n, T = 2 * V, NL = g->logicals.n;
+  /* a re-plan (same items, new sizes) hands the previous offsets to the
+   * packer as a warm start */
+  if (replan) {
+    if (vec_grow(&g->h, (void **)&g->prev_off.a, &g->prev_off.cap, g->phys.n, sizeof(uint64_t))) {
+      problem(g, "out of memory");
+      return -1;
+    }
+    for (uint32_t r = 0; r < g->phys.n; r++) g->prev_off.a[r] = g->phys.a[r].offset;
+  }
   fg_graph_sizer_fn sizer = g->cdesc.sizer ? g->cdesc.sizer : default_sizer;
   void *su = g->cdesc.sizer ? g->cdesc.sizer_user : &g->cdesc.profile;
   g->heaps.n = 0;
@@ -1622,12 +1634,16 @@ static int memory_plan(fg_graph *g) {
       if ((R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER) && R->heap == NONE) { mt = R->memory_type_bits; found = 1; break; }
     }
     if (!found) break;
-    g->items.n = g->item_phys.n = 0;
+    g->items.n = g->item_phys.n = g->hint.n = 0;
     for (uint32_t r = 0; r < NP; r++) {
       fg_graph_resource *R = &g->phys.a[r];
       if (!(R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER) || R->heap != NONE || R->memory_type_bits != mt) continue;
       fg_pack_item it = {R->start, R->stop, R->size, R->alignment, R->mem_kind, R->group};
-      if (VPUSH(&g->h, g->items, it) || VPUSH(&g->h, g->item_phys, r)) { problem(g, "out of memory"); return -1; }
+      if (VPUSH(&g->h, g->items, it) || VPUSH(&g->h, g->item_phys, r) ||
+          (replan && VPUSH(&g->h, g->hint, g->prev_off.a[r]))) {
+        problem(g, "out of memory");
+        return -1;
+      }
       R->heap = g->heaps.n;
       naive += R->size;
     }
@@ -1641,6 +1657,7 @@ static int memory_plan(fg_graph *g) {
     pd.solver = g->cdesc.solver;
     pd.granularity = g->cdesc.profile.granularity;
     pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
+    pd.offset_hint = replan ? g->hint.a : NULL;
     fg_pack_result res;
     memset(&res, 0, sizeof res);
     char perr[256] = "";
@@ -1678,7 +1695,7 @@ int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t w, uint32_t 
   g->res.a[r].h = h;
   if (!g->compiled) return 0;
   uint64_t t0 = fg_now_ns();
-  int rc = memory_plan(g);
+  int rc = memory_plan(g, 1);
   g->stats.ns_total = fg_now_ns() - t0;
   if (rc) plan_clear(g);
   return rc;

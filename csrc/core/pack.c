@@ -284,21 +284,42 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
     return -1;
   }
   size_t m = 0;
+  uint64_t vmax = 0;
   for (size_t i = 0; i < n; i++) {
     v[m++] = items[i].start;
     v[m++] = norm_stop(&items[i], desc->period);
+    if (v[m - 2] > vmax) vmax = v[m - 2];
+    if (v[m - 1] > vmax) vmax = v[m - 1];
   }
-  pk_sort_u64(v, m);
-  uint32_t K = 0;
-  for (size_t k = 0; k < m; k++)
-    if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
-  in->K = K ? K : 1;
   int kinds = 0;
-  for (size_t i = 0; i < n; i++) {
-    in->s[i] = find_pt(v, K, items[i].start);
-    in->e[i] = find_pt(v, K, norm_stop(&items[i], desc->period));
-    kinds |= items[i].kind ? 2 : 1;
+  uint32_t K = 0;
+  /* small time values (a frame graph's 2|V| steps): a rank table instead
+   * of sorting and binary searches */
+  uint32_t *rank = vmax < 8 * (uint64_t)m + 1024 ? calloc((size_t)vmax + 1, sizeof(uint32_t)) : NULL;
+  if (rank) {
+    for (size_t k = 0; k < m; k++) rank[v[k]] = 1;
+    for (uint64_t t = 0; t <= vmax; t++) {
+      uint32_t used = rank[t];
+      rank[t] = K;
+      K += used;
+    }
+    for (size_t i = 0; i < n; i++) {
+      in->s[i] = rank[v[2 * i]];
+      in->e[i] = rank[v[2 * i + 1]];
+      kinds |= items[i].kind ? 2 : 1;
+    }
+    free(rank);
+  } else {
+    pk_sort_u64(v, m);
+    for (size_t k = 0; k < m; k++)
+      if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
+    for (size_t i = 0; i < n; i++) {
+      in->s[i] = find_pt(v, K, items[i].start);
+      in->e[i] = find_pt(v, K, norm_stop(&items[i], desc->period));
+      kinds |= items[i].kind ? 2 : 1;
+    }
   }
+  in->K = K ? K : 1;
   pk_set_len(in);
   free(v);
   /* Granularity: items of kind 1 are rounded to whole pages (size and
@@ -416,13 +437,14 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
   pk_sort(kv, n, ord);
   free(kv);
-  size_t nslots = 0;
+  size_t nslots = 0, gfirst = 0; /* items come by group: its slots are the latest */
   for (size_t k = 0; k < n; k++) {
     size_t i = ord[k];
     uint32_t g = in->items[i].group;
     size_t chosen = (size_t)-1;
+    if (!k || in->items[ord[k - 1]].group != g) gfirst = nslots;
     if (g) {
-      for (size_t sl = 0; sl < nslots && chosen == (size_t)-1; sl++) {
+      for (size_t sl = gfirst; sl < nslots && chosen == (size_t)-1; sl++) {
         size_t first = head[sl];
         if (in->items[first].group != g) continue;
         int clash = 0;
