@@ -37,6 +37,7 @@ typedef struct ps {
   uint32_t *rank;
   uint32_t *mark;            /* scratch */
   uint32_t *raised, stamp;   /* items whose minoff the last placement raised */
+  int dead;                  /* the last placement left some section overfull */
   uint32_t clo, chi;         /* sections whose floor the last placement may have raised */
   uint32_t *uidx;             /* undo: index | FLOOR_BIT */
   uint64_t *uval;
@@ -44,6 +45,9 @@ typedef struct ps {
   uint32_t *lbuf, *pbuf;      /* per depth: ordered candidates, piece lists */
   pk_kv *kv;
   uint64_t nodes, node_limit, deadline;
+  size_t np, best_np;         /* items placed now; most ever placed at once */
+  uint64_t *bsol;             /* the offsets of that deepest partial packing */
+  char *bplaced;
 } ps;
 
 #define FLOOR_BIT 0x80000000u
@@ -70,6 +74,8 @@ static int place(ps *S, uint32_t i, uint64_t o) {
   const pk_inst *in = S->in;
   uint64_t h = o + in->size[i];
   S->placed[i] = 1;
+  S->np++;
+  S->dead = 0;
   S->sol[i] = o;
   /* raised neighbours all meet i, so their sections form one interval */
   uint32_t alo = UINT32_MAX, ahi = 0;
@@ -101,6 +107,15 @@ static int place(ps *S, uint32_t i, uint64_t o) {
       if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
       S->floor[t] = mn;
     }
+    /* the items here that can no longer go below h stack above it */
+    if (!S->dead && h + S->total[t] > S->cap) {
+      uint64_t ge = 0;
+      for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
+        uint32_t j = S->sec[q];
+        if (!S->placed[j] && S->minoff[j] >= h) ge += in->size[j];
+      }
+      if (h + ge > S->cap) S->dead = 1;
+    }
   }
   S->clo = alo < S->lo[i] ? alo : S->lo[i];
   S->chi = ahi > S->hi[i] ? ahi : S->hi[i];
@@ -120,6 +135,7 @@ static void unplace(ps *S, uint32_t i, size_t mark) {
   for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[t] += S->in->size[i];
   for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
   S->placed[i] = 0;
+  S->np--;
 }
 
 static int check(const ps *S, uint32_t lo, uint32_t hi, uint64_t o) {
@@ -127,19 +143,6 @@ static int check(const ps *S, uint32_t lo, uint32_t hi, uint64_t o) {
     if (!S->total[t]) continue;
     uint64_t f = S->floor[t] > o ? S->floor[t] : o;
     if (f + S->total[t] > S->cap) return 0;
-  }
-  return 1;
-}
-
-/* The same test before placing i at o, with today's floors (placing only
- * raises them): rejects most children without paying for the placement. */
-static int precheck(const ps *S, uint32_t lo, uint32_t hi, uint64_t o, uint32_t i) {
-  uint64_t sz = S->in->size[i];
-  for (uint32_t t = lo; t < hi; t++) {
-    uint64_t tot = S->total[t] - (t >= S->lo[i] && t < S->hi[i] ? sz : 0);
-    if (!tot) continue;
-    uint64_t f = S->floor[t] > o ? S->floor[t] : o;
-    if (f + tot > S->cap) return 0;
   }
   return 1;
 }
@@ -184,6 +187,11 @@ static int kless(const ps *S, uint32_t a, uint32_t b) {
 static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
                uint32_t last_rank, size_t depth, size_t umark) {
   const pk_inst *in = S->in;
+  if (S->bsol && S->np > S->best_np) { /* deepest partial packing so far */
+    S->best_np = S->np;
+    memcpy(S->bsol, S->sol, sizeof(uint64_t) * S->n);
+    memcpy(S->bplaced, S->placed, S->n);
+  }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
   if (S->deadline && fg_now_ns() > S->deadline) return R_TIMEOUT;
@@ -216,17 +224,31 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     else { ord[--w] = x; r--; }
   }
   m = total;
+  uint64_t hot_o = UINT64_MAX, hmax = 0;
+  uint32_t hlo = UINT32_MAX, hhi = 0;
   for (size_t c = 0; c < m; c++) {
     uint32_t i = ord[c];
     uint64_t o = S->minoff[i];
     if (o < last_off || (o == last_off && S->rank[i] < last_rank)) continue;
     if (o >= minh) break; /* sorted by offset: the rest would leave a gap too */
-    if (!precheck(S, lo, hi, o, i)) continue;
+    if (o != hot_o) { /* sections whose unplaced bytes no longer fit above o */
+      hot_o = o;
+      hlo = UINT32_MAX; hhi = 0; hmax = 0;
+      for (uint32_t t = lo; t < hi; t++)
+        if (o + S->total[t] > S->cap) {
+          if (t < hlo) hlo = t;
+          hhi = t;
+          if (S->total[t] > hmax) hmax = S->total[t];
+        }
+    }
+    /* floors passed the parent's check; placing i lowers the totals of its
+     * sections only, so every hot section must be among them, and fit then */
+    if (hlo != UINT32_MAX && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap)) continue;
     size_t mark = S->usp;
     int cut = place(S, i, o);
     int rc = R_NOTFOUND;
     if (cut < 0) rc = R_OOM;
-    else if (check(S, S->clo > lo ? S->clo : lo, S->chi < hi ? S->chi : hi, o)) { /* the rest passed precheck */
+    else if (!S->dead && check(S, S->clo > lo ? S->clo : lo, S->chi < hi ? S->chi : hi, o)) { /* the rest passed precheck */
       if (cut) rc = pieces(S, lo, hi, S->lo[i], S->hi[i] - 1, ord, m, depth);
       else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1, mark);
     }
@@ -239,6 +261,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
 static void ps_free(ps *S) {
   free(S->lo); free(S->hi); free(S->adjo); free(S->adj); free(S->seco); free(S->sec);
   free(S->floor); free(S->total); free(S->minoff); free(S->sol); free(S->cuts); free(S->placed);
+  free(S->bsol); free(S->bplaced);
   free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
   free(S->pbuf); free(S->kv);
 }
@@ -271,7 +294,43 @@ static void set_rank(ps *S, int h, rk *r, const uint64_t *width, const uint64_t 
   for (size_t k = 0; k < m; k++) S->rank[r[k].i] = (uint32_t)k + 1;
 }
 
+/* Places the unplaced items (placed[i] == 0) of off by first fit, largest
+ * first, against everything placed so far. */
+static int complete(const pk_inst *in, uint64_t *off, char *placed) {
+  size_t n = in->n, nu = 0, nb;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n), *nbv = malloc(sizeof(pk_kv) * n);
+  if (!kv || !nbv) { free(kv); free(nbv); return -1; }
+  for (size_t i = 0; i < n; i++)
+    if (!placed[i]) kv[nu++] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+  pk_sort_kv(kv, nu);
+  for (size_t u = 0; u < nu; u++) {
+    size_t i = kv[u].i;
+    nb = 0;
+    for (size_t j = 0; j < n; j++)
+      if (placed[j] && pk_conflict_arcs(in, i, j)) nbv[nb++] = (pk_kv){off[j], off[j] + in->size[j], j};
+    pk_sort_kv(nbv, nb);
+    uint64_t o = 0;
+    for (size_t k = 0; k < nb; k++) {
+      o = fg_align_up(o, in->align[i]);
+      if (o + in->size[i] <= nbv[k].k) break; /* fits in the gap below */
+      if (nbv[k].k2 > o) o = nbv[k].k2;
+    }
+    off[i] = fg_align_up(o, in->align[i]);
+    placed[i] = 1;
+  }
+  free(kv); free(nbv);
+  return 0;
+}
+
+static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial);
+
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
+  return decide(in, cap, deadline, out, NULL);
+}
+
+/* partial, when given, receives on PS_UNKNOWN the deepest partial packing
+ * under cap, completed by first fit (its makespan may exceed cap). */
+static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial) {
   size_t n = in->n;
   uint32_t K = in->K;
   if (!n) return PS_FOUND;
@@ -298,6 +357,11 @@ int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_
   S.floor = calloc(K, sizeof(uint64_t)); S.total = calloc(K, sizeof(uint64_t));
   S.minoff = calloc(n, sizeof(uint64_t)); S.sol = calloc(n, sizeof(uint64_t));
   S.cuts = calloc(K, sizeof(uint32_t)); S.placed = calloc(n, 1);
+  if (partial) {
+    S.bsol = malloc(sizeof(uint64_t) * n);
+    S.bplaced = malloc(n);
+    if (!S.bsol || !S.bplaced) goto out;
+  }
   S.rank = calloc(n, sizeof(uint32_t)); S.raised = calloc(n, sizeof(uint32_t)); S.mark = calloc(K, sizeof(uint32_t));
   S.lbuf = malloc(sizeof(uint32_t) * n * nn); S.pbuf = malloc(sizeof(uint32_t) * n * nn);
   S.kv = malloc(sizeof(pk_kv) * n);
@@ -422,7 +486,14 @@ int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_
       int r = pieces(&S, 0, K, 0, K - 1, all, nall, 0);
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
       if (r == R_NOTFOUND) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
-      if (r == R_TIMEOUT) { rc = PS_UNKNOWN; goto out; }
+      if (r == R_TIMEOUT) {
+        rc = PS_UNKNOWN;
+        if (partial && S.best_np) {
+          memcpy(partial, S.bsol, sizeof(uint64_t) * n);
+          if (complete(in, partial, S.bplaced)) rc = -1;
+        }
+        goto out;
+      }
       if (r == R_OOM) { rc = -1; goto out; }
     }
   }
@@ -446,17 +517,18 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   *proved = 0;
   uint64_t M = eff_makespan(in, off);
   if (M <= lb) { *proved = 1; return 0; }
-  uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1));
-  if (!tmp) return -1;
+  uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1)), *part = malloc(sizeof(uint64_t) * (n ? n : 1));
+  if (!tmp || !part) { free(tmp); free(part); return -1; }
   uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
   int improved = 0, first = 1;
   while (lo < M) {
     uint64_t now = fg_now_ns();
     if (now >= deadline) break;
+    if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
     uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
-    int r = pk_search_decide(in, cap, now + slice, tmp);
-    if (r < 0) { free(tmp); return -1; }
+    int r = decide(in, cap, now + slice, tmp, part);
+    if (r < 0) { free(tmp); free(part); return -1; }
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
       if (m2 < M) {
@@ -466,13 +538,20 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
       }
       if (m2 > cap) break; /* cannot happen; guard against looping */
     } else {
+      /* out of time: the deepest partial packing, completed, may still be
+       * better than what we have */
+      if (r == PS_UNKNOWN && eff_makespan(in, part) < M) {
+        M = eff_makespan(in, part);
+        memcpy(off, part, sizeof(uint64_t) * n);
+        improved = 1;
+      }
       if (r == PS_NONE && cap + 1 > proven) proven = cap + 1;
       lo = cap + 1;
     }
     first = 0;
   }
   *proved = M <= proven;
-  free(tmp);
+  free(tmp); free(part);
   return improved;
 }
 
