@@ -241,6 +241,8 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
 #define U64_LESS(x, y) ((x) < (y))
 PK_DEFINE_SORT(pk_sort_kv, pk_kv, KV_LESS)
 PK_DEFINE_SORT(pk_sort_u64, uint64_t, U64_LESS)
+#define K1_LESS(x, y) ((x).k < (y).k)
+PK_DEFINE_SORT(pk_sort_kv1, pk_kv, K1_LESS)
 
 void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
   pk_sort_kv(kv, n);

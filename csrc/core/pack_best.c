@@ -36,6 +36,7 @@
 #define DEFAULT_NODES 2000000
 #define LAHC_LEN 64
 #define EXACT_MAX_N 64
+#define SMALL_BITS_N 512
 
 typedef struct bs {
   const pk_inst *in;
@@ -328,7 +329,13 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (!b.pl.ix || !b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord ||
       !soff || !kv)
     goto done;
-  /* large instances: placement looks only at items near in time */
+  /* small instances: conflict bits before the baselines (a bit test per
+   * pair is the cheapest placement there); large ones: placement looks only
+   * at items near in time */
+  if (n <= SMALL_BITS_N) {
+    bits = build_bits(in0, &in.cwords);
+    in.cbits = bits;
+  }
   ti = pk_tix_init(&tix, &in);
   if (ti < 0) goto done;
   if (ti) b.pl.tix = &tix;
@@ -341,7 +348,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t h = 0;
   for (size_t k = 0; k < nw; k++) {
     size_t i = kv[k].i;
-    b.off[i] = fg_align_up(h, in.align[i]);
+    b.off[i] = pk_align_up(h, in.align[i]);
     h = b.off[i] + in.size[i];
     b.pos[i] = UINT32_MAX; /* never counted as an earlier neighbour */
   }
@@ -391,7 +398,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (realBest <= reallb) goto proved;
   /* the budget covers everything past the baselines: none left, no search */
   if (fg_now_ns() > deadline) goto proved;
-  if (!ti) { /* the time index already confines the tests to near items */
+  if (!ti && !bits) { /* the time index already confines the tests to near items */
     bits = build_bits(in0, &in.cwords);
     in.cbits = bits;
   }

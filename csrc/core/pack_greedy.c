@@ -34,7 +34,9 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
   size_t n = in->n;
   uint32_t K = in->K;
   memset(x, 0, sizeof *x);
-  if (n < 128) return 0; /* the plain scan is as fast */
+  /* the plain scan is as fast on small instances, and with conflict bits
+   * (a bit test per placed item) up to a thousand items */
+  if (n < 128 || (in->cbits && n <= 1024)) return 0;
   x->in = in;
   /* block width: the median length, so most items touch one or two blocks */
   uint32_t *h = calloc((size_t)K + 1, sizeof(uint32_t));
@@ -162,12 +164,23 @@ void pk_pl_clear(pk_plist *pl) {
   }
 }
 
+/* Usually a handful: insertion sort by offset (ties do not change the scan). */
+static void sort_by_off(pk_kv *sc, size_t c) {
+  if (c > 24) { pk_sort_kv1(sc, c); return; }
+  for (size_t a = 1; a < c; a++) {
+    pk_kv t = sc[a];
+    size_t p = a;
+    while (p > 0 && sc[p - 1].k > t.k) { sc[p] = sc[p - 1]; p--; }
+    sc[p] = t;
+  }
+}
+
 /* The gap scan over the items meeting i, visited in offset order. */
 #define GAP_STEP(LO, HI)                                                    \
   do {                                                                      \
     uint64_t lo_ = (LO), hi_ = (HI);                                        \
-    if (lo_ > cur) {                                                        \
-      uint64_t o_ = fg_align_up(cur, align);                                \
+    if (lo_ > cur && lo_ - cur >= size) {                                   \
+      uint64_t o_ = pk_align_up(cur, align);                                \
       if (o_ + size <= lo_) {                                               \
         if (!bestfit) return o_;                                            \
         if (lo_ - cur < bestgap) { bestgap = lo_ - cur; best = o_; }        \
@@ -194,7 +207,7 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
         if (j != i && pk_conflict(in, i, j)) sc[c++] = (pk_kv){off[j], off[j] + in->size[j], j};
       }
     }
-    pk_sort_kv(sc, c);
+    sort_by_off(sc, c);
     const uint32_t *cl = x->cl + x->cat[b0];
     uint32_t cn = x->ccnt[b0], q = 0;
     size_t p = 0;
@@ -210,14 +223,21 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
         break;
       }
     }
+  } else if (in->cbits) { /* i's row once, a bit test per placed item */
+    const uint64_t *row = in->cbits + i * in->cwords;
+    for (size_t k = 0; k < pl->n; k++) {
+      uint32_t j = pl->ix[k];
+      if (!((row[j >> 6] >> (j & 63)) & 1)) continue;
+      GAP_STEP(off[j], off[j] + in->size[j]);
+    }
   } else {
     for (size_t k = 0; k < pl->n; k++) {
       uint32_t j = pl->ix[k];
-      if (!pk_conflict(in, i, j)) continue;
+      if (!pk_conflict_arcs(in, i, j)) continue;
       GAP_STEP(off[j], off[j] + in->size[j]);
     }
   }
-  uint64_t o = fg_align_up(cur, align);
+  uint64_t o = pk_align_up(cur, align);
   if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o;
   if (o + size <= limit && limit - cur < bestgap) best = o;
   return best;
@@ -268,7 +288,7 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   uint64_t h = 0;
   while (nr) {
     size_t b0 = rest[0];
-    uint64_t base = fg_align_up(h, in->align[b0]), bend = base + in->size[b0];
+    uint64_t base = pk_align_up(h, in->align[b0]), bend = base + in->size[b0];
     off[b0] = base;
     pk_pl_clear(&pl);
     pk_pl_insert(&pl, off, (uint32_t)b0);
@@ -330,7 +350,7 @@ static int arcs_meet(uint32_t a1, uint32_t b1, uint32_t a2, uint32_t b2) {
 static uint64_t blk_take(blkset *A, size_t k, uint64_t size, uint64_t align) {
   blk a = A->b[k];
   A->b[k] = A->b[--A->n];
-  uint64_t o = fg_align_up(a.off, align);
+  uint64_t o = pk_align_up(a.off, align);
   blk_add(A, (blk){a.off, o - a.off, a.until});
   blk_add(A, (blk){o + size, a.off + a.size - (o + size), a.until});
   return o;
@@ -358,7 +378,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
   size_t ny = 0, m = 0;
   for (size_t i = 0; i < n; i++) {
     if (pk_contains(in, i, t0)) { /* lines 7-12: stack what is live at t0 */
-      off[i] = fg_align_up(H, in->align[i]);
+      off[i] = pk_align_up(H, in->align[i]);
       H = off[i] + in->size[i];
       Y[ny] = i;
       /* free from r_i until l_i; l_i == t0 means "until the sweep ends" */
@@ -384,7 +404,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     size_t pick = (size_t)-1;
     for (int attempt = 0; attempt < 2 && pick == (size_t)-1; attempt++) {
       if (attempt == 1) { /* lines 23-27: a new block on top of the heap */
-        uint64_t o = fg_align_up(H, al);
+        uint64_t o = pk_align_up(H, al);
         blk_add(&A, (blk){H, o - H, INF_T});
         blk_add(&A, (blk){o, sz, INF_T});
         H = o + sz;
@@ -392,7 +412,8 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
       uint64_t bestsz = UINT64_MAX, bestoff = 0;
       for (size_t b = 0; b < A.n; b++) { /* line 28: best fit honouring `until` */
         blk *a = &A.b[b];
-        uint64_t o = fg_align_up(a->off, al);
+        if (a->size < sz) continue;
+        uint64_t o = pk_align_up(a->off, al);
         /* ties: the lower block, so the result does not depend on set order */
         if (o + sz > a->off + a->size || a->size > bestsz || (a->size == bestsz && a->off > bestoff)) continue;
         if (a->until != INF_T && arcs_meet(in->s[i], in->e[i], a->until, t0)) continue;
@@ -412,21 +433,15 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
 
 /* ---------------------------------------------------------------- scanline */
 
-typedef struct sev { uint32_t t; int start; uint64_t size; size_t i; } sev;
-static int sev_cmp(const void *a, const void *b) {
-  const sev *x = a, *y = b;
-  if (x->t != y->t) return x->t < y->t ? -1 : 1;
-  if (x->start != y->start) return x->start - y->start; /* ends first */
-  if (x->size != y->size) return x->size > y->size ? -1 : 1; /* larger first */
-  return (x->i > y->i) - (x->i < y->i);
-}
+/* events by time, ends first, then larger first, then index */
+#define SEV(t, start, size, i) ((pk_kv){((uint64_t)(t) << 1) | (uint64_t)(start), UINT64_MAX - (size), (i)})
 
 int pk_scanline(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n);
   uint32_t *until = malloc(sizeof(uint32_t) * n);
-  sev *ev = malloc(sizeof(sev) * 2 * n);
+  pk_kv *ev = malloc(sizeof(pk_kv) * 2 * n);
   blkset F = {malloc(sizeof(blk) * (3 * n + 4)), 0};
   if (!kv || !ord || !until || !ev || !F.b) {
     free(kv); free(ord); free(until); free(ev); free(F.b);
@@ -440,24 +455,24 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
   uint64_t H = 0, maxH = 0;
   for (size_t k = 0; k < m; k++) {
     size_t i = ord[k];
-    off[i] = fg_align_up(H, in->align[i]);
+    off[i] = pk_align_up(H, in->align[i]);
     H = off[i] + in->size[i];
   }
   maxH = H;
   for (size_t i = 0; i < n; i++) {
     if (in->s[i] < in->e[i]) {
-      ev[ne++] = (sev){in->s[i], 1, in->size[i], i};
-      ev[ne++] = (sev){in->e[i], 0, in->size[i], i};
+      ev[ne++] = SEV(in->s[i], 1, in->size[i], i);
+      ev[ne++] = SEV(in->e[i], 0, in->size[i], i);
     } else if (in->s[i] != in->e[i]) {
-      ev[ne++] = (sev){in->e[i], 0, in->size[i], i};
+      ev[ne++] = SEV(in->e[i], 0, in->size[i], i);
       until[i] = in->s[i]; /* its block is free only until it starts again */
     }
   }
-  qsort(ev, ne, sizeof(sev), sev_cmp);
+  pk_sort_kv(ev, ne);
   for (size_t k = 0; k < ne; k++) {
     size_t i = ev[k].i;
     uint64_t sz = in->size[i], al = in->align[i];
-    if (!ev[k].start) {
+    if (!(ev[k].k & 1)) {
       blk_add(&F, (blk){off[i], sz, until[i]});
       /* a free unrestricted block on top shrinks the heap */
       for (size_t b = 0; b < F.n; b++)
@@ -472,7 +487,8 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     uint64_t bestsz = UINT64_MAX, bestoff = 0;
     for (size_t b = 0; b < F.n; b++) {
       blk *a = &F.b[b];
-      uint64_t o = fg_align_up(a->off, al);
+      if (a->size < sz) continue;
+      uint64_t o = pk_align_up(a->off, al);
       if (o + sz > a->off + a->size || a->size > bestsz || (a->size == bestsz && a->off > bestoff)) continue;
       if (a->until != INF_T && in->e[i] > a->until) continue;
       bestsz = a->size;
@@ -483,7 +499,7 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
       until[i] = F.b[pick].until;
       off[i] = blk_take(&F, pick, sz, al);
     } else {
-      uint64_t o = fg_align_up(H, al);
+      uint64_t o = pk_align_up(H, al);
       if (o > H) blk_add(&F, (blk){H, o - H, INF_T});
       off[i] = o;
       H = o + sz;

@@ -39,6 +39,11 @@ static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
   return pk_conflict_arcs(in, i, j);
 }
 static inline uint32_t pk_len(const pk_inst *in, size_t i) { return in->len[i]; }
+/* fg_align_up without the division when a is a power of two (item
+ * alignments always are; a granularity page may not be) */
+static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
+  return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
+}
 
 /* Strategies: write offsets (effective sizes) for every item; return 0, or -1 on OOM. */
 int pk_none(const pk_inst *in, uint64_t *off);
@@ -53,6 +58,7 @@ int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t
 typedef struct pk_kv { uint64_t k, k2; size_t i; } pk_kv;
 void pk_sort(pk_kv *kv, size_t n, size_t *ord);
 void pk_sort_kv(pk_kv *kv, size_t n);
+void pk_sort_kv1(pk_kv *kv, size_t n); /* by k only; order among equal k unspecified */
 
 /* Placed items sorted by offset. pk_place scans them upward, skipping those
  * whose lifetimes do not meet item i's: first fit stops at the first gap that
