@@ -152,6 +152,109 @@ static void test_fuzz(void) {
   printf("fuzz: %d packings checked\n", count);
 }
 
+/* ------------------------------------------------ large, short-lived */
+/* Frame-graph-like instances: most lifetimes a few steps, some half the
+ * cycle, a few wrapping or whole-cycle; large enough that placement uses
+ * the time index. Every strategy must stay valid; best never loses to a
+ * baseline, also with a tiny budget and with an offset hint. */
+static void large_instance(fg_pack_item *a, size_t n, uint64_t T, int kinds) {
+  for (size_t i = 0; i < n; i++) {
+    uint64_t s = rndu(T), r = rndu(20);
+    uint64_t len = r == 0 ? T / 2 : r == 1 ? T : 1 + rndu(12);
+    uint64_t e = len >= T ? s : (s + len) % T;
+    uint64_t sz = (1 + rndu(64)) * 4096, al = (uint64_t)1 << rndu(9);
+    a[i] = (fg_pack_item){s, e, sz, al, kinds ? (uint32_t)rndu(2) : 0, (uint32_t)rndu(8)};
+  }
+}
+
+static uint64_t min_baseline(const fg_pack_item *a, size_t n, fg_pack_desc d, uint64_t *off) {
+  uint64_t m = UINT64_MAX;
+  char err[256];
+  for (int k = 1; fg_pack_solvers[k]; k++) {
+    fg_pack_result r;
+    d.solver = fg_pack_solvers[k];
+    d.offset_hint = NULL;
+    CHECK(fg_pack(a, n, &d, off, &r, err, sizeof err) == 0, "%s: %s", d.solver, err);
+    CHECK(fg_check_packing(a, n, off, &d, err, sizeof err) == 1, "large n %zu %s: %s", n, d.solver, err);
+    if (r.makespan < m) m = r.makespan;
+  }
+  return m;
+}
+
+static void test_large(void) {
+  static const size_t ns[] = {200, 700, 2500};
+  char err[256];
+  for (int q = 0; q < 6; q++) {
+    size_t n = ns[q % 3];
+    fg_pack_item *a = malloc(sizeof *a * n);
+    uint64_t *off = malloc(sizeof *off * n), *prev = malloc(sizeof *prev * n);
+    fg_pack_desc d = {0};
+    d.period = q < 3 ? 2 * n : 0;
+    if (!d.period) { /* linear: no wrap, no whole-cycle */
+      large_instance(a, n, 2 * n, 0);
+      for (size_t i = 0; i < n; i++) {
+        uint64_t len = (a[i].stop + 2 * n - a[i].start) % (2 * n);
+        a[i].stop = a[i].start + (len ? len : 1);
+      }
+    } else {
+      large_instance(a, n, d.period, q == 1);
+      d.granularity = q == 1 ? 1024 : 0;
+    }
+    uint64_t base = min_baseline(a, n, d, off);
+    fg_pack_result r;
+    d.solver = "best";
+    CHECK(fg_pack(a, n, &d, prev, &r, err, sizeof err) == 0, "best: %s", err);
+    CHECK(fg_check_packing(a, n, prev, &d, err, sizeof err) == 1, "best n %zu: %s", n, err);
+    CHECK(r.makespan <= base, "best %llu worse than a baseline %llu (n %zu)", (unsigned long long)r.makespan,
+          (unsigned long long)base, n);
+    d.time_budget_ms = 1e-6; /* nothing past the baselines */
+    CHECK(fg_pack(a, n, &d, off, &r, err, sizeof err) == 0 && r.makespan <= base,
+          "best with a tiny budget: %llu vs baseline %llu", (unsigned long long)r.makespan, (unsigned long long)base);
+    d.time_budget_ms = 0;
+    /* re-plan: sizes change, the previous offsets are the hint */
+    for (size_t i = 0; i < n; i++)
+      if (rndu(3) == 0) a[i].size = a[i].size / 2 + 1 + rndu(a[i].size);
+    base = min_baseline(a, n, d, off);
+    d.solver = "best";
+    d.offset_hint = prev;
+    CHECK(fg_pack(a, n, &d, off, &r, err, sizeof err) == 0, "hinted best: %s", err);
+    CHECK(fg_check_packing(a, n, off, &d, err, sizeof err) == 1, "hinted best n %zu: %s", n, err);
+    CHECK(r.makespan <= base, "hinted best %llu worse than a baseline %llu (n %zu)", (unsigned long long)r.makespan,
+          (unsigned long long)base, n);
+    free(a); free(off); free(prev);
+  }
+}
+
+/* A hint that already reaches LOAD is returned as optimal; a hint of
+ * garbage offsets still gives a valid packing no worse than the baselines. */
+static void test_hint(void) {
+  /* two chains of back-to-back items: LOAD = 2 units, reached by stacking
+   * the chains */
+  enum { N = 160 };
+  fg_pack_item a[N];
+  uint64_t off[N], hint[N];
+  char err[256];
+  for (size_t i = 0; i < N; i++) {
+    a[i] = it(i / 2, i / 2 + 1, 4096, 256);
+    hint[i] = (i & 1) * 4096;
+  }
+  fg_pack_desc d = {0};
+  d.period = N / 2;
+  d.offset_hint = hint;
+  fg_pack_result r;
+  CHECK(fg_pack(a, N, &d, off, &r, err, sizeof err) == 0, "%s", err);
+  CHECK(fg_check_packing(a, N, off, &d, err, sizeof err) == 1, "hint at LOAD: %s", err);
+  CHECK(r.makespan == r.load && r.load == 8192 && r.optimal, "hint at LOAD: makespan %llu load %llu optimal %d",
+        (unsigned long long)r.makespan, (unsigned long long)r.load, r.optimal);
+  for (size_t i = 0; i < N; i++) hint[i] = rnd();
+  uint64_t base = min_baseline(a, N, d, off);
+  d.solver = "best";
+  d.offset_hint = hint;
+  CHECK(fg_pack(a, N, &d, off, &r, err, sizeof err) == 0 && fg_check_packing(a, N, off, &d, err, sizeof err),
+        "garbage hint: %s", err);
+  CHECK(r.makespan <= base, "garbage hint: %llu vs %llu", (unsigned long long)r.makespan, (unsigned long long)base);
+}
+
 /* ------------------------------------------------------ brute force */
 static int arc_has(const fg_pack_item *x, uint64_t t, uint64_t period) {
   uint64_t a = x->start, b = x->stop;
@@ -256,6 +359,8 @@ int main(void) {
   test_checker();
   test_errors();
   test_fuzz();
+  test_large();
+  test_hint();
   test_small_optima();
   test_thesis_family();
   if (failures) {

@@ -31,8 +31,9 @@ typedef struct fg_pack_desc {
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
   double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms,
                             0.05 ms with offset_hint). The baselines always run in full (best
-                            is never worse than any of them); starts and search only within
-                            the budget, so a tiny budget returns the best baseline */
+                            is never worse than any of them), then one first-fit replay of
+                            the best one's order (of the hint's with a hint); other starts
+                            and the search only within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
   const uint64_t *offset_hint; /* best, optional: n offsets of an earlier packing of the same

@@ -28,7 +28,9 @@
 #include <string.h>
 
 /* The budget covers the whole call; the baselines always run in full (best
- * must never lose to them), the search uses what is left. */
+ * must never lose to them) and so does one first-fit replay of the best
+ * one's order (or of the hint); the other starts and the search use what is
+ * left. */
 #define DEFAULT_BUDGET_MS 0.5
 /* with a previous packing as a hint (a re-plan), latency matters more: the
  * hint carries the earlier search's work */
@@ -396,9 +398,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
   }
   if (realBest <= reallb) goto proved;
-  /* the budget covers everything past the baselines: none left, no search */
-  if (fg_now_ns() > deadline) goto proved;
-  if (!ti && !bits) { /* the time index already confines the tests to near items */
+  /* past the deadline only the replay of the best baseline below runs */
+  if (!ti && !bits && fg_now_ns() < deadline) { /* the time index already confines the tests */
     bits = build_bits(in0, &in.cwords);
     in.cbits = bits;
   }
@@ -406,7 +407,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   /* 2. starts: the best baseline as an order, then classic orders */
   uint64_t bestM = UINT64_MAX;
   for (int o = -1; o < 5 && bestM > lb; o++) {
-    if (fg_now_ns() > deadline) break;
+    /* the best baseline's order replayed by first fit always runs (it
+     * never places an item higher, so it only improves on the baseline),
+     * unless the hint's replay stands in for it */
+    if ((o >= 0 || have_hint) && fg_now_ns() > deadline) break;
     m = 0;
     for (size_t i = 0; i < n; i++) {
       if (is_whole(&in, i)) continue;
@@ -432,7 +436,6 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     bestM = hintM;
     memcpy(boff, soff, sizeof(uint64_t) * n);
   }
-  if (bestM == UINT64_MAX) goto proved; /* the budget ended before any start */
   /* 4. ruin and recreate around the peak: take an item touching the
    * makespan and the items whose lifetimes meet it within a band below the
    * top, put them back by first/best fit in a shuffled size order with
