@@ -148,6 +148,33 @@ static void test_random(void) {
   printf("random: %d/%d solved at the bysize capacity (linear %d/%d)\n", found, total, linfound, lin);
 }
 
+/* best with the search inside, at budgets where the search is cut off at
+ * every stage: every result must pass the checker, never below LOAD. */
+static void test_best_budgets(void) {
+  char err[256], msg[256];
+  for (int rep = 0; rep < 24; rep++) {
+    size_t n = 70 + rndu(250);
+    uint64_t P = (rep % 3 == 2) ? 200 : 0;
+    fg_pack_item *it = calloc(n, sizeof *it);
+    uint64_t *off = calloc(n, sizeof *off);
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s = rndu(180), l = 1 + rndu(40);
+      it[i] = (fg_pack_item){s, P ? (s + l) % P : s + l, 1 + rndu(100000), (uint64_t)1 << rndu(6),
+                             (uint32_t)(rep % 4 == 1 ? rndu(2) : 0), 0};
+    }
+    fg_pack_desc d = {0};
+    d.period = P;
+    d.granularity = rep % 4 == 1 ? 1024 : 0;
+    d.time_budget_ms = (double)(1 + rep % 6) * (rep % 2 ? 0.7 : 3.0);
+    fg_pack_result res;
+    CHECK(fg_pack(it, n, &d, off, &res, err, sizeof err) == 0, "rep %d: %s", rep, err);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "rep %d (budget %.1f ms): %s", rep,
+          d.time_budget_ms, msg);
+    CHECK(res.makespan >= res.load, "rep %d: makespan below LOAD", rep);
+    free(it); free(off);
+  }
+}
+
 /* One MiniMalloc challenging instance at its capacity 1048576. */
 static void test_minimalloc(void) {
   const char *dirs[] = {getenv("FG_DSA_DIR"), "/work/shared/data/dsa", "../../shared/data/dsa", "../shared/data/dsa"};
@@ -181,6 +208,13 @@ static void test_minimalloc(void) {
     CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "A: %s", msg);
     CHECK(makespan(it, n, off) <= 1048576, "A: over capacity");
   }
+  /* small budgets cut the search anywhere: results must stay valid */
+  for (double b = 1; b <= 40; b *= 1.6) {
+    fg_pack_result r2;
+    d.time_budget_ms = b;
+    CHECK(fg_pack(it, n, &d, off, &r2, err, sizeof err) == 0, "%s", err);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "best on A, budget %.1f ms: %s", b, msg);
+  }
   /* and best ends within 5 % of LOAD */
   d.time_budget_ms = 3000; /* 1 s is the bench figure; slack here for a loaded machine */
   fg_pack_result res;
@@ -195,6 +229,7 @@ static void test_minimalloc(void) {
 int main(void) {
   test_small_optima();
   test_random();
+  test_best_budgets();
   test_minimalloc();
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);

@@ -322,15 +322,19 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
   return 0;
 }
 
-static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial);
+static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
+                  int *have_partial);
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL);
+  return decide(in, cap, deadline, out, NULL, NULL);
 }
 
 /* partial, when given, receives on PS_UNKNOWN the deepest partial packing
- * under cap, completed by first fit (its makespan may exceed cap). */
-static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial) {
+ * under cap, completed by first fit (its makespan may exceed cap);
+ * *have_partial says whether it was written. */
+static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
+                  int *have_partial) {
+  if (have_partial) *have_partial = 0;
   size_t n = in->n;
   uint32_t K = in->K;
   if (!n) return PS_FOUND;
@@ -491,6 +495,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
         if (partial && S.best_np) {
           memcpy(partial, S.bsol, sizeof(uint64_t) * n);
           if (complete(in, partial, S.bplaced)) rc = -1;
+          else *have_partial = 1;
         }
         goto out;
       }
@@ -527,7 +532,8 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
     uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
-    int r = decide(in, cap, now + slice, tmp, part);
+    int have_part = 0;
+    int r = decide(in, cap, now + slice, tmp, part, &have_part);
     if (r < 0) { free(tmp); free(part); return -1; }
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
@@ -540,7 +546,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     } else {
       /* out of time: the deepest partial packing, completed, may still be
        * better than what we have */
-      if (r == PS_UNKNOWN && eff_makespan(in, part) < M) {
+      if (r == PS_UNKNOWN && have_part && eff_makespan(in, part) < M) {
         M = eff_makespan(in, part);
         memcpy(off, part, sizeof(uint64_t) * n);
         improved = 1;
