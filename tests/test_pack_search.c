@@ -148,6 +148,47 @@ static void test_random(void) {
   printf("random: %d/%d solved at the bysize capacity (linear %d/%d)\n", found, total, linfound, lin);
 }
 
+/* Instances cut from a full rectangle (time x capacity) are feasible at
+ * exactly that capacity: the search may run out of budget, but it must never
+ * claim there is no packing (that would be an unsound cut). */
+static fg_pack_item gt_items[1024];
+static size_t gt_n;
+static void gt_cut(uint64_t t0, uint64_t t1, uint64_t m0, uint64_t m1, int depth) {
+  int ct = t1 - t0 >= 2, cm = m1 - m0 >= 2;
+  if (depth <= 0 || (!ct && !cm) || (depth < 4 && rndu(6) == 0)) {
+    gt_items[gt_n++] = (fg_pack_item){t0, t1, m1 - m0, 0, 0, 0};
+    return;
+  }
+  if (ct && (!cm || rndu(2))) {
+    uint64_t c = t0 + 1 + rndu(t1 - t0 - 1);
+    gt_cut(t0, c, m0, m1, depth - 1);
+    gt_cut(c, t1, m0, m1, depth - 1);
+  } else {
+    uint64_t c = m0 + 1 + rndu(m1 - m0 - 1);
+    gt_cut(t0, t1, m0, c, depth - 1);
+    gt_cut(t0, t1, c, m1, depth - 1);
+  }
+}
+static void test_tight_feasible(void) {
+  char err[256], msg[256];
+  int found = 0, reps = 120;
+  for (int rep = 0; rep < reps; rep++) {
+    gt_n = 0;
+    gt_cut(0, 100, 0, 1000, 4 + rep % 3);
+    uint64_t off[1024];
+    fg_pack_desc d = {0};
+    int r = fg_pack_search(gt_items, gt_n, &d, 1000, 100, off, err, sizeof err);
+    CHECK(r != PS_NONE, "rep %d (n=%zu): a feasible capacity was declared infeasible", rep, gt_n);
+    if (r == PS_FOUND) {
+      found++;
+      CHECK(fg_check_packing(gt_items, gt_n, off, &d, msg, sizeof msg), "rep %d: %s", rep, msg);
+      CHECK(makespan(gt_items, gt_n, off) <= 1000, "rep %d: over capacity", rep);
+    }
+  }
+  CHECK(found * 10 >= reps * 9, "tight: only %d of %d solved", found, reps);
+  printf("tight (cut rectangles): %d/%d solved at their exact capacity\n", found, reps);
+}
+
 /* best with the search inside, at budgets where the search is cut off at
  * every stage: every result must pass the checker, never below LOAD. */
 static void test_best_budgets(void) {
@@ -229,6 +270,7 @@ static void test_minimalloc(void) {
 int main(void) {
   test_small_optima();
   test_random();
+  test_tight_feasible();
   test_best_budgets();
   test_minimalloc();
   if (failures) {
