@@ -462,10 +462,13 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   for (size_t k = 0; k < LAHC_LEN; k++) hist[k] = cost;
   /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now;
-  /* pack_search: above EXACT_MAX_N the decision search after this loop gets
-   * the larger share on lines (it solves them), half on cycles */
+  /* pack_search: above EXACT_MAX_N on lines the decision search after this
+   * loop gets 7/8 (it solves perfect-fit instances this search stalls on);
+   * on cycles (where it is only a heuristic) this loop keeps everything */
   if (now < deadline)
-    rr_deadline = now + (deadline - now) / (n <= EXACT_MAX_N || in.cyclic ? 2 : 8);
+    rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
+                : in.cyclic      ? deadline
+                                 : now + (deadline - now) / 8;
   while (m > 1 && M > lb && iter < nodes) {
     if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     iter++;
