@@ -2,8 +2,12 @@
  *
  * Placement: items already placed are kept sorted by offset; first fit walks
  * them upward, skipping those whose lifetimes do not meet (a conflict bit
- * matrix once there is time to search), and stops at the first gap that fits.
+ * matrix on small instances or once there is time to search; on large ones a
+ * time index visits only the items near in time), and stops at the first gap
+ * that fits.
  *
+ * 0. With desc->offset_hint (a re-plan), first fit in the hint's offset
+ *    order; returned at once when it reaches a lower bound, else a start.
  * 1. Lower bounds: LOAD, and on cycles of up to 64 items the heaviest set of
  *    pairwise-meeting items (arcs can meet pairwise without a common point,
  *    so it can exceed LOAD). Reaching a bound proves optimality.
