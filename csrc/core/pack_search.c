@@ -23,6 +23,8 @@
 
 enum { R_NOTFOUND = 0, R_FOUND = 1, R_ABORT = 3, R_TIMEOUT = 4, R_OOM = -1 };
 
+typedef struct rk { uint64_t k[3]; uint32_t i; } rk; /* preorder keys */
+
 typedef struct ps {
   const pk_inst *in;
   size_t n;
@@ -43,6 +45,9 @@ typedef struct ps {
   uint64_t *uval;
   size_t usp, ucap;
   uint32_t *lbuf, *pbuf;      /* per depth: ordered candidates, piece lists */
+  int heur;                   /* preorder in use */
+  const uint64_t *width, *area;
+  rk *rks;
   pk_kv *kv;
   uint64_t nodes, node_limit, deadline;
   size_t np, best_np;         /* items placed now; most ever placed at once */
@@ -51,6 +56,7 @@ typedef struct ps {
 } ps;
 
 #define FLOOR_BIT 0x80000000u
+#define RANK_BIT 0x40000000u
 
 static int push(ps *S, uint32_t idx, uint64_t v) {
   if (S->usp == S->ucap) {
@@ -130,6 +136,7 @@ static void unplace(ps *S, uint32_t i, size_t mark) {
     S->usp--;
     uint32_t x = S->uidx[S->usp];
     if (x & FLOOR_BIT) S->floor[x & ~FLOOR_BIT] = S->uval[S->usp];
+    else if (x & RANK_BIT) S->rank[x & ~RANK_BIT] = (uint32_t)S->uval[S->usp];
     else S->minoff[x] = S->uval[S->usp];
   }
   for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[t] += S->in->size[i];
@@ -153,6 +160,8 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
 
 /* Solve the pieces of [lo, hi) split at the boundaries t in [a, b) that no
  * unplaced item crosses, one after the other; list holds the candidates. */
+static int rerank(ps *S, const uint32_t *pl, size_t m);
+
 static int pieces(ps *S, uint32_t lo, uint32_t hi, uint32_t a, uint32_t b, const uint32_t *list, size_t nl,
                   size_t depth) {
   uint32_t *pl = S->pbuf + depth * S->n;
@@ -171,6 +180,7 @@ static int pieces(ps *S, uint32_t lo, uint32_t hi, uint32_t a, uint32_t b, const
     uint32_t from = pa;
     pa = pb;
     if (!m) continue;
+    if (S->rks && rerank(S, pl, m)) return R_OOM;
     int rc = rec(S, from, pb, pl, m, 0, 0, depth + 1, FULL_SORT);
     if (rc != R_FOUND) return rc;
   }
@@ -203,7 +213,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   if (umark != FULL_SORT) {
     st = ++S->stamp;
     for (size_t q = umark; q < S->usp; q++)
-      if (!(S->uidx[q] & FLOOR_BIT)) S->raised[S->uidx[q]] = st;
+      if (!(S->uidx[q] & (FLOOR_BIT | RANK_BIT))) S->raised[S->uidx[q]] = st;
   }
   for (size_t k = 0; k < nl; k++) {
     uint32_t j = list[k];
@@ -272,7 +282,6 @@ static int is_free_item(const pk_inst *in, size_t i, uint32_t t0, int cyc) {
 
 /* Preorder: 0 = WAT, 1 = TAW, 2 = TWA (W: lifetime width, A: area, T: max
  * section total), each key descending, ties by index. */
-typedef struct rk { uint64_t k[3]; uint32_t i; } rk;
 static int rk_cmp(const void *a, const void *b) {
   const rk *x = a, *y = b;
   for (int q = 0; q < 3; q++)
@@ -292,6 +301,32 @@ static void set_rank(ps *S, int h, rk *r, const uint64_t *width, const uint64_t 
   }
   qsort(r, m, sizeof *r, rk_cmp);
   for (size_t k = 0; k < m; k++) S->rank[r[k].i] = (uint32_t)k + 1;
+}
+
+/* A new piece is a new problem: its items are ranked again by the preorder
+ * in use with today's section totals, as MiniMalloc's SubSolve does; the old
+ * ranks go on the undo stack. */
+static int rerank(ps *S, const uint32_t *pl, size_t m) {
+  rk *r = S->rks;
+  int h = S->heur;
+  for (size_t k = 0; k < m; k++) {
+    uint32_t i = pl[k];
+    uint64_t T = 0;
+    for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
+      if (S->total[t] > T) T = S->total[t];
+    uint64_t C = S->width[i], A = S->area[i];
+    r[k].i = i;
+    r[k].k[0] = h == 0 ? C : T;
+    r[k].k[1] = h == 2 ? C : A;
+    r[k].k[2] = h == 0 ? T : h == 1 ? C : A;
+  }
+  qsort(r, m, sizeof *r, rk_cmp);
+  for (size_t k = 0; k < m; k++) {
+    uint32_t i = r[k].i;
+    if (push(S, i | RANK_BIT, S->rank[i])) return -1;
+    S->rank[i] = (uint32_t)k + 1;
+  }
+  return 0;
 }
 
 /* Places the unplaced items (placed[i] == 0) of off by first fit, largest
@@ -371,7 +406,11 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   S.kv = malloc(sizeof(pk_kv) * n);
   area = malloc(sizeof(uint64_t) * n); tot = calloc(n, sizeof(uint64_t));
   rks = malloc(sizeof(rk) * n);
-  width = malloc(sizeof(uint64_t) * n);
+#ifndef NO_RERANK
+  S.rks = rks;
+#endif
+  S.width = width = malloc(sizeof(uint64_t) * n);
+  S.area = area;
   if (!S.lo || !S.hi || !S.adjo || !S.seco || !S.floor || !S.total || !S.minoff || !S.sol || !S.cuts ||
       !S.placed || !S.rank || !S.raised || !S.mark || !S.lbuf || !S.pbuf || !S.kv || !area || !tot || !rks || !width)
     goto out;
@@ -485,6 +524,8 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
     for (int hh = 0; hh < 3; hh++) {
       set_rank(&S, hh, rks, width, area, tot);
+      S.heur = hh;
+      S.usp = 0; /* top-level re-rankings are never undone */
       S.nodes = 0;
       S.node_limit = limit;
       int r = pieces(&S, 0, K, 0, K - 1, all, nall, 0);
