@@ -563,13 +563,16 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   *proved = 0;
   uint64_t M = eff_makespan(in, off);
   if (M <= lb) { *proved = 1; return 0; }
+  if (n > PS_MAX_N) return 0; /* per-depth lists take 8 n^2 bytes */
   uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1)), *part = malloc(sizeof(uint64_t) * (n ? n : 1));
   if (!tmp || !part) { free(tmp); free(part); return -1; }
   uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
   int improved = 0, first = 1;
   while (lo < M) {
     uint64_t now = fg_now_ns();
-    if (now >= deadline) break;
+    /* an attempt's set-up alone is quadratic (neighbour lists): not worth
+     * starting without about a nanosecond per pair left */
+    if (now >= deadline || deadline - now < (uint64_t)n * n) break;
     if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
     uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;

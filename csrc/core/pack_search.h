@@ -28,6 +28,9 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
  * absolute deadline (fg_now_ns clock; 0 = none). Same return codes. */
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline_ns, uint64_t *off);
 
+/* pk_search_improve leaves larger instances alone (memory 8 n^2 bytes). */
+#define PS_MAX_N 2048
+
 /* Improvement driver for best: off holds a packing (effective sizes); tries
  * capacities from lb (a lower bound in effective sizes) upward by bisection
  * below the current makespan until the deadline, keeping every improvement
