@@ -223,7 +223,8 @@ describe("fg.pack", function()
       local period = round % 2 == 0 and 4 + rnd(8) or 0
       local items = random_items(2 + rnd(4), period, 9, true)
       local opt = brute_optimum(items, period)
-      local r = fg.pack(items, { period = period, time_budget_ms = 20 })
+      -- returns once the optimum is proved; the ceiling only matters on a loaded machine
+      local r = fg.pack(items, { period = period, time_budget_ms = 10000 })
       assert.is_true(fg.check_packing(items, r.offsets, { period = period }))
       assert(r.makespan == opt, ("round %d: best %d, optimum %d"):format(round, r.makespan, opt))
       -- claimed only when true: LOAD reached, or the exact search finished

@@ -473,7 +473,14 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
                 : in.cyclic      ? deadline
                                  : now + (deadline - now) / 8;
-  while (m > 1 && M > lb && iter < nodes) {
+  /* stop once the best (not the wandering current) reaches a bound, in
+   * effective sizes or in real bytes: nothing can beat it */
+  int at_bound = bestM <= lb || pk_makespan(in0, boff) <= reallb;
+  /* Stagnation stop: where the optimum lies above every bound (small cyclic
+   * instances) this loop cannot prove anything and would burn its whole share
+   * of the budget; the exact search below settles those in microseconds. */
+  uint64_t last_gain = 0, patience = 20000 + 100 * (uint64_t)m;
+  while (m > 1 && !at_bound && iter < nodes && iter - last_gain < patience) {
     if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     iter++;
     size_t nt = 0;
@@ -526,6 +533,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       if (M < bestM) {
         bestM = M;
         memcpy(boff, off, sizeof(uint64_t) * n);
+        at_bound = bestM <= lb || pk_makespan(in0, boff) <= reallb;
+        last_gain = iter;
       }
     } else { /* revert */
       pk_pl_remove_set(pl, ruined, R, nr);
