@@ -1,29 +1,45 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
-#   bash scripts/gpu-run.sh [tests|bench|cdsa]...   (logs go to $OUT, default ./out)
-# Tests run the same specs as on lavapipe, with FG_DEVICE=gpu and validation on.
+#   bash scripts/gpu-run.sh [tests] [bench] [cdsa]      (logs go to $OUT, default ./out)
+# tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
+#        validation (syncval) on, plus the examples;
+# bench: real memory per example, allocators vs raw vkAllocateMemory, frame
+#        recording cost, compile times;
+# cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000), one process
+#        per n in parallel, so it fits one call on 16 cores.
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
 . scripts/gpu-env.sh
 fg_gpu_build || { echo "build failed"; exit 1; }
 export FG_DEVICE=gpu
-{ nvidia-smi -L; uname -m; nproc; grep -m1 "model name" /proc/cpuinfo; } > "$OUT/machine.txt" 2>&1
+{ nvidia-smi -L; uname -m; echo "nproc $(nproc)"; grep -m1 "model name" /proc/cpuinfo; git log -1 --format='commit %H'; } > "$OUT/machine.txt" 2>&1
 for phase in "${@:-tests bench}"; do
   case "$phase" in
     tests)
-      (cd build-gpu && ctest --output-on-failure) > "$OUT/ctest.log" 2>&1
-      lua5.4 /opt/fg/usr/bin/busted --cpath='build-gpu/?.so' -o utfTerminal spec > "$OUT/busted.log" 2>&1
-      lua5.4 examples/compute4.lua "$OUT/compute4.png" gpu > "$OUT/compute4.log" 2>&1
-      lua5.4 examples/main.lua examples/deferred.lua nvidia > "$OUT/main.log" 2>&1
-      tail -n 3 "$OUT/ctest.log" "$OUT/busted.log" "$OUT/compute4.log" ;;
+      {
+        echo "== ctest"; (cd build-gpu && ctest --output-on-failure)
+        echo "== busted"; lua5.4 /opt/fg/usr/bin/busted --cpath='build-gpu/?.so' -o utfTerminal spec
+        echo "== examples/compute4.lua"; lua5.4 examples/compute4.lua "$OUT/compute4.png" gpu
+        echo "== examples/main.lua (profile nvidia)"; lua5.4 examples/main.lua examples/deferred.lua nvidia
+      } > "$OUT/tests.log" 2>&1
+      grep -E "tests passed|successes|identical|validation messages|VkDeviceMemory" "$OUT/tests.log" ;;
     bench)
-      lua5.4 bench/memory.lua > "$OUT/memory.log" 2>&1
-      ./build-gpu/bench_alloc > "$OUT/alloc.log" 2>&1
-      lua5.4 bench/frame.lua > "$OUT/frame.log" 2>&1
-      ./build-gpu/bench_compile none scanline best > "$OUT/compile.log" 2>&1
-      cat "$OUT/memory.log"; tail -n 25 "$OUT/alloc.log" ;;
+      {
+        echo "== bench/memory.lua"; lua5.4 bench/memory.lua
+        echo "== bench_alloc"; ./build-gpu/bench_alloc
+        echo "== bench/frame.lua"; lua5.4 bench/frame.lua
+        echo "== bench_compile"; ./build-gpu/bench_compile none scanline best
+      } > "$OUT/bench.log" 2>&1
+      grep -E "^deferred|^vr_ssaa|faster|^ *1000 nodes|re-plan" "$OUT/bench.log" ;;
     cdsa)
-      ./build-gpu/bench_cdsa --instances "${CDSA_INSTANCES:-500}" > "$OUT/cdsa.log" 2>&1
-      tail -n 40 "$OUT/cdsa.log" ;;
+      n=${CDSA_INSTANCES:-2000}; pids=""
+      for ns in 25 50 75 100 125 150 175 200 500 1000; do
+        ./build-gpu/bench_cdsa --instances "$n" --ns "$ns" --no-minimalloc > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
+      done
+      ./build-gpu/bench_cdsa --no-enlisted > "$OUT/cdsa_mm.part" 2>&1 & pids="$pids $!"
+      wait $pids
+      cat "$OUT"/cdsa_{25,50,75,100,125,150,175,200,500,1000}.part "$OUT/cdsa_mm.part" > "$OUT/cdsa.log"
+      rm -f "$OUT"/*.part
+      grep -E "^Enlisted|^  best |^  bysize" "$OUT/cdsa.log" | head -60 ;;
   esac
 done
