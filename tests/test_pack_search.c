@@ -7,25 +7,8 @@
 #include "fg_pack.h"
 #include "pack_search.h"
 
-static int failures = 0;
-#define CHECK(cond, ...)                                              \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      failures++;                                                     \
-      fprintf(stderr, "%s:%d: FAIL %s: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                   \
-      fprintf(stderr, "\n");                                          \
-    }                                                                 \
-  } while (0)
-
-static uint64_t rng_state = 0x1234567ull;
-static uint64_t rnd(void) {
-  uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-static uint64_t rndu(uint64_t n) { return n ? rnd() % n : 0; }
+#define FG_TEST_SEED 0x1234567ull
+#include "fg_test.h"
 
 static uint64_t makespan(const fg_pack_item *it, size_t n, const uint64_t *off) {
   uint64_t m = 0;
