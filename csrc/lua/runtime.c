@@ -841,6 +841,20 @@ static int rt_reload(lua_State *L) {
   return 1;
 }
 
+/* After set_resolution/set_dimension changed the graph in place: re-place the
+ * resources and rebuild the node slots; true, or fail + message (the graph
+ * change itself is kept). */
+static int replace_after_change(lua_State *L, lrt *o) {
+  if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+    luaL_pushfail(L);
+    lua_pushstring(L, o->err);
+    return 2;
+  }
+  build_slots(L, o, 1);
+  lua_pushboolean(L, 1);
+  return 1;
+}
+
 /* rt:set_resolution(name, w, h): re-plans sizes in place; memory is reused
  * when the new plan fits (a smaller extent needs no allocation). */
 static int rt_set_resolution(lua_State *L) {
@@ -852,14 +866,7 @@ static int rt_set_resolution(lua_State *L) {
   fg_rt_wait_idle(o->rt);
   if (fg_graph_set_resolution(o->g, name, (uint32_t)w, (uint32_t)h))
     return luaL_error(L, "rt:set_resolution('%s'): %s", name, fg_graph_error(o->g));
-  if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  build_slots(L, o, 1);
-  lua_pushboolean(L, 1);
-  return 1;
+  return replace_after_change(L, o);
 }
 
 /* rt:set_dimension(name, n): re-expands the multiplexing and re-places. */
@@ -871,14 +878,7 @@ static int rt_set_dimension(lua_State *L) {
   fg_rt_wait_idle(o->rt);
   if (fg_graph_set_dimension(o->g, name, (uint32_t)n))
     return luaL_error(L, "rt:set_dimension('%s'): %s", name, fg_graph_error(o->g));
-  if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  build_slots(L, o, 1);
-  lua_pushboolean(L, 1);
-  return 1;
+  return replace_after_change(L, o);
 }
 
 static int rt_tostring(lua_State *L) {
