@@ -380,19 +380,10 @@ static const luaL_Reg mem_methods[] = {
 };
 static const luaL_Reg mem_meta[] = { {"__gc", m_free}, {"__close", m_free}, {NULL, NULL} };
 
-static void new_meta(lua_State *L, const char *name, const luaL_Reg *meta, const luaL_Reg *methods) {
-  luaL_newmetatable(L, name);
-  luaL_setfuncs(L, meta, 0);
-  lua_newtable(L);
-  luaL_setfuncs(L, methods, 0);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
-}
-
 void fg_lua_open_alloc(lua_State *L) {
-  new_meta(L, FG_LUA_ALLOCATOR, alloc_meta, alloc_methods);
-  new_meta(L, FG_LUA_MEMPOOL, pool_meta, pool_methods);
-  new_meta(L, FG_LUA_MEMORY, mem_meta, mem_methods);
+  fg_lua_newclass(L, FG_LUA_ALLOCATOR, alloc_meta, alloc_methods);
+  fg_lua_newclass(L, FG_LUA_MEMPOOL, pool_meta, pool_methods);
+  fg_lua_newclass(L, FG_LUA_MEMORY, mem_meta, mem_methods);
   lua_pushcfunction(L, l_allocator);
   lua_setfield(L, -2, "allocator");
   /* dev:memory_pool(opts), on the device metatable registered by vk.c */

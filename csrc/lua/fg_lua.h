@@ -6,6 +6,19 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+/* Registers a userdata type the liolib way: metatable `name` with the `meta`
+ * entries (__gc, __close, __tostring, ...) and an __index table of `methods`
+ * (which other binding files may extend later). Leaves the stack as it was. */
+static inline void fg_lua_newclass(lua_State *L, const char *name, const luaL_Reg *meta,
+                                   const luaL_Reg *methods) {
+  luaL_newmetatable(L, name);
+  luaL_setfuncs(L, meta, 0);
+  lua_newtable(L); /* not luaL_newlib: it sizes by sizeof, wrong for a pointer */
+  luaL_setfuncs(L, methods, 0);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}
+
 void fg_lua_open_pack(lua_State *L);   /* pack.c:  pack, check_packing, load */
 void fg_lua_open_graph(lua_State *L);  /* graph.c: graph compiler */
 void fg_lua_open_alloc(lua_State *L);  /* alloc.c: sub-allocators, upload ring */

@@ -1389,11 +1389,7 @@ static const luaL_Reg cmd_methods[] = {
 };
 
 void fg_lua_open_runtime(lua_State *L) {
-  luaL_newmetatable(L, FG_LUA_RUNTIME);
-  luaL_setfuncs(L, rt_meta, 0);
-  luaL_newlib(L, rt_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
+  fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
   luaL_newmetatable(L, FG_LUA_CMD);
   lua_pushcfunction(L, cmd_tostring);
   lua_setfield(L, -2, "__tostring");

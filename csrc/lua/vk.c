@@ -479,18 +479,8 @@ static const luaL_Reg dev_meta[] = {
 };
 
 void fg_lua_open_vk(lua_State *L) {
-  luaL_newmetatable(L, FG_LUA_DEVICE);
-  luaL_setfuncs(L, dev_meta, 0);
-  luaL_newlib(L, dev_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
-
-  luaL_newmetatable(L, FG_LUA_SHADER);
-  luaL_setfuncs(L, sh_meta, 0);
-  luaL_newlib(L, sh_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
-
+  fg_lua_newclass(L, FG_LUA_DEVICE, dev_meta, dev_methods);
+  fg_lua_newclass(L, FG_LUA_SHADER, sh_meta, sh_methods);
   lua_pushcfunction(L, l_vulkan_open);
   lua_setfield(L, -2, "vulkan_open");
   lua_pushcfunction(L, l_shader_create);
