@@ -250,15 +250,6 @@ void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
     for (size_t k = 0; k < n; k++) ord[k] = kv[k].i;
 }
 
-static uint32_t find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
-  uint32_t lo = 0, hi = K;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (v[mid] < x) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 void pk_free(pk_inst *in) {
   free(in->len);
   free(in->s);
@@ -316,8 +307,8 @@ static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_p
     for (size_t k = 0; k < m; k++)
       if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
     for (size_t i = 0; i < n; i++) {
-      in->s[i] = find_pt(v, K, items[i].start);
-      in->e[i] = find_pt(v, K, norm_stop(&items[i], desc->period));
+      in->s[i] = pk_find_pt(v, K, items[i].start);
+      in->e[i] = pk_find_pt(v, K, norm_stop(&items[i], desc->period));
       kinds |= items[i].kind ? 2 : 1;
     }
   }

@@ -41,6 +41,16 @@ static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
 static inline uint32_t pk_len(const pk_inst *in, size_t i) { return in->len[i]; }
 /* fg_align_up without the division when a is a power of two (item
  * alignments always are; a granularity page may not be) */
+/* Index of the first of the K sorted time points v[] that is >= x: maps a
+ * time to its compressed point. */
+static inline uint32_t pk_find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
+  uint32_t lo = 0, hi = K;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (v[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
 static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
   return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
 }

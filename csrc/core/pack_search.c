@@ -607,15 +607,6 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
 
 /* ------------------------------------------------------------ public entry */
 
-static uint32_t find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
-  uint32_t lo = 0, hi = K;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (v[mid] < x) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 static int cmp_u64(const void *a, const void *b) {
   uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
   return x < y ? -1 : x > y;
@@ -658,8 +649,8 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
     if (!K || v[K - 1] != v[k]) v[K++] = v[k];
   in.K = K;
   for (size_t i = 0; i < n; i++) {
-    in.s[i] = find_pt(v, K, items[i].start);
-    in.e[i] = find_pt(v, K, (P && items[i].stop == P) ? 0 : items[i].stop);
+    in.s[i] = pk_find_pt(v, K, items[i].start);
+    in.e[i] = pk_find_pt(v, K, (P && items[i].stop == P) ? 0 : items[i].stop);
     kinds |= items[i].kind ? 2 : 1;
   }
   pk_set_len(&in);
