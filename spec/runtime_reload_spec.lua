@@ -86,6 +86,7 @@ describe("fg.runtime reload", function()
     local ok, err = rt:reload(path)
     assert.is_nil(ok)
     assert.matches("nope", err)
+    assert.matches("does not compile (still running the previous one)", err, 1, true)
     f = assert(io.open(path, "w"))
     f:write("return {")  -- syntax error
     f:close()

@@ -745,6 +745,15 @@ static int p_compile(lua_State *L) {
   return 1;
 }
 
+/* The compile error is on top of the stack: fail + message, the last good
+ * pipeline keeps running. */
+static int reload_compile_failed(lua_State *L) {
+  const char *why = lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no message)";
+  luaL_pushfail(L);
+  lua_pushfstring(L, "reload: the new pipeline does not compile (still running the previous one):\n%s", why);
+  return 2;
+}
+
 /* rt:reload(pipeline_or_path) -> true, changes | nil, err. The runtime keeps
  * the last good graph when the new one does not compile or cannot be placed.
  * With graph:update (the compiler's incremental path) only changed nodes are
@@ -779,10 +788,7 @@ static int rt_reload(lua_State *L) {
     lua_pushvalue(L, gi);
     lua_pushvalue(L, 2);
     if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
-      luaL_pushfail(L);
-      lua_pushfstring(L, "reload: the new pipeline does not compile (still running the previous one):\n%s",
-                      lua_isstring(L, -2) ? lua_tostring(L, -2) : "(no message)");
-      return 2;
+      return reload_compile_failed(L);
     }
     int changes = lua_gettop(L);
     lua_getfield(L, changes, "recompiled");
@@ -816,10 +822,7 @@ static int rt_reload(lua_State *L) {
   lua_getiuservalue(L, 1, UV_OPTS);
   lua_pushlightuserdata(L, o);
   if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-    luaL_pushfail(L);
-    lua_pushfstring(L, "reload: the new pipeline does not compile (still running the previous one):\n%s",
-                    lua_isstring(L, -2) ? lua_tostring(L, -2) : "(no message)");
-    return 2;
+    return reload_compile_failed(L);
   }
   int ng = lua_gettop(L);
   fg_graph *newg = fg_lua_checkgraph(L, ng);
