@@ -339,6 +339,43 @@ static void test_thesis_family(void) {
   }
 }
 
+/* A frame graph's history: each resource has two copies that each live a
+ * frame and one step (T/2 + 1 points), so every two copies meet and all of
+ * them together are a clique, heavier than LOAD. Large enough (n > 64) that
+ * best proves this with the greedy clique bound, not the exact one: it must
+ * reach the bound, flag it optimal, and be no worse than any baseline (which
+ * it no longer runs once the bound is reached). */
+static void test_history_clique(void) {
+  enum { V = 200, T = 2 * V, H = 24, S = 300 };
+  static fg_pack_item a[2 * H + S];
+  static uint64_t off[2 * H + S];
+  char err[256];
+  size_t n = 0;
+  uint64_t copies = 0;
+  for (int h = 0; h < H; h++) {
+    uint64_t s0 = rndu(V), sz = (1 + rndu(8)) << 20;
+    a[n++] = (fg_pack_item){s0, s0 + V + 1, sz, 1024, 1, 0};            /* even frame's copy */
+    a[n++] = (fg_pack_item){s0 + V, (s0 + 1) % T, sz, 1024, 1, 0};      /* odd frame's copy */
+    copies += 2 * sz;
+  }
+  for (int k = 0; k < S; k++) {
+    uint64_t s0 = rndu(T);
+    a[n++] = (fg_pack_item){s0, (s0 + 1 + rndu(6)) % T, (1 + rndu(16)) << 14, 256, 1, 0};
+  }
+  fg_pack_desc d = {0};
+  d.period = T;
+  fg_pack_result r;
+  CHECK(fg_pack(a, n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+  CHECK(fg_check_packing(a, n, off, &d, err, sizeof err) == 1, "history clique: %s", err);
+  CHECK(r.load < copies, "the copies' clique should weigh more than LOAD (%llu vs %llu)",
+        (unsigned long long)copies, (unsigned long long)r.load);
+  CHECK(r.makespan == copies && r.optimal, "history clique: makespan %llu (optimal %d), clique %llu",
+        (unsigned long long)r.makespan, r.optimal, (unsigned long long)copies);
+  uint64_t mb = min_baseline(a, n, d, off);
+  CHECK(r.makespan <= mb, "history clique: best %llu, a baseline %llu", (unsigned long long)r.makespan,
+        (unsigned long long)mb);
+}
+
 int main(void) {
   test_checker();
   test_errors();
@@ -347,6 +384,7 @@ int main(void) {
   test_hint();
   test_small_optima();
   test_thesis_family();
+  test_history_clique();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;

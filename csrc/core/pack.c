@@ -239,10 +239,49 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
   }
 #define KV_LESS(x, y) ((x).k != (y).k ? (x).k < (y).k : (x).k2 != (y).k2 ? (x).k2 < (y).k2 : (x).i < (y).i)
 #define U64_LESS(x, y) ((x) < (y))
-PK_DEFINE_SORT(pk_sort_kv, pk_kv, KV_LESS)
+static PK_DEFINE_SORT(kv_quick, pk_kv, KV_LESS)
 PK_DEFINE_SORT(pk_sort_u64, uint64_t, U64_LESS)
 #define K1_LESS(x, y) ((x).k < (y).k)
-PK_DEFINE_SORT(pk_sort_kv1, pk_kv, K1_LESS)
+static PK_DEFINE_SORT(kv1_quick, pk_kv, K1_LESS)
+
+/* Large arrays: LSD radix sort on bytes, least significant key first (i,
+ * then k2, then k; or k alone), skipping the bytes that are equal in every
+ * element. Stable, so it gives exactly the comparison sort's order; a
+ * frame graph's keys vary in a few bytes, so it costs a few passes. */
+#define RADIX_MIN_N 1024
+static int kv_radix(pk_kv *a, size_t n, int all_keys) {
+  pk_kv *b = malloc(sizeof(pk_kv) * n), *src = a, *dst = b;
+  if (!b) return -1;
+  uint64_t or_[3] = {0, 0, 0}, and_[3] = {~0ull, ~0ull, ~0ull};
+  for (size_t q = 0; q < n; q++) {
+    uint64_t v[3] = {(uint64_t)a[q].i, a[q].k2, a[q].k};
+    for (int w = 0; w < 3; w++) { or_[w] |= v[w]; and_[w] &= v[w]; }
+  }
+  size_t cnt[256];
+  for (int w = all_keys ? 0 : 2; w < 3; w++) {
+    uint64_t diff = or_[w] ^ and_[w];
+    for (int sh = 0; sh < 64; sh += 8) {
+      if (!((diff >> sh) & 0xff)) continue;
+      memset(cnt, 0, sizeof cnt);
+#define KEYOF(e) (w == 0 ? (uint64_t)(e).i : w == 1 ? (e).k2 : (e).k)
+      for (size_t q = 0; q < n; q++) cnt[(KEYOF(src[q]) >> sh) & 0xff]++;
+      for (size_t d = 0, acc = 0; d < 256; d++) { size_t c = cnt[d]; cnt[d] = acc; acc += c; }
+      for (size_t q = 0; q < n; q++) dst[cnt[(KEYOF(src[q]) >> sh) & 0xff]++] = src[q];
+#undef KEYOF
+      pk_kv *t = src; src = dst; dst = t;
+    }
+  }
+  if (src != a) memcpy(a, src, sizeof(pk_kv) * n);
+  free(b);
+  return 0;
+}
+
+void pk_sort_kv(pk_kv *kv, size_t n) {
+  if (n < RADIX_MIN_N || kv_radix(kv, n, 1)) kv_quick(kv, n);
+}
+void pk_sort_kv1(pk_kv *kv, size_t n) {
+  if (n < RADIX_MIN_N || kv_radix(kv, n, 0)) kv1_quick(kv, n);
+}
 
 void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
   pk_sort_kv(kv, n);

@@ -8,15 +8,20 @@
  *
  * 0. With desc->offset_hint (a re-plan), first fit in the hint's offset
  *    order; returned at once when it reaches a lower bound, else a start.
- * 1. Lower bounds: LOAD, and on cycles of up to 64 items the heaviest set of
- *    pairwise-meeting items (arcs can meet pairwise without a common point,
- *    so it can exceed LOAD). Reaching a bound proves optimality.
- * 2. Starts: every baseline in full (so best is never worse than any of
- *    them), then, within the budget, thesis and scanline on the time-reversed
- *    instance and first fit over classic orders (size, size x length, length,
- *    start, reversed end). Whole-cycle items are stacked at the bottom; a
- *    packing becomes an order by sorting on offset, and first fit in that
- *    order never places an item higher than it was, so starts only improve.
+ *    Lower bounds: LOAD, and on cycles the heaviest set of pairwise-meeting
+ *    items found (arcs can meet pairwise without a common point, so it can
+ *    exceed LOAD: exact search up to 64 items, greedy above; pack_bound.c).
+ *    Reaching a bound proves optimality and ends the call.
+ * 1. Without a hint, a quick first fit: arcs longer than half the cycle
+ *    first (a frame graph's history copies, which make its clique bound),
+ *    then by size. Most frame graphs end here, baselines unneeded.
+ * 2. Starts: every baseline in full unless one reaches a bound (so best is
+ *    never worse than any of them), then, within the budget, thesis and
+ *    scanline on the time-reversed instance and first fit over classic
+ *    orders (size, size x length, length, start, reversed end). Whole-cycle
+ *    items are stacked at the bottom; a packing becomes an order by sorting
+ *    on offset, and first fit in that order never places an item higher than
+ *    it was, so starts only improve.
  * 3. Ruin and recreate around the peak with late acceptance: an item at the
  *    makespan and the items meeting it within a band below the top are
  *    removed and put back by first/best fit in a shuffled size order.
@@ -31,10 +36,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The budget covers the whole call; the baselines always run in full (best
- * must never lose to them) and so does one first-fit replay of the best
- * one's order (or of the hint); the other starts and the search use what is
- * left. */
+/* The budget covers the whole call; until a bound is reached the baselines
+ * run in full (best must never lose to them) and so does one first-fit
+ * replay of the best one's order (or of the hint); the other starts and the
+ * search use what is left. */
 #define DEFAULT_BUDGET_MS 0.5
 /* with a previous packing as a hint (a re-plan), latency matters more: the
  * hint carries the earlier search's work */
@@ -78,8 +83,15 @@ static uint64_t ff_from(bs *b, size_t p) {
   for (size_t k = 0; k < p; k++) b->kv[k] = (pk_kv){b->off[b->ord[k]], 0, b->ord[k]};
   pk_sort_kv(b->kv, p);
   for (size_t k = 0; k < p; k++) pk_pl_insert(&b->pl, b->off, (uint32_t)b->kv[k].i);
+  /* past the last item placed by a full scan of the list, only the time
+   * index needs to be kept (the list's sorted inserts cost O(n) each) */
+  size_t lastscan = 0;
+  const pk_tix *x = b->pl.tix;
+  for (size_t k = p; k < b->n && x; k++)
+    if (x->nbk[b->ord[k]] > x->wide) lastscan = k + 1;
   for (size_t k = p; k < b->n; k++) {
     size_t i = b->ord[k];
+    if (x && k >= lastscan) b->pl.noix = 1;
     uint64_t o = b_place(b, i, 0);
     b->off[i] = o;
     b_add(b, i);
@@ -219,10 +231,10 @@ static int exact(const pk_inst *in, uint64_t inc, uint64_t *out, int *improved, 
   s.rem = calloc(in->K, sizeof(uint64_t));
   s.placed = calloc(n, 1);
   s.twin = malloc(sizeof(int32_t) * n);
-  s.pl.ix = malloc(sizeof(uint32_t) * n);
+  int pi = pk_pl_init(&s.pl, in);
   s.kvs = n <= 4096 ? malloc(sizeof(pk_kv) * n * n) : NULL;
   int rc = -1;
-  if (!s.off || !s.best || !s.rem || !s.placed || !s.twin || !s.pl.ix || !s.kvs) goto out;
+  if (!s.off || !s.best || !s.rem || !s.placed || !s.twin || pi || !s.kvs) goto out;
   pk_profile(in, s.rem, 0);
   for (size_t i = 0; i < n; i++) {
     s.twin[i] = -1;
@@ -238,61 +250,11 @@ static int exact(const pk_inst *in, uint64_t inc, uint64_t *out, int *improved, 
   *improved = s.found;
   rc = !s.aborted;
 out:
-  free(s.off); free(s.best); free(s.rem); free(s.placed); free(s.twin); free(s.pl.ix); free(s.kvs);
+  free(s.off); free(s.best); free(s.rem); free(s.placed); free(s.twin); free(s.kvs);
+  pk_pl_free(&s.pl);
   return rc;
 }
 
-
-/* Heaviest set of pairwise-meeting items, a lower bound next to LOAD: on a
- * cycle, arcs can meet pairwise without sharing a point, so it can exceed
- * LOAD (on a line it never does). Branch and bound over the conflict bits,
- * heaviest first, with a node cap: any clique found is a valid bound. */
-typedef struct cq {
-  const pk_inst *in;
-  uint64_t best, nodes, cap;
-  uint32_t *members, nbest, *stack;
-} cq;
-
-static void cq_rec(cq *c, uint32_t *cand, size_t nc, uint64_t cur, uint32_t depth) {
-  if (++c->nodes > c->cap) return;
-  if (cur > c->best) {
-    c->best = cur;
-    c->nbest = depth;
-    memcpy(c->members, c->stack, sizeof(uint32_t) * depth);
-  }
-  uint64_t rest = 0;
-  for (size_t k = 0; k < nc; k++) rest += c->in->size[cand[k]];
-  if (cur + rest <= c->best) return;
-  uint32_t *nx = cand + nc; /* children live after the parent's list */
-  for (size_t k = 0; k < nc && c->nodes <= c->cap; k++) {
-    uint32_t v = cand[k];
-    size_t m = 0;
-    for (size_t q = k + 1; q < nc; q++)
-      if (pk_conflict(c->in, v, cand[q])) nx[m++] = cand[q];
-    c->stack[depth] = v;
-    cq_rec(c, nx, m, cur + c->in->size[v], depth + 1);
-    rest -= c->in->size[v];
-    if (cur + rest <= c->best) break;
-  }
-}
-
-/* Returns the clique's weight in effective sizes; *real gets its real bytes. */
-static uint64_t clique_bound(const pk_inst *in, uint64_t cap, uint64_t *real) {
-  size_t n = in->n;
-  *real = 0;
-  uint32_t *cand = malloc(sizeof(uint32_t) * (n * (n + 1) / 2 + n + 1));
-  uint32_t *mem = malloc(sizeof(uint32_t) * (n + 1)), *stack = malloc(sizeof(uint32_t) * (n + 1));
-  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
-  if (!cand || !mem || !stack || !kv) { free(cand); free(mem); free(stack); free(kv); return 0; }
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort_kv(kv, n);
-  for (size_t i = 0; i < n; i++) cand[i] = (uint32_t)kv[i].i;
-  cq c = {in, 0, 0, cap, mem, 0, stack};
-  cq_rec(&c, cand, n, 0, 0);
-  for (uint32_t k = 0; k < c.nbest; k++) *real += in->items[mem[k]].size;
-  free(cand); free(mem); free(stack); free(kv);
-  return c.best;
-}
 
 typedef int (*pk_fn)(const pk_inst *, uint64_t *);
 
@@ -310,8 +272,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
   uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
   uint64_t reallb = load;                  /* real sizes: what proves optimality */
-  if (in.cyclic && n <= EXACT_MAX_N) { /* above, it costs more than it proves */
-    uint64_t cr, cl = clique_bound(&in, 5000, &cr);
+  if (in.cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
+    uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(&in, 5000, &cr) : pk_clique_greedy(&in, &cr);
     if (cl > lb) lb = cl;
     if (cr > reallb) reallb = cr;
   }
@@ -323,7 +285,6 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   b.pos = malloc(sizeof(uint32_t) * n);
   b.off = malloc(sizeof(uint64_t) * n);
   b.pre = calloc(n + 1, sizeof(uint64_t));
-  b.pl.ix = malloc(sizeof(uint32_t) * n);
   b.kv = malloc(sizeof(pk_kv) * n);
   size_t *bord = malloc(sizeof(size_t) * n);    /* best order so far */
   uint64_t *boff = malloc(sizeof(uint64_t) * n); /* its packing */
@@ -332,7 +293,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t *soff = malloc(sizeof(uint64_t) * n);
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   int rc = -1, have_rev = 0, have_hint = 0;
-  if (!b.pl.ix || !b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord ||
+  if (!b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord ||
       !soff || !kv)
     goto done;
   /* small instances: conflict bits before the baselines (a bit test per
@@ -342,6 +303,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     bits = build_bits(in0, &in.cwords);
     in.cbits = bits;
   }
+  if (pk_pl_init(&b.pl, &in)) goto done;
   ti = pk_tix_init(&tix, &in);
   if (ti < 0) goto done;
   if (ti) b.pl.tix = &tix;
@@ -378,7 +340,29 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     have_hint = 1;
   }
 
-  /* 1. every baseline (real makespan decides), thesis/scanline reversed too */
+  /* 1. a quick first fit: where it reaches a bound (most frame graphs do,
+   * their history copies making the clique bound), no baseline can beat it
+   * and none needs to run */
+  if (!hint) {
+    for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){UINT64_MAX - in.size[bord[k]], UINT32_MAX - pk_len(&in, bord[k]), bord[k]};
+    set_order_kv(&b, kv);
+    /* arcs over half the cycle first (a frame graph's history copies: they
+     * make the clique bound, stacked they leave gaps the rest fits in) */
+    size_t nl = 0;
+    for (size_t k = 0; k < m; k++)
+      if (2 * (uint64_t)pk_len(&in, b.ord[k]) > in.K) bord[nl++] = b.ord[k];
+    for (size_t k = 0; k < m; k++)
+      if (2 * (uint64_t)pk_len(&in, b.ord[k]) <= in.K) bord[nl++] = b.ord[k];
+    memcpy(b.ord, bord, sizeof(size_t) * m);
+    for (size_t k = 0; k < m; k++) b.pos[b.ord[k]] = (uint32_t)k;
+    ff_from(&b, 0);
+    realBest = pk_makespan(in0, b.off);
+    memcpy(out, b.off, sizeof(uint64_t) * n);
+    if (realBest <= reallb) goto proved;
+  }
+
+  /* 2. every baseline (real makespan decides), thesis/scanline reversed too;
+   * one that reaches a bound ends the call */
   uint64_t baseBest = UINT64_MAX;
   static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
   const size_t nbase = sizeof base / sizeof *base;
@@ -400,15 +384,15 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       realBest = rm;
       memcpy(out, tmp, sizeof(uint64_t) * n);
     }
+    if (realBest <= reallb) goto proved;
   }
-  if (realBest <= reallb) goto proved;
   /* past the deadline only the replay of the best baseline below runs */
   if (!ti && !bits && fg_now_ns() < deadline) { /* the time index already confines the tests */
     bits = build_bits(in0, &in.cwords);
     in.cbits = bits;
   }
 
-  /* 2. starts: the best baseline as an order, then classic orders */
+  /* 2b. starts: the best baseline as an order, then classic orders */
   uint64_t bestM = UINT64_MAX;
   for (int o = -1; o < 5 && bestM > lb; o++) {
     /* the best baseline's order replayed by first fit always runs (it
@@ -440,7 +424,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     bestM = hintM;
     memcpy(boff, soff, sizeof(uint64_t) * n);
   }
-  /* 4. ruin and recreate around the peak: take an item touching the
+  /* 3. ruin and recreate around the peak: take an item touching the
    * makespan and the items whose lifetimes meet it within a band below the
    * top, put them back by first/best fit in a shuffled size order with
    * everything else fixed; keep the result unless the makespan grows (or,
@@ -562,7 +546,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
   }
   /* end pack_search */
-  /* 5. exact search below the incumbent with the time that is left */
+  /* 4. exact search below the incumbent with the time that is left */
   {
     uint64_t inc = 0;
     for (size_t i = 0; i < n; i++)
@@ -588,7 +572,8 @@ done:
   if (have_rev) pk_free(&rev);
   if (ti > 0) pk_tix_free(&tix);
   free(bits);
-  free(b.pl.ix); free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
+  pk_pl_free(&b.pl);
+  free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
   free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);
   return rc;
 }

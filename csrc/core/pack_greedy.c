@@ -125,7 +125,31 @@ static void tix_remove(pk_tix *x, uint32_t i) {
   }
 }
 
+int pk_pl_init(pk_plist *pl, const pk_inst *in) {
+  size_t n = in->n ? in->n : 1;
+  memset(pl, 0, sizeof *pl);
+  pl->ix = malloc(sizeof(uint32_t) * n);
+  if (!pl->ix) return -1;
+  if (in->cbits) {
+    pl->words = in->cwords;
+    pl->placed = calloc(pl->words, sizeof(uint64_t));
+    pl->sc = malloc(sizeof(pk_kv) * n);
+    if (!pl->placed || !pl->sc) { pk_pl_free(pl); return -1; }
+  }
+  return 0;
+}
+
+void pk_pl_free(pk_plist *pl) {
+  free(pl->ix); free(pl->placed); free(pl->sc);
+  pl->ix = NULL; pl->placed = NULL; pl->sc = NULL;
+}
+
 void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
+  if (pl->placed) pl->placed[i >> 6] |= 1ull << (i & 63);
+  if (pl->noix) {
+    tix_insert(pl->tix, off, i);
+    return;
+  }
   size_t lo = 0, hi = pl->n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -138,6 +162,7 @@ void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
 }
 
 void pk_pl_remove(pk_plist *pl, uint32_t i) {
+  if (pl->placed) pl->placed[i >> 6] &= ~(1ull << (i & 63));
   for (size_t k = 0; k < pl->n; k++)
     if (pl->ix[k] == i) {
       memmove(pl->ix + k, pl->ix + k + 1, (pl->n - k - 1) * sizeof(uint32_t));
@@ -152,12 +177,16 @@ void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t 
   for (size_t q = 0; q < pl->n; q++)
     if (!gone[pl->ix[q]]) pl->ix[w++] = pl->ix[q];
   pl->n = w;
+  if (pl->placed)
+    for (size_t q = 0; q < k; q++) pl->placed[ids[q] >> 6] &= ~(1ull << (ids[q] & 63));
   if (pl->tix)
     for (size_t q = 0; q < k; q++) tix_remove(pl->tix, (uint32_t)ids[q]);
 }
 
 void pk_pl_clear(pk_plist *pl) {
   pl->n = 0;
+  pl->noix = 0;
+  if (pl->placed) memset(pl->placed, 0, sizeof(uint64_t) * pl->words);
   if (pl->tix) {
     memset(pl->tix->scnt, 0, sizeof(uint32_t) * pl->tix->nblk);
     memset(pl->tix->ccnt, 0, sizeof(uint32_t) * pl->tix->nblk);
@@ -223,8 +252,25 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
         break;
       }
     }
-  } else if (in->cbits) { /* i's row once, a bit test per placed item */
+  } else if (in->cbits) {
     const uint64_t *row = in->cbits + i * in->cwords;
+    if (pl->placed) {
+      /* i's placed neighbours from its row, sorted: cheaper than the scan of
+       * every placed item while they are few (a frame graph's usually are) */
+      size_t c = 0, cap = pl->n / 4;
+      pk_kv *sc = pl->sc;
+      for (size_t q = 0; q < pl->words && c <= cap; q++)
+        for (uint64_t bm = row[q] & pl->placed[q]; bm && c <= cap; bm &= bm - 1) {
+          size_t j = q * 64 + (size_t)__builtin_ctzll(bm);
+          sc[c++] = (pk_kv){off[j], off[j] + in->size[j], j};
+        }
+      if (c <= cap) {
+        sort_by_off(sc, c);
+        for (size_t p = 0; p < c; p++) GAP_STEP(sc[p].k, sc[p].k2);
+        goto top;
+      }
+    }
+    /* i's row once, a bit test per placed item */
     for (size_t k = 0; k < pl->n; k++) {
       uint32_t j = pl->ix[k];
       if (!((row[j >> 6] >> (j & 63)) & 1)) continue;
@@ -237,6 +283,7 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
       GAP_STEP(off[j], off[j] + in->size[j]);
     }
   }
+top:;
   uint64_t o = pk_align_up(cur, align);
   if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o;
   if (o + size <= limit && limit - cur < bestgap) best = o;
@@ -249,10 +296,10 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n);
-  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0, NULL};
+  pk_plist pl;
   pk_tix tix;
-  int rc = -1, ti = pk_tix_init(&tix, in);
-  if (!kv || !ord || !pl.ix || ti < 0) goto out;
+  int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
+  if (!kv || !ord || pi || ti < 0) goto out;
   if (ti) pl.tix = &tix;
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], UINT32_MAX - pk_len(in, i), i};
   pk_sort(kv, n, ord);
@@ -263,7 +310,8 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(kv); free(ord); free(pl.ix);
+  free(kv); free(ord);
+  pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
 }
@@ -274,10 +322,10 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   size_t *ord = malloc(sizeof(size_t) * n), *rest = malloc(sizeof(size_t) * n);
-  pk_plist pl = {malloc(sizeof(uint32_t) * n), 0, NULL};
+  pk_plist pl;
   pk_tix tix;
-  int rc = -1, ti = pk_tix_init(&tix, in);
-  if (!kv || !ord || !rest || !pl.ix || ti < 0) goto out;
+  int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
+  if (!kv || !ord || !rest || pi || ti < 0) goto out;
   if (ti) pl.tix = &tix;
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
   pk_sort(kv, n, ord);
@@ -306,7 +354,8 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(kv); free(ord); free(rest); free(pl.ix);
+  free(kv); free(ord); free(rest);
+  pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
 }

@@ -75,7 +75,21 @@ void pk_sort_kv1(pk_kv *kv, size_t n); /* by k only; order among equal k unspeci
  * fits (no per-item sort), best fit takes the smallest such gap, else the top.
  * With limit == UINT64_MAX the top is the fallback; otherwise the region must
  * end by limit, and UINT64_MAX means nothing fits. */
-typedef struct pk_plist { uint32_t *ix; size_t n; struct pk_tix *tix; } pk_plist;
+typedef struct pk_plist {
+  uint32_t *ix; size_t n;
+  struct pk_tix *tix;
+  int noix; /* with tix: inserts skip ix (kept for the items placed by a full
+               scan); set only while no such item is left to place; cleared by
+               pk_pl_clear */
+  uint64_t *placed; /* with conflict bits: the placed items as bits, so pk_place
+                       can take i's placed neighbours from its row (sorted
+                       there) when they are few next to the whole list */
+  size_t words;
+  pk_kv *sc;        /* scratch for that: n entries */
+} pk_plist;
+/* ix for n items (and, when in has conflict bits, the placed bits); 0 or -1 on OOM. */
+int pk_pl_init(pk_plist *pl, const pk_inst *in);
+void pk_pl_free(pk_plist *pl);
 void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i);
 void pk_pl_remove(pk_plist *pl, uint32_t i);
 void pk_pl_clear(pk_plist *pl);
@@ -112,5 +126,10 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real);
 int pk_reverse(const pk_inst *in, pk_inst *out);
 void pk_free(pk_inst *in);
 void pk_set_len(pk_inst *in); /* fills len from s, e, K */
+
+/* Cliques of meeting items on a cycle: lower bounds above LOAD (pack_bound.c).
+ * Both return the weight in effective sizes and put the real bytes in *real. */
+uint64_t pk_clique_exact(const pk_inst *in, uint64_t cap, uint64_t *real);  /* branch and bound, node cap; n <= ~64 */
+uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real);              /* any n: near-linear */
 
 #endif
