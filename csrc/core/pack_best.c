@@ -270,7 +270,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t budget_ns = (uint64_t)(bms * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
-  uint64_t lb = pk_profile(&in, NULL, 0); /* effective sizes: what first fit can reach */
+  uint64_t lb = pk_profile(&in, NULL, 0), eload = lb; /* effective sizes: what first fit can reach */
   uint64_t reallb = load;                  /* real sizes: what proves optimality */
   if (in.cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
     uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(&in, 5000, &cr) : pk_clique_greedy(&in, &cr);
@@ -342,8 +342,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
 
   /* 1. a quick first fit: where it reaches a bound (most frame graphs do,
    * their history copies making the clique bound), no baseline can beat it
-   * and none needs to run */
-  if (!hint) {
+   * and none needs to run. Only where the baselines are dear (large n) or
+   * a clique weighs more than LOAD (the structure it is made for). */
+  if (!hint && (n > SMALL_BITS_N || lb > eload)) {
     for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){UINT64_MAX - in.size[bord[k]], UINT32_MAX - pk_len(&in, bord[k]), bord[k]};
     set_order_kv(&b, kv);
     /* arcs over half the cycle first (a frame graph's history copies: they
