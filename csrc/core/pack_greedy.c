@@ -90,6 +90,10 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
 }
 
 static void lst_insert(uint32_t *l, uint32_t *cnt, const uint64_t *off, uint32_t i) {
+  if (!*cnt || off[l[*cnt - 1]] <= off[i]) { /* on top of all: stacked long items come so */
+    l[(*cnt)++] = i;
+    return;
+  }
   uint32_t lo = 0, hi = *cnt;
   while (lo < hi) {
     uint32_t mid = (lo + hi) / 2;
