@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
 #   bash scripts/gpu-run.sh [tests] [bench] [cdsa]      (logs go to $OUT, default ./out)
+# FG_COMMIT names the commit in machine.txt: the device's copy of the tree
+# may carry stale git metadata, so pass it from here (git rev-parse HEAD).
 # tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
 #        validation (syncval) on, plus the examples;
 # bench: real memory per example, allocators vs raw vkAllocateMemory, frame
@@ -12,7 +14,7 @@ OUT=${OUT:-out}; mkdir -p "$OUT"
 . scripts/gpu-env.sh
 fg_gpu_build || { echo "build failed"; exit 1; }
 export FG_DEVICE=gpu
-{ nvidia-smi -L; uname -m; echo "nproc $(nproc)"; grep -m1 "model name" /proc/cpuinfo; git log -1 --format='commit %H'; } > "$OUT/machine.txt" 2>&1
+{ nvidia-smi -L; uname -m; echo "nproc $(nproc)"; grep -m1 "model name" /proc/cpuinfo; echo "commit ${FG_COMMIT:-$(git log -1 --format=%H)}"; } > "$OUT/machine.txt" 2>&1
 for phase in "${@:-tests bench}"; do
   case "$phase" in
     tests)
