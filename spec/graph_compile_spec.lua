@@ -278,6 +278,30 @@ describe("memory plan", function()
     check_valid(g, 1)
   end)
 
+  it("proves optimal a plan whose history copies outweigh LOAD", function()
+    -- each history copy lives a frame and one step, so every two of them
+    -- meet: the copies can never share memory, and their sum (above LOAD)
+    -- is what the best packer must reach and prove
+    local nodes, copies = {}, 0
+    for i = 1, 34 do
+      local h, tmp = "h" .. i, "t" .. i
+      local hd = { format = "rgba8_unorm", size = { 32 + i, 32 }, history = "clear" }
+      nodes[#nodes + 1] = { name = "n" .. i, history = { [h] = "sampled" },
+                            read = i > 1 and { "t" .. (i - 1) } or nil,
+                            create = { [h] = hd, [tmp] = { format = "r8_unorm", size = { 16, 16 } } } }
+      copies = copies + 2 * (32 + i) * 32 * 4
+    end
+    nodes[#nodes + 1] = { name = "last", read = { "t34" }, create = { out = { format = "r8_unorm", size = { 8, 8 } } } }
+    local g = fg.compile(P(nodes))
+    local s = g:stats()
+    assert.are.equal(1, #s.heaps)
+    assert.is_true(s.load_bytes < copies)
+    assert.is_true(s.heap_bytes >= copies)
+    assert.is_true(s.heaps[1].optimal) -- above LOAD, yet proved
+    assert.is_false(fg.compile(P(nodes), { solver = "scanline" }):stats().heaps[1].optimal)
+    check_valid(g, 1)
+  end)
+
   it("never aliases with the none solver (heap = naive)", function()
     local g = fg.compile(chain(6), { solver = "none" })
     local s = g:stats()
