@@ -7,10 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Heaviest set of pairwise-meeting items, a lower bound next to LOAD: on a
- * cycle, arcs can meet pairwise without sharing a point, so it can exceed
- * LOAD (on a line it never does). Branch and bound over the conflict bits,
- * heaviest first, with a node cap: any clique found is a valid bound. */
+/* The heaviest clique by branch and bound over the conflict bits, heaviest
+ * items first, with a node cap. */
 typedef struct cq {
   const pk_inst *in;
   uint64_t best, nodes, cap;
