@@ -457,18 +457,15 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
   size_t *ord = malloc(sizeof(size_t) * n), *slot = malloc(sizeof(size_t) * n);
   size_t *head = malloc(sizeof(size_t) * n), *next = malloc(sizeof(size_t) * n);
   uint64_t *ssz = malloc(sizeof(uint64_t) * n), *sal = malloc(sizeof(uint64_t) * n);
-  if (!ord || !slot || !head || !next || !ssz || !sal) {
-    free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
-    return -1;
-  }
+  uint64_t *sreal = malloc(sizeof(uint64_t) * n); /* largest real size per slot */
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  if (!kv) {
-    free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
-    return -1;
-  }
+  int rc = -1;
+  if (!ord || !slot || !head || !next || !ssz || !sal || !sreal || !kv) goto out;
   for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
   pk_sort(kv, n, ord);
-  free(kv);
+  /* slots are stacked, so the makespan is at least the sum of each slot's
+   * largest real size: with in->cut, stop once that reaches it */
+  uint64_t reach = 0;
   size_t nslots = 0, gfirst = 0; /* items come by group: its slots are the latest */
   for (size_t k = 0; k < n; k++) {
     size_t i = ord[k];
@@ -489,12 +486,18 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
       head[chosen] = (size_t)-1;
       ssz[chosen] = 0;
       sal[chosen] = 1;
+      sreal[chosen] = 0;
     }
     next[i] = head[chosen];
     head[chosen] = i;
     slot[i] = chosen;
     if (in->size[i] > ssz[chosen]) ssz[chosen] = in->size[i];
     if (in->align[i] > sal[chosen]) sal[chosen] = in->align[i];
+    if (in->items[i].size > sreal[chosen]) {
+      reach += in->items[i].size - sreal[chosen];
+      sreal[chosen] = in->items[i].size;
+      if (in->cut && reach >= in->cut) { rc = 1; goto out; }
+    }
   }
   uint64_t h = 0;
   for (size_t sl = 0; sl < nslots; sl++) {
@@ -502,8 +505,10 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
     for (size_t j = head[sl]; j != (size_t)-1; j = next[j]) off[j] = o;
     h = o + ssz[sl];
   }
-  free(ord); free(slot); free(head); free(next); free(ssz); free(sal);
-  return 0;
+  rc = 0;
+out:
+  free(ord); free(slot); free(head); free(next); free(ssz); free(sal); free(sreal); free(kv);
+  return rc;
 }
 
 /* ----------------------------------------------------------------- entry */

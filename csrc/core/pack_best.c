@@ -363,7 +363,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   }
 
   /* 2. every baseline (real makespan decides), thesis/scanline reversed too;
-   * one that reaches a bound ends the call */
+   * one that reaches a bound ends the call. Each stops as soon as what it
+   * has placed reaches the incumbent: it could no longer beat it */
   uint64_t baseBest = UINT64_MAX;
   static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
   const size_t nbase = sizeof base / sizeof *base;
@@ -375,7 +376,11 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     if (f < nbase) fn = base[f];
     else if (!have_rev || fg_now_ns() > deadline) continue; /* extra starts only in budget */
     else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
-    if (fn(src, tmp)) goto done;
+    in.cut = realBest == UINT64_MAX ? 0 : realBest;
+    if (have_rev) rev.cut = in.cut;
+    int fr = fn(src, tmp);
+    if (fr < 0) goto done;
+    if (fr) continue;
     uint64_t rm = pk_makespan(in0, tmp);
     if (rm < baseBest) {
       baseBest = rm;
@@ -387,6 +392,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     }
     if (realBest <= reallb) goto proved;
   }
+  in.cut = 0;
+  /* the start below: the best baseline, unless the hint's replay or the
+   * quick fit beat them all */
+  if (baseBest > realBest) memcpy(baseoff, out, sizeof(uint64_t) * n);
   /* past the deadline only the replay of the best baseline below runs */
   if (!ti && !bits && fg_now_ns() < deadline) { /* the time index already confines the tests */
     bits = build_bits(in0, &in.cwords);

@@ -310,6 +310,7 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   for (size_t k = 0; k < n; k++) {
     size_t i = ord[k];
     off[i] = pk_place(in, &pl, off, i, 0, UINT64_MAX, 1);
+    if (pk_cut(in, off, i)) { rc = 1; goto out; }
     pk_pl_insert(&pl, off, (uint32_t)i);
   }
   rc = 0;
@@ -342,6 +343,7 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
     size_t b0 = rest[0];
     uint64_t base = pk_align_up(h, in->align[b0]), bend = base + in->size[b0];
     off[b0] = base;
+    if (pk_cut(in, off, b0)) { rc = 1; goto out; }
     pk_pl_clear(&pl);
     pk_pl_insert(&pl, off, (uint32_t)b0);
     size_t w = 0;
@@ -351,6 +353,7 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
       uint64_t o = pk_place(in, &pl, off, i, base, bend, 1);
       if (o == UINT64_MAX) { rest[w++] = i; continue; } /* no region fits: a later bucket takes it */
       off[i] = o;
+      if (pk_cut(in, off, i)) { rc = 1; goto out; }
       pk_pl_insert(&pl, off, (uint32_t)i);
     }
     nr = w;
@@ -423,6 +426,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
     return -1;
   }
+  int rc = 0;
   pk_profile(in, prof, 0);
   uint32_t t0 = 0;
   for (uint32_t t = 1; t < K; t++)
@@ -433,6 +437,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     if (pk_contains(in, i, t0)) { /* lines 7-12: stack what is live at t0 */
       off[i] = pk_align_up(H, in->align[i]);
       H = off[i] + in->size[i];
+      if (pk_cut(in, off, i)) { rc = 1; goto out; }
       Y[ny] = i;
       /* free from r_i until l_i; l_i == t0 means "until the sweep ends" */
       yuntil[ny++] = in->s[i] == t0 ? INF_T : in->s[i];
@@ -477,11 +482,13 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     }
     uint32_t u = A.b[pick].until;
     off[i] = blk_take(&A, pick, sz, al);
+    if (pk_cut(in, off, i)) { rc = 1; goto out; }
     Y[ny] = i;
     yuntil[ny++] = u;
   }
+out:
   free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
-  return 0;
+  return rc;
 }
 
 /* ---------------------------------------------------------------- scanline */
@@ -506,10 +513,12 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     if (in->s[i] >= in->e[i]) kv[m++] = (pk_kv){UINT32_MAX - in->s[i], 0, i};
   pk_sort(kv, m, ord);
   uint64_t H = 0, maxH = 0;
+  int rc = 0;
   for (size_t k = 0; k < m; k++) {
     size_t i = ord[k];
     off[i] = pk_align_up(H, in->align[i]);
     H = off[i] + in->size[i];
+    if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
   maxH = H;
   for (size_t i = 0; i < n; i++) {
@@ -559,7 +568,9 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
       until[i] = INF_T;
       if (H > maxH) maxH = H;
     }
+    if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
+out:
   free(kv); free(ord); free(until); free(ev); free(F.b);
-  return 0;
+  return rc;
 }

@@ -20,6 +20,10 @@ typedef struct pk_inst {
   const uint64_t *cbits; /* optional conflict matrix (best builds it): row i is
                             cwords words, bit j set when i and j meet */
   size_t cwords;
+  uint64_t cut;          /* optional, for the baselines: stop (returning 1, offsets
+                            incomplete) once the real makespan of what they have
+                            placed reaches cut; it only grows, so such a run
+                            cannot beat the caller's incumbent. 0 = run in full */
 } pk_inst;
 
 /* Is point t inside item i's interval? Distance from the start, modulo K,
@@ -55,7 +59,13 @@ static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
   return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
 }
 
-/* Strategies: write offsets (effective sizes) for every item; return 0, or -1 on OOM. */
+/* Has item i, just placed, brought the real makespan to in->cut? */
+static inline int pk_cut(const pk_inst *in, const uint64_t *off, size_t i) {
+  return in->cut && off[i] + in->items[i].size >= in->cut;
+}
+
+/* Strategies: write offsets (effective sizes) for every item; return 0, 1
+ * when stopped at in->cut, or -1 on OOM. */
 int pk_none(const pk_inst *in, uint64_t *off);
 int pk_pool(const pk_inst *in, uint64_t *off);
 int pk_bysize(const pk_inst *in, uint64_t *off);
