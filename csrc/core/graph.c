@@ -1555,12 +1555,22 @@ typedef struct group_key {
   uint64_t bytes, size, align;
   uint32_t mt;
 } group_key;
-static int cmp_group(const void *a, const void *b) {
-  const group_key *x = a, *y = b;
-#define C1(f) if (x->f != y->f) return x->f < y->f ? -1 : 1
-  C1(kind); C1(format); C1(w); C1(h); C1(d); C1(mips); C1(layers); C1(bytes); C1(size); C1(align); C1(mt);
-#undef C1
-  return x->logical < y->logical ? -1 : x->logical > y->logical;
+/* identical descriptions (all but the logical id) */
+static int same_group(const group_key *x, const group_key *y) {
+  return x->kind == y->kind && x->format == y->format && x->w == y->w && x->h == y->h && x->d == y->d &&
+         x->mips == y->mips && x->layers == y->layers && x->bytes == y->bytes && x->size == y->size &&
+         x->align == y->align && x->mt == y->mt;
+}
+static uint64_t hash_group(const group_key *x) {
+  uint64_t v[] = {(uint64_t)x->kind << 32 | (uint32_t)x->format, (uint64_t)x->w << 32 | x->h,
+                  (uint64_t)x->d << 32 | x->mips, (uint64_t)x->layers << 32 | x->mt, x->bytes, x->size, x->align};
+  uint64_t hsh = 0x9E3779B97F4A7C15ull;
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+    hsh ^= v[k];
+    hsh *= 0xBF58476D1CE4E5B9ull;
+    hsh ^= hsh >> 31;
+  }
+  return hsh;
 }
 
 static int memory_plan(fg_graph *g, int replan) {
@@ -1612,16 +1622,28 @@ static int memory_plan(fg_graph *g, int replan) {
       R->group = 0;
     }
   }
-  /* identical descriptions share a pool group id */
-  qsort(keys, nk, sizeof *keys, cmp_group);
+  /* identical descriptions share a pool group id (numbered by first
+   * appearance; a hash table, as this runs on every re-plan) */
+  uint32_t cap = 16;
+  while (cap < 2 * nk) cap *= 2;
+  uint32_t *slot = fg_malloc(&g->h, cap * sizeof(uint32_t)), *gids = fg_malloc(&g->h, (nk + 1) * sizeof(uint32_t));
+  if (!slot || !gids) {
+    fg_free(&g->h, keys); fg_free(&g->h, slot); fg_free(&g->h, gids);
+    problem(g, "out of memory");
+    return -1;
+  }
+  memset(slot, 0xff, cap * sizeof(uint32_t));
   uint32_t gid = 0;
   for (uint32_t k = 0; k < nk; k++) {
-    group_key a = keys[k], b = k ? keys[k - 1] : keys[k];
-    a.logical = b.logical = 0;
-    if (!k || cmp_group(&a, &b)) gid++;
+    uint32_t q = (uint32_t)hash_group(&keys[k]) & (cap - 1);
+    while (slot[q] != NONE && !same_group(&keys[slot[q]], &keys[k])) q = (q + 1) & (cap - 1);
+    if (slot[q] == NONE) { slot[q] = k; gids[k] = ++gid; }
+    else gids[k] = gids[slot[q]];
     logical *L = &g->logicals.a[keys[k].logical];
-    for (uint32_t q = 0; q < 2 * L->mux_count; q++) g->phys.a[L->phys_base + q].group = gid;
+    for (uint32_t r = 0; r < 2 * L->mux_count; r++) g->phys.a[L->phys_base + r].group = gids[k];
   }
+  fg_free(&g->h, slot);
+  fg_free(&g->h, gids);
   fg_free(&g->h, keys);
   /* one packing problem per memory-type value */
   uint64_t naive = 0, heap_bytes = 0, load = 0;
