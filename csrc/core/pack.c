@@ -241,8 +241,8 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
 #define U64_LESS(x, y) ((x) < (y))
 static PK_DEFINE_SORT(kv_quick, pk_kv, KV_LESS)
 PK_DEFINE_SORT(pk_sort_u64, uint64_t, U64_LESS)
-#define K1_LESS(x, y) ((x).k < (y).k)
-static PK_DEFINE_SORT(kv1_quick, pk_kv, K1_LESS)
+#define IV_LESS(x, y) ((x).lo < (y).lo)
+static PK_DEFINE_SORT(iv_quick, pk_iv, IV_LESS)
 
 /* Large arrays: LSD radix sort on bytes, least significant key first (i,
  * then k2, then k; or k alone), skipping the bytes that are equal in every
@@ -279,8 +279,27 @@ static int kv_radix(pk_kv *a, size_t n, int all_keys) {
 void pk_sort_kv(pk_kv *kv, size_t n) {
   if (n < RADIX_MIN_N || kv_radix(kv, n, 1)) kv_quick(kv, n);
 }
-void pk_sort_kv1(pk_kv *kv, size_t n) {
-  if (n < RADIX_MIN_N || kv_radix(kv, n, 0)) kv1_quick(kv, n);
+/* by lo alone, LSD radix on the bytes that vary (as kv_radix) */
+static int iv_radix(pk_iv *a, size_t n) {
+  pk_iv *b = malloc(sizeof(pk_iv) * n), *src = a, *dst = b;
+  if (!b) return -1;
+  uint64_t or_ = 0, and_ = ~0ull;
+  for (size_t q = 0; q < n; q++) { or_ |= a[q].lo; and_ &= a[q].lo; }
+  size_t cnt[256];
+  for (int sh = 0; sh < 64; sh += 8) {
+    if (!(((or_ ^ and_) >> sh) & 0xff)) continue;
+    memset(cnt, 0, sizeof cnt);
+    for (size_t q = 0; q < n; q++) cnt[(src[q].lo >> sh) & 0xff]++;
+    for (size_t d = 0, acc = 0; d < 256; d++) { size_t c = cnt[d]; cnt[d] = acc; acc += c; }
+    for (size_t q = 0; q < n; q++) dst[cnt[(src[q].lo >> sh) & 0xff]++] = src[q];
+    pk_iv *t = src; src = dst; dst = t;
+  }
+  if (src != a) memcpy(a, src, sizeof(pk_iv) * n);
+  free(b);
+  return 0;
+}
+void pk_sort_iv(pk_iv *iv, size_t n) {
+  if (n < RADIX_MIN_N || iv_radix(iv, n)) iv_quick(iv, n);
 }
 
 void pk_sort(pk_kv *kv, size_t n, size_t *ord) {

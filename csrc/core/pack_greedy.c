@@ -61,7 +61,7 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
   x->scnt = calloc(nb, sizeof(uint32_t));
   x->ccnt = calloc(nb, sizeof(uint32_t));
   x->nbk = malloc(sizeof(uint32_t) * n);
-  x->sc = malloc(sizeof(pk_kv) * n);
+  x->sc = malloc(sizeof(pk_iv) * n);
   if (!x->sat || !x->cat || !x->scnt || !x->ccnt || !x->nbk || !x->sc) { pk_tix_free(x); return -1; }
   for (size_t i = 0; i < n; i++) {
     uint32_t c = tix_count(x, i), b0 = tix_blk(x, in->s[i]);
@@ -137,7 +137,7 @@ int pk_pl_init(pk_plist *pl, const pk_inst *in) {
   if (in->cbits) {
     pl->words = in->cwords;
     pl->placed = calloc(pl->words, sizeof(uint64_t));
-    pl->sc = malloc(sizeof(pk_kv) * n);
+    pl->sc = malloc(sizeof(pk_iv) * n);
     if (!pl->placed || !pl->sc) { pk_pl_free(pl); return -1; }
   }
   return 0;
@@ -198,12 +198,12 @@ void pk_pl_clear(pk_plist *pl) {
 }
 
 /* Usually a handful: insertion sort by offset (ties do not change the scan). */
-static void sort_by_off(pk_kv *sc, size_t c) {
-  if (c > 24) { pk_sort_kv1(sc, c); return; }
+static void sort_by_off(pk_iv *sc, size_t c) {
+  if (c > 24) { pk_sort_iv(sc, c); return; }
   for (size_t a = 1; a < c; a++) {
-    pk_kv t = sc[a];
+    pk_iv t = sc[a];
     size_t p = a;
-    while (p > 0 && sc[p - 1].k > t.k) { sc[p] = sc[p - 1]; p--; }
+    while (p > 0 && sc[p - 1].lo > t.lo) { sc[p] = sc[p - 1]; p--; }
     sc[p] = t;
   }
 }
@@ -231,13 +231,13 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
      * the cover list of i's start block (sorted already) */
     uint32_t nb = x->nblk, b0 = tix_blk(x, in->s[i]);
     size_t c = 0;
-    pk_kv *sc = x->sc;
+    pk_iv *sc = x->sc;
     for (uint32_t k = 0, b = b0; k < x->nbk[i]; k++, b++) {
       if (b == nb) b = 0;
       const uint32_t *l = x->sl + x->sat[b];
       for (uint32_t q = 0, qn = x->scnt[b]; q < qn; q++) {
         uint32_t j = l[q];
-        if (j != i && pk_conflict(in, i, j)) sc[c++] = (pk_kv){off[j], off[j] + in->size[j], j};
+        if (j != i && pk_conflict(in, i, j)) sc[c++] = (pk_iv){off[j], off[j] + in->size[j]};
       }
     }
     sort_by_off(sc, c);
@@ -246,11 +246,11 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
     size_t p = 0;
     for (;;) {
       while (q < cn && !pk_conflict(in, i, cl[q])) q++;
-      if (q < cn && (p == c || off[cl[q]] <= sc[p].k)) {
+      if (q < cn && (p == c || off[cl[q]] <= sc[p].lo)) {
         uint32_t j = cl[q++];
         GAP_STEP(off[j], off[j] + in->size[j]);
       } else if (p < c) {
-        GAP_STEP(sc[p].k, sc[p].k2);
+        GAP_STEP(sc[p].lo, sc[p].hi);
         p++;
       } else {
         break;
@@ -262,15 +262,15 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
       /* i's placed neighbours from its row, sorted: cheaper than the scan of
        * every placed item while they are few (a frame graph's usually are) */
       size_t c = 0, cap = pl->n / 4;
-      pk_kv *sc = pl->sc;
+      pk_iv *sc = pl->sc;
       for (size_t q = 0; q < pl->words && c <= cap; q++)
         for (uint64_t bm = row[q] & pl->placed[q]; bm && c <= cap; bm &= bm - 1) {
           size_t j = q * 64 + (size_t)__builtin_ctzll(bm);
-          sc[c++] = (pk_kv){off[j], off[j] + in->size[j], j};
+          sc[c++] = (pk_iv){off[j], off[j] + in->size[j]};
         }
       if (c <= cap) {
         sort_by_off(sc, c);
-        for (size_t p = 0; p < c; p++) GAP_STEP(sc[p].k, sc[p].k2);
+        for (size_t p = 0; p < c; p++) GAP_STEP(sc[p].lo, sc[p].hi);
         goto top;
       }
     }

@@ -78,7 +78,9 @@ int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t
 typedef struct pk_kv { uint64_t k, k2; size_t i; } pk_kv;
 void pk_sort(pk_kv *kv, size_t n, size_t *ord);
 void pk_sort_kv(pk_kv *kv, size_t n);
-void pk_sort_kv1(pk_kv *kv, size_t n); /* by k only; order among equal k unspecified */
+/* An occupied byte range [lo, hi): placement sorts a few of them per query. */
+typedef struct pk_iv { uint64_t lo, hi; } pk_iv;
+void pk_sort_iv(pk_iv *iv, size_t n); /* by lo; order among equal lo unspecified */
 
 /* Placed items sorted by offset. pk_place scans them upward, skipping those
  * whose lifetimes do not meet item i's: first fit stops at the first gap that
@@ -95,7 +97,7 @@ typedef struct pk_plist {
                        can take i's placed neighbours from its row (sorted
                        there) when they are few next to the whole list */
   size_t words;
-  pk_kv *sc;        /* scratch for that: n entries */
+  pk_iv *sc;        /* scratch for that: n entries */
 } pk_plist;
 /* ix for n items (and, when in has conflict bits, the placed bits); 0 or -1 on OOM. */
 int pk_pl_init(pk_plist *pl, const pk_inst *in);
@@ -120,7 +122,7 @@ typedef struct pk_tix {
   uint32_t *sat, *scnt, *sl;     /* start lists: CSR (capacity by all items), counts, entries */
   uint32_t *cat, *ccnt, *cl;     /* cover lists */
   uint32_t *nbk;                 /* blocks each item touches */
-  pk_kv *sc;                     /* scratch: n entries */
+  pk_iv *sc;                     /* scratch: n entries */
 } pk_tix;
 /* Returns 1 when built, 0 when not worth it (small n), -1 on OOM. */
 int pk_tix_init(pk_tix *x, const pk_inst *in);
