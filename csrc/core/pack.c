@@ -302,6 +302,52 @@ void pk_sort_iv(pk_iv *iv, size_t n) {
   if (n < RADIX_MIN_N || iv_radix(iv, n)) iv_quick(iv, n);
 }
 
+int pk_csort(const uint32_t *key, uint32_t nk, const size_t *src, size_t n, size_t *dst) {
+  size_t *cnt = calloc((size_t)nk + 1, sizeof(size_t));
+  if (!cnt) return -1;
+  for (size_t q = 0; q < n; q++) cnt[key[src[q]] + 1]++;
+  for (uint32_t k = 0; k < nk; k++) cnt[k + 1] += cnt[k];
+  for (size_t q = 0; q < n; q++) dst[cnt[key[src[q]]]++] = src[q];
+  free(cnt);
+  return 0;
+}
+
+uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
+  size_t n = in->n;
+  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
+  if (!kv) return 0;
+  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+  pk_sort_kv(kv, n);
+  uint32_t r = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (k && kv[k].k != kv[k - 1].k) r++;
+    rank[kv[k].i] = r;
+  }
+  free(kv);
+  return n ? r + 1 : 1;
+}
+
+int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t *ord) {
+  size_t n = in->n;
+  const uint32_t *rk = in->srank;
+  uint32_t nr = in->nsrank, *own = NULL;
+  size_t *ids = malloc(sizeof(size_t) * (n ? n : 1));
+  int rc = -1;
+  if (!ids) return -1;
+  if (!rk) {
+    own = malloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!own || !(nr = pk_size_rank(in, own))) goto out;
+    rk = own;
+  }
+  for (size_t i = 0; i < n; i++) ids[i] = i;
+  if (key2 && pk_csort(key2, nk2, ids, n, ord)) goto out;
+  rc = pk_csort(rk, nr, key2 ? ord : ids, n, key2 ? ids : ord);
+  if (!rc && key2) memcpy(ord, ids, sizeof(size_t) * n);
+out:
+  free(ids); free(own);
+  return rc;
+}
+
 void pk_sort(pk_kv *kv, size_t n, size_t *ord) {
   pk_sort_kv(kv, n);
   if (ord)
@@ -480,8 +526,20 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
   pk_kv *kv = malloc(sizeof(pk_kv) * n);
   int rc = -1;
   if (!ord || !slot || !head || !next || !ssz || !sal || !sreal || !kv) goto out;
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
-  pk_sort(kv, n, ord);
+  /* by group, then start, then index: counting sorts when the group ids
+   * are small (fg_graph numbers them from 1) */
+  uint32_t gmax = 0;
+  for (size_t i = 0; i < n; i++) gmax = in->items[i].group > gmax ? in->items[i].group : gmax;
+  if (gmax < 4 * n + 64) {
+    uint32_t *key = (uint32_t *)sreal; /* free until the slots are made */
+    for (size_t i = 0; i < n; i++) { slot[i] = i; key[i] = in->s[i]; }
+    if (pk_csort(key, in->K, slot, n, head)) goto out;
+    for (size_t i = 0; i < n; i++) key[i] = in->items[i].group;
+    if (pk_csort(key, gmax + 1, head, n, ord)) goto out;
+  } else {
+    for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
+    pk_sort(kv, n, ord);
+  }
   /* slots are stacked, so the makespan is at least the sum of each slot's
    * largest real size: with in->cut, stop once that reaches it */
   uint64_t reach = 0;

@@ -274,6 +274,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   int ti = 0;
   const uint64_t *hint = desc->offset_hint;
   uint64_t *bits = NULL; /* built once there is time to search */
+  uint32_t *srank = NULL;
   double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
   uint64_t budget_ns = (uint64_t)(bms * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
@@ -311,6 +312,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     bits = build_bits(in0, &in.cwords);
     in.cbits = bits;
   }
+  /* the baselines' size orders, once */
+  srank = malloc(sizeof(uint32_t) * n);
+  if (!srank || !(in.nsrank = pk_size_rank(&in, srank))) goto done;
+  in.srank = srank;
   if (pk_pl_init(&b.pl, &in)) goto done;
   ti = pk_tix_init(&tix, &in);
   if (ti < 0) goto done;
@@ -589,7 +594,7 @@ proved:
 done:
   if (have_rev) pk_free(&rev);
   if (ti > 0) pk_tix_free(&tix);
-  free(bits);
+  free(bits); free(srank);
   pk_pl_free(&b.pl);
   free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
   free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);

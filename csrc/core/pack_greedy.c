@@ -298,15 +298,16 @@ top:;
 
 int pk_bysize(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  size_t *ord = malloc(sizeof(size_t) * n);
+  uint32_t *key = malloc(sizeof(uint32_t) * (n ? n : 1)), K = in->K;
+  size_t *ord = malloc(sizeof(size_t) * (n ? n : 1));
   pk_plist pl;
   pk_tix tix;
   int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
-  if (!kv || !ord || pi || ti < 0) goto out;
+  if (!key || !ord || pi || ti < 0) goto out;
   if (ti) pl.tix = &tix;
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], UINT32_MAX - pk_len(in, i), i};
-  pk_sort(kv, n, ord);
+  /* size descending, then longer lifetime first */
+  for (size_t i = 0; i < n; i++) key[i] = K - (pk_len(in, i) < K ? pk_len(in, i) : K);
+  if (pk_size_order(in, key, K + 1, ord)) goto out;
   for (size_t k = 0; k < n; k++) {
     size_t i = ord[k];
     off[i] = pk_place(in, &pl, off, i, 0, UINT64_MAX, 1);
@@ -315,7 +316,7 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(kv); free(ord);
+  free(key); free(ord);
   pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
@@ -325,19 +326,16 @@ out:
 
 int pk_buckets(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  size_t *ord = malloc(sizeof(size_t) * n), *rest = malloc(sizeof(size_t) * n);
+  size_t *rest = malloc(sizeof(size_t) * (n ? n : 1));
   pk_plist pl;
   pk_tix tix;
   int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
-  if (!kv || !ord || !rest || pi || ti < 0) goto out;
+  if (!rest || pi || ti < 0) goto out;
   if (ti) pl.tix = &tix;
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort(kv, n, ord);
   /* rest: the items not placed yet, in size order (compacted per bucket, so
    * a bucket costs what is left, not n) */
+  if (pk_size_order(in, NULL, 0, rest)) goto out;
   size_t nr = n;
-  memcpy(rest, ord, sizeof(size_t) * n);
   uint64_t h = 0;
   while (nr) {
     size_t b0 = rest[0];
@@ -361,7 +359,7 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(kv); free(ord); free(rest);
+  free(rest);
   pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
@@ -418,12 +416,12 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   uint32_t K = in->K;
   uint64_t *prof = malloc(sizeof(uint64_t) * K);
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  size_t *ord = malloc(sizeof(size_t) * n), *Y = malloc(sizeof(size_t) * n);
+  uint32_t *dist = malloc(sizeof(uint32_t) * n);
+  size_t *ord = malloc(sizeof(size_t) * n), *Y = malloc(sizeof(size_t) * n), *later = malloc(sizeof(size_t) * n);
   uint32_t *yuntil = malloc(sizeof(uint32_t) * n);
   blkset A = {malloc(sizeof(blk) * (3 * n + 4)), 0};
-  if (!prof || !kv || !ord || !Y || !yuntil || !A.b) {
-    free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
+  if (!prof || !dist || !ord || !Y || !later || !yuntil || !A.b) {
+    free(prof); free(dist); free(ord); free(Y); free(later); free(yuntil); free(A.b);
     return -1;
   }
   int rc = 0;
@@ -442,10 +440,13 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
       /* free from r_i until l_i; l_i == t0 means "until the sweep ends" */
       yuntil[ny++] = in->s[i] == t0 ? INF_T : in->s[i];
     } else {
-      kv[m++] = (pk_kv){(in->s[i] + K - t0) % K, 0, i};
+      later[m++] = i;
+      dist[i] = (in->s[i] + K - t0) % K;
     }
   }
-  pk_sort(kv, m, ord); /* line 21: nearest start after the sweep position */
+  /* line 21: nearest start after the sweep position (a counting sort: the
+   * distances are points) */
+  if (pk_csort(dist, K, later, m, ord)) { rc = -1; goto out; }
   for (size_t k = 0; k < m; k++) {
     size_t i = ord[k];
     uint32_t t = in->s[i];
@@ -487,33 +488,30 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     yuntil[ny++] = u;
   }
 out:
-  free(prof); free(kv); free(ord); free(Y); free(yuntil); free(A.b);
+  free(prof); free(dist); free(ord); free(Y); free(later); free(yuntil); free(A.b);
   return rc;
 }
 
 /* ---------------------------------------------------------------- scanline */
 
-/* events by time, ends first, then larger first, then index */
-#define SEV(t, start, size, i) ((pk_kv){((uint64_t)(t) << 1) | (uint64_t)(start), UINT64_MAX - (size), (i)})
-
 int pk_scanline(const pk_inst *in, uint64_t *off) {
-  size_t n = in->n;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  size_t *ord = malloc(sizeof(size_t) * n);
-  uint32_t *until = malloc(sizeof(uint32_t) * n);
-  pk_kv *ev = malloc(sizeof(pk_kv) * 2 * n);
+  size_t n = in->n, nn = n ? n : 1;
+  uint32_t K = in->K;
+  /* calloc: gcc cannot tell that pk_csort reads only the m entries written */
+  size_t *ord = malloc(sizeof(size_t) * nn), *bys = calloc(nn, sizeof(size_t));
+  uint32_t *until = malloc(sizeof(uint32_t) * nn), *key = calloc(2 * nn, sizeof(uint32_t));
+  size_t *ev = malloc(sizeof(size_t) * 2 * nn), *evs = malloc(sizeof(size_t) * 2 * nn);
+  size_t *evt = malloc(sizeof(size_t) * 2 * nn);
   blkset F = {malloc(sizeof(blk) * (3 * n + 4)), 0};
-  if (!kv || !ord || !until || !ev || !F.b) {
-    free(kv); free(ord); free(until); free(ev); free(F.b);
-    return -1;
-  }
+  int rc = -1;
+  if (!ord || !bys || !until || !key || !ev || !evs || !evt || !F.b) goto out;
   /* Wrapping resources first, by start descending, bump-allocated. */
   size_t m = 0, ne = 0;
   for (size_t i = 0; i < n; i++)
-    if (in->s[i] >= in->e[i]) kv[m++] = (pk_kv){UINT32_MAX - in->s[i], 0, i};
-  pk_sort(kv, m, ord);
+    if (in->s[i] >= in->e[i]) { bys[m++] = i; key[i] = K - 1 - in->s[i]; }
+  if (pk_csort(key, K, bys, m, ord)) goto out;
   uint64_t H = 0, maxH = 0;
-  int rc = 0;
+  rc = 0;
   for (size_t k = 0; k < m; k++) {
     size_t i = ord[k];
     off[i] = pk_align_up(H, in->align[i]);
@@ -521,20 +519,27 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
   maxH = H;
-  for (size_t i = 0; i < n; i++) {
+  /* events by time, ends first, then larger first, then index: made in size
+   * order, then a stable counting sort on 2 * time + (is a start) */
+  if (pk_size_order(in, NULL, 0, bys)) { rc = -1; goto out; }
+  for (size_t k = 0; k < n; k++) {
+    size_t i = bys[k];
     if (in->s[i] < in->e[i]) {
-      ev[ne++] = SEV(in->s[i], 1, in->size[i], i);
-      ev[ne++] = SEV(in->e[i], 0, in->size[i], i);
+      key[ne] = 2 * in->s[i] + 1; ev[ne++] = 2 * i + 1;
+      key[ne] = 2 * in->e[i]; ev[ne++] = 2 * i;
     } else if (in->s[i] != in->e[i]) {
-      ev[ne++] = SEV(in->e[i], 0, in->size[i], i);
+      key[ne] = 2 * in->e[i]; ev[ne++] = 2 * i;
       until[i] = in->s[i]; /* its block is free only until it starts again */
     }
   }
-  pk_sort_kv(ev, ne);
+  for (size_t q = 0; q < ne; q++) evs[q] = q;
+  if (pk_csort(key, 2 * K, evs, ne, evt)) { rc = -1; goto out; }
+  for (size_t q = 0; q < ne; q++) evs[q] = ev[evt[q]];
+  memcpy(ev, evs, sizeof(size_t) * ne);
   for (size_t k = 0; k < ne; k++) {
-    size_t i = ev[k].i;
+    size_t i = ev[k] >> 1;
     uint64_t sz = in->size[i], al = in->align[i];
-    if (!(ev[k].k & 1)) {
+    if (!(ev[k] & 1)) {
       blk_add(&F, (blk){off[i], sz, until[i]});
       /* a free unrestricted block on top shrinks the heap */
       for (size_t b = 0; b < F.n; b++)
@@ -571,6 +576,6 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
 out:
-  free(kv); free(ord); free(until); free(ev); free(F.b);
+  free(ord); free(bys); free(until); free(key); free(ev); free(evs); free(evt); free(F.b);
   return rc;
 }

@@ -20,6 +20,9 @@ typedef struct pk_inst {
   const uint64_t *cbits; /* optional conflict matrix (best builds it): row i is
                             cwords words, bit j set when i and j meet */
   size_t cwords;
+  const uint32_t *srank; /* optional: dense rank of each item by size, largest 0
+                            (best computes it once for all baselines) */
+  uint32_t nsrank;       /* number of ranks */
   uint64_t cut;          /* optional, for the baselines: stop (returning 1, offsets
                             incomplete) once the real makespan of what they have
                             placed reaches cut; it only grows, so such a run
@@ -81,6 +84,16 @@ void pk_sort_kv(pk_kv *kv, size_t n);
 /* An occupied byte range [lo, hi): placement sorts a few of them per query. */
 typedef struct pk_iv { uint64_t lo, hi; } pk_iv;
 void pk_sort_iv(pk_iv *iv, size_t n); /* by lo; order among equal lo unspecified */
+
+/* Stable counting sort: dst = the n ids of src ordered by key[id] < nk; 0 or -1 on OOM. */
+int pk_csort(const uint32_t *key, uint32_t nk, const size_t *src, size_t n, size_t *dst);
+/* Dense ranks by size, largest first (equal sizes share one); returns the
+ * number of ranks, 0 on OOM. */
+uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank);
+/* ord = the items by size descending, then key2 ascending (when given, each
+ * < nk2), then index: the baselines' size orders, made of counting sorts
+ * over in->srank (or ranks computed here). 0 or -1 on OOM. */
+int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t *ord);
 
 /* Placed items sorted by offset. pk_place scans them upward, skipping those
  * whose lifetimes do not meet item i's: first fit stops at the first gap that
