@@ -447,6 +447,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
     bestM = hintM;
     memcpy(boff, soff, sizeof(uint64_t) * n);
   }
+  if (fg_now_ns() >= deadline) { /* no time left to improve it (a re-plan, usually) */
+    if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
+    goto proved;
+  }
   /* 3. ruin and recreate around the peak: take an item touching the
    * makespan and the items whose lifetimes meet it within a band below the
    * top, put them back by first/best fit in a shuffled size order with
