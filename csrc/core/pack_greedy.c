@@ -347,6 +347,8 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
     size_t w = 0;
     for (size_t k = 1; k < nr; k++) {
       size_t i = rest[k];
+      /* the opener fills the bucket's height: what meets it cannot fit */
+      if (pk_conflict(in, i, b0)) { rest[w++] = i; continue; }
       /* free regions among members whose lifetimes meet i's, smallest that fits */
       uint64_t o = pk_place(in, &pl, off, i, base, bend, 1);
       if (o == UINT64_MAX) { rest[w++] = i; continue; } /* no region fits: a later bucket takes it */
