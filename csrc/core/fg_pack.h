@@ -30,8 +30,9 @@ typedef struct fg_pack_desc {
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
   double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms,
-                            0.05 ms with offset_hint). The baselines always run in full (best
-                            is never worse than any of them), then one first-fit replay of
+                            0.05 ms with offset_hint). The baselines always run, whatever the
+                            budget (best is never worse than any of them; one stops early only
+                            once it cannot beat the incumbent), then one first-fit replay of
                             the best one's order (of the hint's with a hint); other starts
                             and the search only within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */

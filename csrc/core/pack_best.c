@@ -15,8 +15,9 @@
  * 1. Without a hint, a quick first fit: arcs longer than half the cycle
  *    first (a frame graph's history copies, which make its clique bound),
  *    then by size. Most frame graphs end here, baselines unneeded.
- * 2. Starts: every baseline in full unless one reaches a bound (so best is
- *    never worse than any of them), then, within the budget, thesis and
+ * 2. Starts: every baseline unless one reaches a bound (so best is never
+ *    worse than any of them; each stops as soon as what it placed reaches
+ *    the incumbent's makespan), then, within the budget, thesis and
  *    scanline on the time-reversed instance and first fit over classic
  *    orders (size, size x length, length, start, reversed end). Whole-cycle
  *    items are stacked at the bottom; a packing becomes an order by sorting
@@ -36,8 +37,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The budget covers the whole call; until a bound is reached the baselines
- * run in full (best must never lose to them) and so does one first-fit
+/* The budget covers the whole call; until a bound is reached every baseline
+ * runs regardless of it (best must never lose to them; each stops early
+ * only once it can no longer beat the incumbent), and so does one first-fit
  * replay of the best one's order (or of the hint); the other starts and the
  * search use what is left. */
 #define DEFAULT_BUDGET_MS 0.5
