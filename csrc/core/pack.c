@@ -245,11 +245,11 @@ PK_DEFINE_SORT(pk_sort_u64, uint64_t, U64_LESS)
 static PK_DEFINE_SORT(iv_quick, pk_iv, IV_LESS)
 
 /* Large arrays: LSD radix sort on bytes, least significant key first (i,
- * then k2, then k; or k alone), skipping the bytes that are equal in every
+ * then k2, then k), skipping the bytes that are equal in every
  * element. Stable, so it gives exactly the comparison sort's order; a
  * frame graph's keys vary in a few bytes, so it costs a few passes. */
 #define RADIX_MIN_N 1024
-static int kv_radix(pk_kv *a, size_t n, int all_keys) {
+static int kv_radix(pk_kv *a, size_t n) {
   pk_kv *b = malloc(sizeof(pk_kv) * n), *src = a, *dst = b;
   if (!b) return -1;
   uint64_t or_[3] = {0, 0, 0}, and_[3] = {~0ull, ~0ull, ~0ull};
@@ -258,7 +258,7 @@ static int kv_radix(pk_kv *a, size_t n, int all_keys) {
     for (int w = 0; w < 3; w++) { or_[w] |= v[w]; and_[w] &= v[w]; }
   }
   size_t cnt[256];
-  for (int w = all_keys ? 0 : 2; w < 3; w++) {
+  for (int w = 0; w < 3; w++) {
     uint64_t diff = or_[w] ^ and_[w];
     for (int sh = 0; sh < 64; sh += 8) {
       if (!((diff >> sh) & 0xff)) continue;
@@ -277,7 +277,7 @@ static int kv_radix(pk_kv *a, size_t n, int all_keys) {
 }
 
 void pk_sort_kv(pk_kv *kv, size_t n) {
-  if (n < RADIX_MIN_N || kv_radix(kv, n, 1)) kv_quick(kv, n);
+  if (n < RADIX_MIN_N || kv_radix(kv, n)) kv_quick(kv, n);
 }
 /* by lo alone, LSD radix on the bytes that vary (as kv_radix) */
 static int iv_radix(pk_iv *a, size_t n) {

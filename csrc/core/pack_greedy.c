@@ -503,10 +503,10 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
   size_t *ord = malloc(sizeof(size_t) * nn), *bys = calloc(nn, sizeof(size_t));
   uint32_t *until = malloc(sizeof(uint32_t) * nn), *key = calloc(2 * nn, sizeof(uint32_t));
   size_t *ev = malloc(sizeof(size_t) * 2 * nn), *evs = malloc(sizeof(size_t) * 2 * nn);
-  size_t *evt = malloc(sizeof(size_t) * 2 * nn);
+  size_t *slot = malloc(sizeof(size_t) * 2 * nn);
   blkset F = {malloc(sizeof(blk) * (3 * n + 4)), 0};
   int rc = -1;
-  if (!ord || !bys || !until || !key || !ev || !evs || !evt || !F.b) goto out;
+  if (!ord || !bys || !until || !key || !ev || !evs || !slot || !F.b) goto out;
   /* Wrapping resources first, by start descending, bump-allocated. */
   size_t m = 0, ne = 0;
   for (size_t i = 0; i < n; i++)
@@ -534,14 +534,12 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
       until[i] = in->s[i]; /* its block is free only until it starts again */
     }
   }
-  for (size_t q = 0; q < ne; q++) evs[q] = q;
-  if (pk_csort(key, 2 * K, evs, ne, evt)) { rc = -1; goto out; }
-  for (size_t q = 0; q < ne; q++) evs[q] = ev[evt[q]];
-  memcpy(ev, evs, sizeof(size_t) * ne);
+  for (size_t q = 0; q < ne; q++) slot[q] = q;
+  if (pk_csort(key, 2 * K, slot, ne, evs)) { rc = -1; goto out; } /* evs: event slots in order */
   for (size_t k = 0; k < ne; k++) {
-    size_t i = ev[k] >> 1;
+    size_t e = ev[evs[k]], i = e >> 1;
     uint64_t sz = in->size[i], al = in->align[i];
-    if (!(ev[k] & 1)) {
+    if (!(e & 1)) {
       blk_add(&F, (blk){off[i], sz, until[i]});
       /* a free unrestricted block on top shrinks the heap */
       for (size_t b = 0; b < F.n; b++)
@@ -578,6 +576,6 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
 out:
-  free(ord); free(bys); free(until); free(key); free(ev); free(evs); free(evt); free(F.b);
+  free(ord); free(bys); free(until); free(key); free(ev); free(evs); free(slot); free(F.b);
   return rc;
 }
