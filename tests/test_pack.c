@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fg_pack.h"
+#include "pack_internal.h" /* pk_drop */
 
 #include "fg_test.h"
 
@@ -237,6 +238,58 @@ static void test_hint(void) {
   CHECK(r.makespan <= base, "garbage hint: %llu vs %llu", (unsigned long long)r.makespan, (unsigned long long)base);
 }
 
+/* pk_drop (the re-plan's replay of the hint): each item lands at the lowest
+ * aligned offset above every earlier item it meets. Checked against that
+ * definition pair by pair, with short arcs (skyline array) and long ones
+ * (segment tree), on cycles and lines. */
+static int meets(const fg_pack_item *x, const fg_pack_item *y, uint64_t period);
+static void test_drop(void) {
+  enum { N = 150 };
+  fg_pack_item a[N];
+  uint64_t off[N], want[N];
+  size_t ord[N];
+  uint64_t s = 5;
+  for (int rep = 0; rep < 200; rep++) {
+    size_t n = 1 + (size_t)rep % N;
+    uint64_t T = rep % 4 == 0 ? 0 : 20 + (uint64_t)rep;
+    uint64_t maxlen = rep % 2 ? 3 : (T ? T : 200);
+    for (size_t i = 0; i < n; i++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t st = (s >> 33) % (T ? T : 200), l = 1 + (s >> 20) % maxlen;
+      a[i] = it(st, T ? (st + l) % T : st + l, 1 + (s >> 40) % 5000, 1ull << ((s >> 10) % 6));
+      ord[i] = i;
+    }
+    for (size_t i = n; i > 1; i--) { /* a random order */
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      size_t j = (size_t)((s >> 33) % i), t = ord[i - 1];
+      ord[i - 1] = ord[j];
+      ord[j] = t;
+    }
+    uint64_t lo0 = rep % 3 ? 0 : 4096, top = lo0;
+    for (size_t k = 0; k < n; k++) {
+      const fg_pack_item *x = &a[ord[k]];
+      uint64_t o = lo0;
+      for (size_t q = 0; q < k; q++)
+        if (meets(x, &a[ord[q]], T) && want[ord[q]] + a[ord[q]].size > o) o = want[ord[q]] + a[ord[q]].size;
+      want[ord[k]] = (o + x->align - 1) / x->align * x->align;
+      if (want[ord[k]] + x->size > top) top = want[ord[k]] + x->size;
+    }
+    fg_pack_desc d = {0};
+    d.period = T;
+    pk_inst in;
+    CHECK(pk_build(&in, a, n, &d) == 0, "pk_build");
+    uint64_t m = pk_drop(&in, ord, n, lo0, off);
+    pk_free(&in);
+    CHECK(m == top, "rep %d: drop makespan %llu, want %llu", rep, (unsigned long long)m, (unsigned long long)top);
+    for (size_t i = 0; i < n; i++)
+      if (off[i] != want[i]) {
+        CHECK(0, "rep %d item %zu: dropped at %llu, want %llu", rep, i, (unsigned long long)off[i],
+              (unsigned long long)want[i]);
+        break;
+      }
+  }
+}
+
 /* ------------------------------------------------------ brute force */
 static int arc_has(const fg_pack_item *x, uint64_t t, uint64_t period) {
   uint64_t a = x->start, b = x->stop;
@@ -422,6 +475,7 @@ int main(void) {
   test_fuzz();
   test_large();
   test_hint();
+  test_drop();
   test_small_optima();
   test_thesis_family();
   test_history_clique();

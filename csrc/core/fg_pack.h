@@ -32,15 +32,16 @@ typedef struct fg_pack_desc {
   double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms,
                             0.05 ms with offset_hint). The baselines always run, whatever the
                             budget (best is never worse than any of them; one stops early only
-                            once it cannot beat the incumbent), then one first-fit replay of
-                            the best one's order (of the hint's with a hint); other starts
-                            and the search only within the budget */
+                            once it cannot beat the incumbent), then, without a hint, one
+                            first-fit replay of the best one's order; other starts and the
+                            search only within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
   const uint64_t *offset_hint; /* best, optional: n offsets of an earlier packing of the same
                             items (sizes may have changed, e.g. a resolution change). Replayed
-                            first: first fit in that offset order; returned at once when it
-                            reaches a lower bound, else one more start next to the baselines */
+                            first: the items dropped in that offset order, each right above
+                            the earlier ones it meets (the incumbent the baselines must beat);
+                            returned at once when it reaches a lower bound */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {

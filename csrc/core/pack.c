@@ -363,7 +363,7 @@ void pk_free(pk_inst *in) {
   memset(in, 0, sizeof *in);
 }
 
-static int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc) {
+int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc) {
   memset(in, 0, sizeof *in);
   in->n = n;
   in->items = items;

@@ -143,10 +143,17 @@ void pk_tix_free(pk_tix *x);
 uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
                   uint64_t limit, int bestfit);
 
+/* Drops ord[0..m) in that order: each item at the lowest aligned offset
+ * (lo0 at least) above every earlier item of ord that it meets; no gap
+ * below is searched. Writes their offsets; returns the makespan of the
+ * dropped items (at least lo0), UINT64_MAX on OOM. */
+uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, uint64_t *off);
 uint64_t pk_makespan(const pk_inst *in, const uint64_t *off);
 /* Load profile over the K points (effective sizes, or the items' own sizes
  * when real); returns the max. prof may be NULL. */
 uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real);
+/* The normalised instance of items under desc (period, granularity); 0 or -1 on OOM. */
+int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc);
 /* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
 int pk_reverse(const pk_inst *in, pk_inst *out);
 void pk_free(pk_inst *in);
