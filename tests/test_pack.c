@@ -290,6 +290,54 @@ static void test_drop(void) {
   }
 }
 
+/* fg_pack_cache must not change any result: sequences of calls with new
+ * sizes on the same lifetimes (a re-plan, with the last offsets as the
+ * hint), then new lifetimes (the cache must notice), for every solver. */
+static void test_cache(void) {
+  enum { N = 120 };
+  fg_pack_item a[N];
+  uint64_t off[N], off2[N], hint[N];
+  char err[256];
+  uint64_t s = 77;
+  fg_pack_cache *c = fg_pack_cache_new();
+  CHECK(c != NULL, "fg_pack_cache_new");
+  int compared = 0;
+  for (int life = 0; life < 12; life++) {
+    size_t n = life % 4 == 3 ? 40 : N; /* n changes too */
+    uint64_t T = life % 3 == 2 ? 0 : 60;
+    for (size_t i = 0; i < n; i++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t st = (s >> 33) % (T ? T : 60), l = 1 + (s >> 20) % (life % 2 ? 8 : 50);
+      a[i] = it(st, T ? (st + l) % T : st + l, 1, 256);
+    }
+    for (int step = 0; step < 6; step++) {
+      for (size_t i = 0; i < n; i++) { /* a resolution change: sizes scale, some stay */
+        s = s * 6364136223846793005ull + 1442695040888963407ull;
+        a[i].size = i % 5 == 0 ? 65536 : (uint64_t)(4096 * (1 + i % 7)) * (10 + (uint64_t)step) / 10 + (s >> 60) * 256;
+      }
+      for (int k = 0; fg_pack_solvers[k]; k++) {
+        fg_pack_desc d = {0};
+        d.period = T;
+        d.solver = fg_pack_solvers[k];
+        d.offset_hint = step && !strcmp(d.solver, "best") ? hint : NULL;
+        d.time_budget_ms = 1e-6; /* only what runs regardless of the clock: comparable */
+        fg_pack_result r1, r2;
+        CHECK(fg_pack(a, n, &d, off, &r1, err, sizeof err) == 0, "%s", err);
+        d.cache = c;
+        CHECK(fg_pack(a, n, &d, off2, &r2, err, sizeof err) == 0, "%s", err);
+        CHECK(r1.makespan == r2.makespan && r1.optimal == r2.optimal && !memcmp(off, off2, sizeof(uint64_t) * n),
+              "life %d step %d %s: the cache changed the result (%llu vs %llu)", life, step, d.solver,
+              (unsigned long long)r1.makespan, (unsigned long long)r2.makespan);
+        compared++;
+        if (!strcmp(d.solver, "best")) memcpy(hint, off, sizeof(uint64_t) * n);
+      }
+    }
+  }
+  fg_pack_cache_free(c);
+  fg_pack_cache_free(NULL);
+  CHECK(compared == 12 * 6 * 7, "compared %d", compared);
+}
+
 /* ------------------------------------------------------ brute force */
 static int arc_has(const fg_pack_item *x, uint64_t t, uint64_t period) {
   uint64_t a = x->start, b = x->stop;
@@ -476,6 +524,7 @@ int main(void) {
   test_large();
   test_hint();
   test_drop();
+  test_cache();
   test_small_optima();
   test_thesis_family();
   test_history_clique();

@@ -24,6 +24,17 @@ typedef struct fg_pack_item {
                             (identical descriptions); 0 = unique */
 } fg_pack_item;
 
+/* Optional memo for repeated calls on items with the same lifetimes (a
+ * re-plan after a resolution change changes only sizes): the conflict
+ * matrix, the lifetime-only part of the clique bound and the last sort
+ * orders are kept and reused. Each call checks n, the period and every
+ * start/stop against the last call's and starts afresh on any difference;
+ * results are the same with or without a cache. One cache per sequence of
+ * calls; not for concurrent calls. */
+typedef struct fg_pack_cache fg_pack_cache;
+fg_pack_cache *fg_pack_cache_new(void);        /* NULL on OOM */
+void fg_pack_cache_free(fg_pack_cache *cache); /* NULL is fine */
+
 typedef struct fg_pack_desc {
   uint64_t period;       /* 0 = linear timeline */
   const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
@@ -42,6 +53,7 @@ typedef struct fg_pack_desc {
                             first: the items dropped in that offset order, each right above
                             the earlier ones it meets (the incumbent the baselines must beat);
                             returned at once when it reaches a lower bound */
+  fg_pack_cache *cache;  /* optional, see fg_pack_cache_new */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {

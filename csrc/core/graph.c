@@ -125,6 +125,7 @@ struct fg_graph {
   VEC(uint64_t) offsets;
   VEC(uint64_t) prev_off;         /* set_resolution: offsets of the plan being replaced, per phys */
   VEC(uint64_t) hint;             /* ... and per packed item (fg_pack's offset_hint) */
+  VEC(fg_pack_cache *) pcache;    /* per heap: fg_pack's memo of the lifetimes, for re-plans */
   fg_graph_stats stats;
 };
 
@@ -279,6 +280,8 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->phys); VFREE(&h, g->phys_index); VFREE(&h, g->touches); VFREE(&h, g->heaps);
   VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
   VFREE(&h, g->prev_off); VFREE(&h, g->hint);
+  for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);
+  VFREE(&h, g->pcache);
   fg_free(&h, g);
 }
 
@@ -1680,6 +1683,16 @@ static int memory_plan(fg_graph *g, int replan) {
     pd.granularity = g->cdesc.profile.granularity;
     pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
     pd.offset_hint = replan ? g->hint.a : NULL;
+    /* the lifetimes stay across re-plans (fg_pack checks that they did) */
+    while (g->pcache.n <= g->heaps.n) {
+      fg_pack_cache *c = fg_pack_cache_new();
+      if (!c || VPUSH(&g->h, g->pcache, c)) {
+        fg_pack_cache_free(c);
+        problem(g, "out of memory");
+        return -1;
+      }
+    }
+    pd.cache = g->pcache.a[g->heaps.n];
     fg_pack_result res;
     memset(&res, 0, sizeof res);
     char perr[256] = "";

@@ -279,6 +279,23 @@ static int kv_radix(pk_kv *a, size_t n) {
 void pk_sort_kv(pk_kv *kv, size_t n) {
   if (n < RADIX_MIN_N || kv_radix(kv, n)) kv_quick(kv, n);
 }
+void pk_sort_kv_warm(pk_kv *kv, size_t n) {
+  size_t moves = 0, budget = 8 * n;
+  for (size_t a = 1; a < n; a++) {
+    pk_kv t = kv[a];
+    size_t p = a;
+    while (p > 0 && KV_LESS(t, kv[p - 1])) {
+      kv[p] = kv[p - 1];
+      p--;
+      if (++moves > budget) { /* far from sorted: the general sort */
+        kv[p] = t;
+        pk_sort_kv(kv, n);
+        return;
+      }
+    }
+    kv[p] = t;
+  }
+}
 /* by lo alone, LSD radix on the bytes that vary (as kv_radix) */
 static int iv_radix(pk_iv *a, size_t n) {
   pk_iv *b = malloc(sizeof(pk_iv) * n), *src = a, *dst = b;
@@ -316,8 +333,16 @@ uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
   size_t n = in->n;
   pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
   if (!kv) return 0;
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort_kv(kv, n);
+  fg_pack_cache *c = in->cache;
+  if (c && c->size_ord) { /* from the last call's order: sizes changed, the order barely */
+    for (size_t k = 0; k < n; k++) kv[k] = (pk_kv){UINT64_MAX - in->size[c->size_ord[k]], 0, c->size_ord[k]};
+    pk_sort_kv_warm(kv, n);
+  } else {
+    for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+    pk_sort_kv(kv, n);
+  }
+  if (c && (c->size_ord || (c->size_ord = malloc(sizeof(uint32_t) * (n ? n : 1)))))
+    for (size_t k = 0; k < n; k++) c->size_ord[k] = (uint32_t)kv[k].i;
   uint32_t r = 0;
   for (size_t k = 0; k < n; k++) {
     if (k && kv[k].k != kv[k - 1].k) r++;
@@ -444,6 +469,7 @@ void pk_set_len(pk_inst *in) {
 
 int pk_reverse(const pk_inst *in, pk_inst *out) {
   *out = *in;
+  out->cache = NULL; /* its sort orders are the forward instance's */
   size_t nn = in->n ? in->n : 1;
   out->s = malloc(sizeof(uint32_t) * nn);
   out->e = malloc(sizeof(uint32_t) * nn);
@@ -604,6 +630,10 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     return -1;
   }
   if (check_items(items, n, desc->period, err, errlen)) return -1;
+  if (desc->cache && pk_cache_sync(desc->cache, items, n, desc->period)) {
+    fg_errf(err, errlen, "out of memory");
+    return -1;
+  }
   fg_pack_result r = {0, 0, 0};
   if (n == 0) {
     r.optimal = 1;
@@ -615,6 +645,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
+  in.cache = desc->cache;
   r.load = pk_profile(&in, NULL, 1);
   int rc, optimal = 0;
   switch (which) {

@@ -180,8 +180,9 @@ uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, u
   return top;
 }
 
-static void set_order_kv(bs *b, pk_kv *kv) {
-  pk_sort_kv(kv, b->n);
+static void set_order_kv(bs *b, pk_kv *kv, int warm) {
+  if (warm) pk_sort_kv_warm(kv, b->n);
+  else pk_sort_kv(kv, b->n);
   for (size_t k = 0; k < b->n; k++) b->ord[k] = kv[k].i;
   for (size_t k = 0; k < b->n; k++) b->pos[b->ord[k]] = (uint32_t)k;
 }
@@ -195,6 +196,17 @@ static int is_whole(const pk_inst *in, size_t i) { return in->cyclic && in->s[i]
  * are one run (two when it wraps): the cost is n plus the pairs, not n^2/2
  * arc tests.
  * Skipped for very large n (memory n^2/8). */
+static uint64_t *build_bits(const pk_inst *in, size_t *words);
+/* The conflict bits from the cache, built there if missing (the cache owns
+ * them: *own stays NULL); without a cache built and owned by the caller. */
+static const uint64_t *get_bits(const pk_inst *in, size_t *words, uint64_t **own) {
+  fg_pack_cache *c = in->cache;
+  if (!c) return *own = build_bits(in, words);
+  if (!c->bits) c->bits = build_bits(in, &c->words);
+  *words = c->words;
+  return c->bits;
+}
+
 static uint64_t *build_bits(const pk_inst *in, size_t *words) {
   size_t n = in->n, w = (n + 63) / 64;
   uint32_t K = in->K;
@@ -352,7 +364,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   pk_tix tix;
   int ti = 0;
   const uint64_t *hint = desc->offset_hint;
-  uint64_t *bits = NULL; /* built once there is time to search */
+  const uint64_t *bits = NULL; /* built once there is time to search */
+  uint64_t *bits_own = NULL;
   uint32_t *srank = NULL;
   double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
   uint64_t budget_ns = (uint64_t)(bms * 1e6);
@@ -387,8 +400,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   /* small instances: conflict bits before the baselines (a bit test per
    * pair is the cheapest placement there); large ones: placement looks only
    * at items near in time */
-  if (n <= SMALL_BITS_N) {
-    bits = build_bits(in0, &in.cwords);
+  if (n <= SMALL_BITS_N || (in.cache && in.cache->bits)) {
+    bits = get_bits(&in, &in.cwords, &bits_own);
     in.cbits = bits;
   }
   /* the baselines' size orders, once */
@@ -422,8 +435,21 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
    * order; at a lower bound nothing can beat it, baselines included */
   uint64_t realBest = UINT64_MAX, hintM = UINT64_MAX;
   if (hint) {
-    for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){hint[bord[k]], UINT64_MAX - in.size[bord[k]], bord[k]};
-    set_order_kv(&b, kv);
+    fg_pack_cache *c = in.cache;
+    if (c && c->hint_ord && c->nhint == m) { /* from the last re-plan's order: it barely moves */
+      for (size_t k = 0; k < m; k++) {
+        size_t i = c->hint_ord[k];
+        kv[k] = (pk_kv){hint[i], UINT64_MAX - in.size[i], i};
+      }
+      set_order_kv(&b, kv, 1);
+    } else {
+      for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){hint[bord[k]], UINT64_MAX - in.size[bord[k]], bord[k]};
+      set_order_kv(&b, kv, 0);
+    }
+    if (c && (c->hint_ord || (c->hint_ord = malloc(sizeof(uint32_t) * (m ? m : 1))))) {
+      for (size_t k = 0; k < m; k++) c->hint_ord[k] = (uint32_t)b.ord[k];
+      c->nhint = m;
+    }
     hintM = pk_drop(&in, b.ord, m, b.lo0, b.off);
     if (hintM == UINT64_MAX) goto done;
     memcpy(out, b.off, sizeof(uint64_t) * n);
@@ -439,7 +465,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
    * a clique weighs more than LOAD (the structure it is made for). */
   if (!hint && (n > SMALL_BITS_N || lb > eload)) {
     for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){UINT64_MAX - in.size[bord[k]], UINT32_MAX - pk_len(&in, bord[k]), bord[k]};
-    set_order_kv(&b, kv);
+    set_order_kv(&b, kv, 0);
     /* arcs over half the cycle first (a frame graph's history copies: they
      * make the clique bound, stacked they leave gaps the rest fits in) */
     size_t nl = 0;
@@ -491,7 +517,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (baseBest > realBest) memcpy(baseoff, out, sizeof(uint64_t) * n);
   /* past the deadline only the replay of the best baseline below runs */
   if (!ti && !bits && fg_now_ns() < deadline) { /* the time index already confines the tests */
-    bits = build_bits(in0, &in.cwords);
+    bits = get_bits(&in, &in.cwords, &bits_own);
     in.cbits = bits;
   }
 
@@ -515,7 +541,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
       kv[m++] = (pk_kv){key, UINT64_MAX - sz, i};
     }
     b.n = m;
-    set_order_kv(&b, kv);
+    set_order_kv(&b, kv, 0);
     uint64_t mk = ff_from(&b, 0);
     if (mk < bestM) {
       bestM = mk;
@@ -678,7 +704,7 @@ proved:
 done:
   if (have_rev) pk_free(&rev);
   if (ti > 0) pk_tix_free(&tix);
-  free(bits); free(srank);
+  free(bits_own); free(srank);
   pk_pl_free(&b.pl);
   free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
   free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);

@@ -92,27 +92,38 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
   for (uint32_t l = 0; l <= K; l++) cnt[l + 1] += cnt[l];
   for (size_t i = 0; i < n; i++) ord[cnt[K - in->len[i]]++] = (uint32_t)i;
   uint64_t cap = 16 * (uint64_t)n + 65536;
+  fg_pack_cache *cache = in->cache;
   for (int seed = 0; seed < 2; seed++) {
     size_t nc = 0;
     memset(in_c, 0, n);
-    if (seed == 0) {
-      /* arcs covering more than K points together always share one: the
-       * longest items, while the two shortest of them do (a frame graph's
-       * history copies each live a frame and a step) */
-      while (nc < n && (nc < 1 || in->len[ord[nc]] + in->len[ord[nc - 1]] > K)) nc++;
-      if (nc < 2) continue;
-      for (size_t k = 0; k < nc; k++) c[k] = ord[k];
+    if (seed == 0 && cache && cache->have_clique) { /* it depends on the lifetimes alone */
+      nc = cache->nclique;
+      memcpy(c, cache->clique, sizeof(uint32_t) * nc);
     } else {
-      /* the items live at the point of peak load */
-      pk_profile(in, prof, 0);
-      uint32_t p = 0;
-      for (uint32_t t = 1; t < K; t++)
-        if (prof[t] > prof[p]) p = t;
-      for (size_t k = 0; k < n; k++)
-        if (pk_contains(in, ord[k], p)) c[nc++] = ord[k];
+      if (seed == 0) {
+        /* arcs covering more than K points together always share one: the
+         * longest items, while the two shortest of them do (a frame graph's
+         * history copies each live a frame and a step) */
+        while (nc < n && (nc < 1 || in->len[ord[nc]] + in->len[ord[nc - 1]] > K)) nc++;
+        if (nc < 2) nc = 0;
+        for (size_t k = 0; k < nc; k++) c[k] = ord[k];
+      } else {
+        /* the items live at the point of peak load */
+        pk_profile(in, prof, 0);
+        uint32_t p = 0;
+        for (uint32_t t = 1; t < K; t++)
+          if (prof[t] > prof[p]) p = t;
+        for (size_t k = 0; k < n; k++)
+          if (pk_contains(in, ord[k], p)) c[nc++] = ord[k];
+      }
+      for (size_t k = 0; k < nc; k++) in_c[c[k]] = 1;
+      if (seed || nc) nc = grow(in, ord, in_c, c, nc, cap);
+      if (seed == 0 && cache && (cache->clique = malloc(sizeof(uint32_t) * (nc ? nc : 1)))) {
+        memcpy(cache->clique, c, sizeof(uint32_t) * nc);
+        cache->nclique = nc;
+        cache->have_clique = 1;
+      }
     }
-    for (size_t k = 0; k < nc; k++) in_c[c[k]] = 1;
-    nc = grow(in, ord, in_c, c, nc, cap);
     uint64_t w = 0, r = 0;
     for (size_t k = 0; k < nc; k++) {
       w += in->size[c[k]];

@@ -7,6 +7,24 @@
 #include "fg_pack.h"
 #include "fg_util.h"
 
+/* The lifetime-only data fg_pack_cache keeps (pack_cache.c). */
+struct fg_pack_cache {
+  size_t n;
+  uint64_t period;
+  uint64_t *life;         /* start, stop of each item at the last call */
+  uint64_t *bits;         /* conflict matrix (pk_inst.cbits), words per row; NULL until built */
+  size_t words;
+  uint32_t *clique;       /* pk_clique_greedy's lifetime-only clique */
+  size_t nclique;
+  int have_clique;
+  uint32_t *size_ord;     /* the items by size at the last call: the next sort starts there */
+  uint32_t *hint_ord;     /* best's last hint order of its nhint non-whole items, likewise */
+  size_t nhint;
+};
+/* Keeps c's contents when n, period and every start/stop match its last
+ * call, else empties it and records these; 0, or -1 on OOM. */
+int pk_cache_sync(fg_pack_cache *c, const fg_pack_item *items, size_t n, uint64_t period);
+
 typedef struct pk_inst {
   size_t n;
   int cyclic;            /* linear instances are treated as cyclic with no wrap:
@@ -23,6 +41,7 @@ typedef struct pk_inst {
   const uint32_t *srank; /* optional: dense rank of each item by size, largest 0
                             (best computes it once for all baselines) */
   uint32_t nsrank;       /* number of ranks */
+  fg_pack_cache *cache;  /* optional (fg_pack_desc.cache), synced to these lifetimes */
   uint64_t cut;          /* optional, for the baselines: stop (returning 1, offsets
                             incomplete) once the real makespan of what they have
                             placed reaches cut; it only grows, so such a run
@@ -81,6 +100,9 @@ int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t
 typedef struct pk_kv { uint64_t k, k2; size_t i; } pk_kv;
 void pk_sort(pk_kv *kv, size_t n, size_t *ord);
 void pk_sort_kv(pk_kv *kv, size_t n);
+/* The same order, fast when kv is nearly sorted already (a re-plan's orders
+ * barely move): insertion sort while that stays cheap, else pk_sort_kv. */
+void pk_sort_kv_warm(pk_kv *kv, size_t n);
 /* An occupied byte range [lo, hi): placement sorts a few of them per query. */
 typedef struct pk_iv { uint64_t lo, hi; } pk_iv;
 void pk_sort_iv(pk_iv *iv, size_t n); /* by lo; order among equal lo unspecified */

@@ -1,0 +1,46 @@
+/* fg_pack_cache: what a packing computes from the lifetimes alone, kept for
+ * the next call on the same lifetimes (a re-plan after a resolution change
+ * changes sizes only). Every call checks n, the period and each start/stop
+ * against the copy here and empties the cache on any difference, so a
+ * stale cache can only cost time, never change a result. */
+#include "pack_internal.h"
+#include <stdlib.h>
+#include <string.h>
+
+fg_pack_cache *fg_pack_cache_new(void) { return calloc(1, sizeof(fg_pack_cache)); }
+
+static void cache_clear(fg_pack_cache *c) {
+  free(c->bits); free(c->clique); free(c->size_ord); free(c->hint_ord);
+  c->bits = NULL; c->clique = NULL; c->size_ord = NULL; c->hint_ord = NULL;
+  c->words = c->nclique = c->nhint = 0;
+  c->have_clique = 0;
+}
+
+void fg_pack_cache_free(fg_pack_cache *c) {
+  if (!c) return;
+  cache_clear(c);
+  free(c->life);
+  free(c);
+}
+
+int pk_cache_sync(fg_pack_cache *c, const fg_pack_item *items, size_t n, uint64_t period) {
+  if (c->life && c->n == n && c->period == period) {
+    size_t i = 0;
+    while (i < n && c->life[2 * i] == items[i].start && c->life[2 * i + 1] == items[i].stop) i++;
+    if (i == n) return 0;
+  }
+  cache_clear(c);
+  if (c->n != n || !c->life) {
+    free(c->life);
+    c->life = malloc(sizeof(uint64_t) * 2 * (n ? n : 1));
+    c->n = 0;
+    if (!c->life) return -1;
+  }
+  c->n = n;
+  c->period = period;
+  for (size_t i = 0; i < n; i++) {
+    c->life[2 * i] = items[i].start;
+    c->life[2 * i + 1] = items[i].stop;
+  }
+  return 0;
+}
