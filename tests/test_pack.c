@@ -331,6 +331,18 @@ static void test_cache(void) {
         compared++;
         if (!strcmp(d.solver, "best")) memcpy(hint, off, sizeof(uint64_t) * n);
       }
+      /* the bound itself (a stale clique would still be a valid bound, so
+       * the packings above need not show it) */
+      fg_pack_desc d = {0};
+      d.period = T;
+      pk_inst in;
+      CHECK(pk_build(&in, a, n, &d) == 0 && pk_cache_sync(c, a, n, T) == 0, "pk_build");
+      uint64_t real1, real2, w1 = pk_clique_greedy(&in, &real1);
+      in.cache = c;
+      uint64_t w2 = pk_clique_greedy(&in, &real2);
+      pk_free(&in);
+      CHECK(w1 == w2 && real1 == real2, "life %d step %d: clique bound %llu with the cache, %llu without", life,
+            step, (unsigned long long)w2, (unsigned long long)w1);
     }
   }
   fg_pack_cache_free(c);

@@ -487,14 +487,18 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t baseBest = UINT64_MAX;
   static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
   const size_t nbase = sizeof base / sizeof *base;
-  have_rev = pk_reverse(&in, &rev) == 0;
   uint64_t *baseoff = boff; /* the best baseline packing, kept in boff until the search starts */
   for (size_t f = 0; f < nbase + 2; f++) {
     const pk_inst *src = &in;
     pk_fn fn;
     if (f < nbase) fn = base[f];
-    else if (!have_rev || fg_now_ns() > deadline) continue; /* extra starts only in budget */
-    else { src = &rev; fn = f == nbase ? pk_thesis : pk_scanline; }
+    else if (fg_now_ns() > deadline) continue; /* extra starts only in budget */
+    else {
+      if (!have_rev && pk_reverse(&in, &rev)) continue; /* made only for them */
+      have_rev = 1;
+      src = &rev;
+      fn = f == nbase ? pk_thesis : pk_scanline;
+    }
     in.cut = realBest == UINT64_MAX ? 0 : realBest;
     if (have_rev) rev.cut = in.cut;
     int fr = fn(src, tmp);

@@ -96,9 +96,18 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
   for (int seed = 0; seed < 2; seed++) {
     size_t nc = 0;
     memset(in_c, 0, n);
-    if (seed == 0 && cache && cache->have_clique) { /* it depends on the lifetimes alone */
-      nc = cache->nclique;
-      memcpy(c, cache->clique, sizeof(uint32_t) * nc);
+    uint32_t p = 0;
+    if (seed == 1) { /* the point of peak load */
+      pk_profile(in, prof, 0);
+      for (uint32_t t = 1; t < K; t++)
+        if (prof[t] > prof[p]) p = t;
+    }
+    /* the clique grown from a seed set depends on the lifetimes alone: the
+     * cache keeps both, the second one while the peak stays at p */
+    int hit = cache && cache->have_clique[seed] && (seed == 0 || cache->peak == p);
+    if (hit) {
+      nc = cache->nclique[seed];
+      memcpy(c, cache->clique[seed], sizeof(uint32_t) * nc);
     } else {
       if (seed == 0) {
         /* arcs covering more than K points together always share one: the
@@ -107,21 +116,17 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
         while (nc < n && (nc < 1 || in->len[ord[nc]] + in->len[ord[nc - 1]] > K)) nc++;
         if (nc < 2) nc = 0;
         for (size_t k = 0; k < nc; k++) c[k] = ord[k];
-      } else {
-        /* the items live at the point of peak load */
-        pk_profile(in, prof, 0);
-        uint32_t p = 0;
-        for (uint32_t t = 1; t < K; t++)
-          if (prof[t] > prof[p]) p = t;
+      } else { /* the items live at the peak */
         for (size_t k = 0; k < n; k++)
           if (pk_contains(in, ord[k], p)) c[nc++] = ord[k];
       }
       for (size_t k = 0; k < nc; k++) in_c[c[k]] = 1;
       if (seed || nc) nc = grow(in, ord, in_c, c, nc, cap);
-      if (seed == 0 && cache && (cache->clique = malloc(sizeof(uint32_t) * (nc ? nc : 1)))) {
-        memcpy(cache->clique, c, sizeof(uint32_t) * nc);
-        cache->nclique = nc;
-        cache->have_clique = 1;
+      if (cache && (cache->clique[seed] || (cache->clique[seed] = malloc(sizeof(uint32_t) * n)))) {
+        memcpy(cache->clique[seed], c, sizeof(uint32_t) * nc);
+        cache->nclique[seed] = nc;
+        cache->have_clique[seed] = 1;
+        if (seed) cache->peak = p;
       }
     }
     uint64_t w = 0, r = 0;

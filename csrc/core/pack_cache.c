@@ -10,10 +10,10 @@
 fg_pack_cache *fg_pack_cache_new(void) { return calloc(1, sizeof(fg_pack_cache)); }
 
 static void cache_clear(fg_pack_cache *c) {
-  free(c->bits); free(c->clique); free(c->size_ord); free(c->hint_ord);
-  c->bits = NULL; c->clique = NULL; c->size_ord = NULL; c->hint_ord = NULL;
-  c->words = c->nclique = c->nhint = 0;
-  c->have_clique = 0;
+  free(c->bits); free(c->clique[0]); free(c->clique[1]); free(c->size_ord); free(c->hint_ord);
+  c->bits = NULL; c->clique[0] = c->clique[1] = NULL; c->size_ord = NULL; c->hint_ord = NULL;
+  c->words = c->nclique[0] = c->nclique[1] = c->nhint = 0;
+  c->have_clique[0] = c->have_clique[1] = 0;
 }
 
 void fg_pack_cache_free(fg_pack_cache *c) {

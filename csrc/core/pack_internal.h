@@ -14,9 +14,10 @@ struct fg_pack_cache {
   uint64_t *life;         /* start, stop of each item at the last call */
   uint64_t *bits;         /* conflict matrix (pk_inst.cbits), words per row; NULL until built */
   size_t words;
-  uint32_t *clique;       /* pk_clique_greedy's lifetime-only clique */
-  size_t nclique;
-  int have_clique;
+  uint32_t *clique[2];    /* pk_clique_greedy's two cliques (n slots each): the one grown */
+  size_t nclique[2];      /* from the longest arcs, and the one grown from the items */
+  int have_clique[2];     /* live at point peak */
+  uint32_t peak;
   uint32_t *size_ord;     /* the items by size at the last call: the next sort starts there */
   uint32_t *hint_ord;     /* best's last hint order of its nhint non-whole items, likewise */
   size_t nhint;
