@@ -371,7 +371,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t budget_ns = (uint64_t)(bms * 1e6);
   uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
   uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
-  uint64_t lb = pk_profile(&in, NULL, 0), eload = lb; /* effective sizes: what first fit can reach */
+  /* effective sizes: what first fit can reach (the real ones without granularity) */
+  uint64_t lb = in.gran ? pk_profile(&in, NULL, 0) : load, eload = lb;
   uint64_t reallb = load;                  /* real sizes: what proves optimality */
   if (in.cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
     uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(&in, 5000, &cr) : pk_clique_greedy(&in, &cr);
