@@ -137,15 +137,21 @@ int pk_pl_init(pk_plist *pl, const pk_inst *in) {
   if (in->cbits) {
     pl->words = in->cwords;
     pl->placed = calloc(pl->words, sizeof(uint64_t));
-    pl->sc = malloc(sizeof(pk_iv) * n);
-    if (!pl->placed || !pl->sc) { pk_pl_free(pl); return -1; }
+    pl->pos = malloc(sizeof(uint32_t) * n);
+    pl->sel = malloc(sizeof(uint64_t) * pl->words);
+    if (!pl->placed || !pl->pos || !pl->sel) { pk_pl_free(pl); return -1; }
   }
   return 0;
 }
 
 void pk_pl_free(pk_plist *pl) {
-  free(pl->ix); free(pl->placed); free(pl->sc);
-  pl->ix = NULL; pl->placed = NULL; pl->sc = NULL;
+  free(pl->ix); free(pl->placed); free(pl->pos); free(pl->sel);
+  pl->ix = NULL; pl->placed = NULL; pl->pos = NULL; pl->sel = NULL;
+}
+
+static void pl_renumber(pk_plist *pl, size_t from) {
+  if (pl->pos)
+    for (size_t k = from; k < pl->n; k++) pl->pos[pl->ix[k]] = (uint32_t)k;
 }
 
 void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
@@ -162,6 +168,7 @@ void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
   memmove(pl->ix + lo + 1, pl->ix + lo, (pl->n - lo) * sizeof(uint32_t));
   pl->ix[lo] = i;
   pl->n++;
+  pl_renumber(pl, lo);
   if (pl->tix) tix_insert(pl->tix, off, i);
 }
 
@@ -171,6 +178,7 @@ void pk_pl_remove(pk_plist *pl, uint32_t i) {
     if (pl->ix[k] == i) {
       memmove(pl->ix + k, pl->ix + k + 1, (pl->n - k - 1) * sizeof(uint32_t));
       pl->n--;
+      pl_renumber(pl, k);
       if (pl->tix) tix_remove(pl->tix, i);
       return;
     }
@@ -181,6 +189,7 @@ void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t 
   for (size_t q = 0; q < pl->n; q++)
     if (!gone[pl->ix[q]]) pl->ix[w++] = pl->ix[q];
   pl->n = w;
+  pl_renumber(pl, 0);
   if (pl->placed)
     for (size_t q = 0; q < k; q++) pl->placed[ids[q] >> 6] &= ~(1ull << (ids[q] & 63));
   if (pl->tix)
@@ -259,20 +268,23 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
   } else if (in->cbits) {
     const uint64_t *row = in->cbits + i * in->cwords;
     if (pl->placed) {
-      /* i's placed neighbours from its row, sorted: cheaper than the scan of
-       * every placed item while they are few (a frame graph's usually are) */
-      size_t c = 0, cap = pl->n / 4;
-      pk_iv *sc = pl->sc;
-      for (size_t q = 0; q < pl->words && c <= cap; q++)
-        for (uint64_t bm = row[q] & pl->placed[q]; bm && c <= cap; bm &= bm - 1) {
-          size_t j = q * 64 + (size_t)__builtin_ctzll(bm);
-          sc[c++] = (pk_iv){off[j], off[j] + in->size[j]};
+      /* i's placed neighbours from its row, marked by their places in the
+       * offset-sorted list and visited in that order: no sort, and a cost
+       * of the neighbours (plus a bit per placed item), not of every one */
+      size_t nw = (pl->n + 63) / 64;
+      uint64_t *sel = pl->sel;
+      memset(sel, 0, sizeof(uint64_t) * nw);
+      for (size_t q = 0; q < pl->words; q++)
+        for (uint64_t bm = row[q] & pl->placed[q]; bm; bm &= bm - 1) {
+          uint32_t p = pl->pos[q * 64 + (size_t)__builtin_ctzll(bm)];
+          sel[p >> 6] |= 1ull << (p & 63);
         }
-      if (c <= cap) {
-        sort_by_off(sc, c);
-        for (size_t p = 0; p < c; p++) GAP_STEP(sc[p].lo, sc[p].hi);
-        goto top;
-      }
+      for (size_t w = 0; w < nw; w++)
+        for (uint64_t bm = sel[w]; bm; bm &= bm - 1) {
+          uint32_t j = pl->ix[w * 64 + (size_t)__builtin_ctzll(bm)];
+          GAP_STEP(off[j], off[j] + in->size[j]);
+        }
+      goto top;
     }
     /* i's row once, a bit test per placed item */
     for (size_t k = 0; k < pl->n; k++) {

@@ -130,10 +130,12 @@ typedef struct pk_plist {
                scan); set only while no such item is left to place; cleared by
                pk_pl_clear */
   uint64_t *placed; /* with conflict bits: the placed items as bits, so pk_place
-                       can take i's placed neighbours from its row (sorted
-                       there) when they are few next to the whole list */
+                       can take i's placed neighbours from its row */
   size_t words;
-  pk_iv *sc;        /* scratch for that: n entries */
+  uint32_t *pos;    /* ... and each listed item's index in ix: pk_place marks
+                       the neighbours' positions in a bitmap and walks them in
+                       offset order, no sort (kept by insert/remove) */
+  uint64_t *sel;    /* scratch for that: words bits */
 } pk_plist;
 /* ix for n items (and, when in has conflict bits, the placed bits); 0 or -1 on OOM. */
 int pk_pl_init(pk_plist *pl, const pk_inst *in);
