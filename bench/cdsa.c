@@ -222,9 +222,10 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
   if (ncl && bestm_index() >= 0) {
     double a = 0, b = 0;
     for (int k = 0; k < ncl; k++) { a += vslb[k]; b += lbload[k]; }
-    printf("  first %d instances: LB = max(LOAD, heaviest clique) is %.4f x LOAD on average;\n"
+    double lbp90 = pct(lbload, ncl, 0.9);
+    printf("  first %d instances: LB = max(LOAD, heaviest clique) is %.4f x LOAD on average, p90 %.4f;\n"
            "    best / LB avg %.4f, p90 %.4f; best == LB on %d\n",
-           ncl, b / ncl, a / ncl, pct(vslb, ncl, 0.9), atlb);
+           ncl, b / ncl, lbp90, a / ncl, pct(vslb, ncl, 0.9), atlb);
   }
   free(vslb);
   free(lbload);

@@ -7,8 +7,9 @@
 #        validation (syncval) on, plus the examples;
 # bench: real memory per example, allocators vs raw vkAllocateMemory, frame
 #        recording cost, compile times;
-# cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000), one process
-#        per n in parallel, so it fits one call on 16 cores.
+# cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000; the clique
+#        lower bound on the first CDSA_CLIQUE of them, default 200), one
+#        process per n in parallel, so it fits one call on 16 cores.
 cd "$(dirname "$0")/.."
 OUT=${OUT:-out}; mkdir -p "$OUT"
 . scripts/gpu-env.sh
@@ -34,9 +35,9 @@ for phase in "${@:-tests bench}"; do
       } > "$OUT/bench.log" 2>&1
       grep -E "^deferred|^vr_ssaa|faster|^ *1000 nodes|re-plan" "$OUT/bench.log" ;;
     cdsa)
-      n=${CDSA_INSTANCES:-2000}; pids=""
+      n=${CDSA_INSTANCES:-2000}; cl=${CDSA_CLIQUE:-200}; pids=""
       for ns in 25 50 75 100 125 150 175 200 500 1000; do
-        ./build-gpu/bench_cdsa --instances "$n" --ns "$ns" --no-minimalloc > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
+        ./build-gpu/bench_cdsa --instances "$n" --clique "$cl" --ns "$ns" --no-minimalloc > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
       done
       ./build-gpu/bench_cdsa --no-enlisted > "$OUT/cdsa_mm.part" 2>&1 & pids="$pids $!"
       wait $pids
