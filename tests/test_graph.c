@@ -166,7 +166,7 @@ static uint32_t rnd(uint32_t n) {
 }
 
 typedef struct fres {
-  char name[16];
+  char name[24]; /* "r%u_%u" of any two 32-bit values */
   uint32_t mode;
   int renamed, history_read, kind, chain;  /* chain: part of a rename chain (no history allowed) */
 } fres;
