@@ -1,13 +1,9 @@
 -- Compiler rules: ordering, rename chains, broken/culled pruning, optional
 -- reads, determinism, resolutions, lifetimes, memory plan, introspection.
 local fg = require("framegraph")
+local pipeline = require("support.pipeline")
 
-local T = { format = "rgba8_unorm", size = "main" }
-local function P(nodes, extra)
-  local p = { name = "t", resolutions = { main = { 64, 64 } }, outputs = { "out" }, nodes = nodes }
-  for k, v in pairs(extra or {}) do p[k] = v end
-  return p
-end
+local T, P = pipeline.T, pipeline.P
 local function pos(order)
   local r = {}
   for i, n in ipairs(order) do r[n] = i end

@@ -1,14 +1,10 @@
 -- Malformed pipelines: each must fail with exactly this message (every
 -- problem named with node, resource and field, and what is expected).
 local fg = require("framegraph")
+local pipeline = require("support.pipeline")
 
 local cases = (function()
-local T = { format = "rgba8_unorm", size = "main" }
-local function P(nodes, extra)
-  local p = { name = "t", resolutions = { main = { 64, 64 } }, outputs = { "out" }, nodes = nodes }
-  for k, v in pairs(extra or {}) do p[k] = v end
-  return p
-end
+local T, P = pipeline.T, pipeline.P
 return {
   { "unknown usage", P({ { name = "a", create = { hdr = T } }, { name = "bloom", read = { hdr = "sampeld" }, create = { out = T } } }) },
   { "not a table", 42 },
