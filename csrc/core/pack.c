@@ -334,13 +334,13 @@ uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
   pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
   if (!kv) return 0;
   fg_pack_cache *c = in->cache;
-  if (c && c->size_ord) { /* from the last call's order: sizes changed, the order barely */
-    for (size_t k = 0; k < n; k++) kv[k] = (pk_kv){UINT64_MAX - in->size[c->size_ord[k]], 0, c->size_ord[k]};
-    pk_sort_kv_warm(kv, n);
-  } else {
-    for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-    pk_sort_kv(kv, n);
+  const uint32_t *warm = c ? c->size_ord : NULL; /* the last call's order: sizes changed, it barely */
+  for (size_t k = 0; k < n; k++) {
+    size_t i = warm ? warm[k] : k;
+    kv[k] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
   }
+  if (warm) pk_sort_kv_warm(kv, n);
+  else pk_sort_kv(kv, n);
   if (c && (c->size_ord || (c->size_ord = malloc(sizeof(uint32_t) * (n ? n : 1)))))
     for (size_t k = 0; k < n; k++) c->size_ord[k] = (uint32_t)kv[k].i;
   uint32_t r = 0;

@@ -148,10 +148,9 @@ uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, u
   /* short arcs: a plain skyline array, O(points covered); long ones: the tree */
   int tree = covered > 8 * (uint64_t)m * lg;
   sky s = {NULL, NULL, 1u << lg};
-  uint64_t *h = tree ? calloc(3 * (size_t)s.N, sizeof(uint64_t)) : malloc(sizeof(uint64_t) * (K ? K : 1));
+  uint64_t *h = calloc(tree ? 3 * (size_t)s.N : (K ? K : 1), sizeof(uint64_t));
   if (!h) return UINT64_MAX;
   if (tree) { s.t = h; s.d = h + 2 * (size_t)s.N; }
-  else for (uint32_t t = 0; t < K; t++) h[t] = 0;
   for (size_t k = 0; k < m; k++) {
     size_t i = ord[k];
     uint32_t a = in->s[i], len = in->len[i] < K ? in->len[i] : K;
@@ -437,16 +436,13 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   uint64_t realBest = UINT64_MAX, hintM = UINT64_MAX;
   if (hint) {
     fg_pack_cache *c = in.cache;
-    if (c && c->hint_ord && c->nhint == m) { /* from the last re-plan's order: it barely moves */
-      for (size_t k = 0; k < m; k++) {
-        size_t i = c->hint_ord[k];
-        kv[k] = (pk_kv){hint[i], UINT64_MAX - in.size[i], i};
-      }
-      set_order_kv(&b, kv, 1);
-    } else {
-      for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){hint[bord[k]], UINT64_MAX - in.size[bord[k]], bord[k]};
-      set_order_kv(&b, kv, 0);
+    /* from the last re-plan's order when there is one: it barely moves */
+    const uint32_t *warm = c && c->hint_ord && c->nhint == m ? c->hint_ord : NULL;
+    for (size_t k = 0; k < m; k++) {
+      size_t i = warm ? warm[k] : bord[k];
+      kv[k] = (pk_kv){hint[i], UINT64_MAX - in.size[i], i};
     }
+    set_order_kv(&b, kv, warm != NULL);
     if (c && (c->hint_ord || (c->hint_ord = malloc(sizeof(uint32_t) * (m ? m : 1))))) {
       for (size_t k = 0; k < m; k++) c->hint_ord[k] = (uint32_t)b.ord[k];
       c->nhint = m;
