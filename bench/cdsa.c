@@ -16,8 +16,8 @@
 #include "fg_pack.h"
 #include "fg_util.h"
 
-#ifndef FG_SHARED_DIR
-#define FG_SHARED_DIR "../shared"
+#ifndef FG_DATA_DIR
+#define FG_DATA_DIR "data"
 #endif
 
 typedef struct hist { uint64_t *v; double *w; int n; double total; } hist;
@@ -242,7 +242,7 @@ static void run_minimalloc(double budget) {
   printf("\n");
   for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
     char path[512];
-    snprintf(path, sizeof path, "%s/data/dsa/%s.1048576.csv", FG_SHARED_DIR, names[f]);
+    snprintf(path, sizeof path, "%s/dsa/%s.1048576.csv", FG_DATA_DIR, names[f]);
     FILE *fp = fopen(path, "r");
     if (!fp) { printf("  %s: cannot open %s\n", names[f], path); continue; }
     char line[256];
@@ -322,7 +322,7 @@ int main(int argc, char **argv) {
   if (enlisted) {
     lua_State *L = luaL_newstate();
     luaL_openlibs(L);
-    const char *path = FG_SHARED_DIR "/data/enlisted_distributions.lua";
+    const char *path = FG_DATA_DIR "/enlisted_distributions.lua";
     if (luaL_dofile(L, path) || !lua_istable(L, -1)) {
       fprintf(stderr, "cannot load %s: %s\n", path, lua_tostring(L, -1));
       return 1;

@@ -25,5 +25,3 @@ fg_gpu_build() {
   cmake --build build-gpu -j16 2>&1 | grep -E 'error|warning' ; test -f build-gpu/framegraph/core.so
 }
 set +e
-# Benches read ../shared/data (beside the checkout here); there it travels in .gl/shared.
-[ -d ../shared/data ] || ln -sfn "$PWD/.gl/shared" ../shared

@@ -201,7 +201,7 @@ static void test_best_budgets(void) {
 
 /* One MiniMalloc challenging instance at its capacity 1048576. */
 static void test_minimalloc(void) {
-  const char *dirs[] = {getenv("FG_DSA_DIR"), "/work/shared/data/dsa", "../../shared/data/dsa", "../shared/data/dsa"};
+  const char *dirs[] = {getenv("FG_DSA_DIR"), FG_DATA_DIR "/dsa"};
   FILE *f = NULL;
   for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !f; k++) {
     if (!dirs[k]) continue;
@@ -209,10 +209,8 @@ static void test_minimalloc(void) {
     snprintf(path, sizeof path, "%s/A.1048576.csv", dirs[k]);
     f = fopen(path, "r");
   }
-  if (!f) {
-    printf("minimalloc: data not found (set FG_DSA_DIR); skipped\n");
-    return;
-  }
+  CHECK(f != NULL, "minimalloc: data/dsa/A.1048576.csv not found (it ships with the repository)");
+  if (!f) return;
   fg_pack_item it[1024];
   size_t n = 0;
   char line[256];
