@@ -380,12 +380,105 @@ static void fuzz(void) {
   CHECK(compiled > 300);
 }
 
+/* Re-entering the compiler at a later stage (set_resolution: PLAN,
+ * set_dimension: VALIDATE) must give the plan a full recompile of the same
+ * declarations gives. Solver "none" places by itself, so offsets compare too. */
+typedef struct plan_snap {
+  uint32_t n, heaps;
+  uint64_t naive, heap_bytes, load;
+  uint64_t v[256][9];
+} plan_snap;
+
+static void snap(fg_graph *g, plan_snap *s) {
+  fg_graph_stats st;
+  fg_graph_get_stats(g, &st);
+  memset(s, 0, sizeof *s);
+  s->n = fg_graph_resource_count(g);
+  s->heaps = st.heap_count;
+  s->naive = st.naive_bytes;
+  s->heap_bytes = st.heap_bytes;
+  s->load = st.load_bytes;
+  for (uint32_t i = 0; i < s->n && i < 256; i++) {
+    const fg_graph_resource *r = fg_graph_resource_get(g, i);
+    uint64_t v[9] = {r->width, r->height, r->size, r->alignment, r->group, r->start, r->stop, r->heap, r->offset};
+    memcpy(s->v[i], v, sizeof v);
+  }
+}
+
+static int snap_equal(const plan_snap *a, const plan_snap *b) {
+  return a->n == b->n && a->heaps == b->heaps && a->naive == b->naive && a->heap_bytes == b->heap_bytes &&
+         a->load == b->load && !memcmp(a->v, b->v, sizeof a->v);
+}
+
+static void test_reentry_matches_recompile(void) {
+  static plan_snap a, b;
+  uint32_t compared = 0;
+  for (uint32_t seed = 1; seed <= 150; seed++) {
+    fg_graph *g = random_graph(seed, "none");
+    if (!g) continue;
+    CHECK(fg_graph_set_resolution(g, "main", 3 + seed % 61, 5 + seed % 29) == 0);
+    snap(g, &a);
+    CHECK(fg_graph_recompile(g) == 0);
+    snap(g, &b);
+    if (!snap_equal(&a, &b)) fprintf(stderr, "seed %u: set_resolution re-plan differs from a recompile\n", seed);
+    CHECK(snap_equal(&a, &b));
+    if (fg_graph_dim_count(g)) {
+      CHECK(fg_graph_set_dimension(g, fg_graph_dim_name(g, 0), 1 + (seed + 1) % 3) == 0);
+      snap(g, &a);
+      CHECK(fg_graph_recompile(g) == 0);
+      snap(g, &b);
+      CHECK(snap_equal(&a, &b));
+    }
+    compared++;
+    fg_graph_free(g);
+  }
+  CHECK(compared > 50);
+}
+
+/* A sizer that refuses anything wider than 32 texels. */
+static int narrow_sizer(void *user, const fg_graph_resource *r, fg_graph_memreq *out) {
+  (void)user;
+  if (r->width > 32) return 1;
+  out->size = (uint64_t)r->width * r->height * 4 + r->bytes;
+  out->alignment = 16;
+  out->memory_type_bits = 1;
+  out->kind = r->kind == FG_RES_TEXTURE;
+  return 0;
+}
+
+/* A failed re-plan drops the plan (nothing half-resized stays readable);
+ * set_resolution on an uncompiled graph only records the extent. */
+static void test_failed_replan_clears_plan(void) {
+  fg_graph *g = fg_graph_new(NULL);
+  fg_graph_add_resolution(g, "main", 16, 16);
+  fg_graph_add_output(g, "out");
+  fg_graph_res_desc t = tex("main", FG_FORMAT_RGBA8_UNORM);
+  uint32_t a = add(g, "a", 0);
+  fg_graph_node_create(g, a, "out", &t, FG_USAGE_NONE, FG_STAGE_DEFAULT);
+  fg_graph_compile_desc cd;
+  memset(&cd, 0, sizeof cd);
+  cd.sizer = narrow_sizer;
+  CHECK(fg_graph_compile(g, &cd) == 0);
+  CHECK(fg_graph_resource_count(g) == 2);
+  CHECK(fg_graph_set_resolution(g, "main", 64, 16) == -1);
+  CHECK(strstr(fg_graph_error(g), "resource 'out': the sizer could not size it") != NULL);
+  CHECK(!fg_graph_compiled(g) && fg_graph_resource_count(g) == 0 && fg_graph_instance_count(g) == 0);
+  CHECK(fg_graph_set_resolution(g, "main", 8, 8) == 0);
+  CHECK(!fg_graph_compiled(g));
+  CHECK(fg_graph_recompile(g) == 0);
+  const fg_graph_resource *r = fg_graph_resource_get(g, 0);
+  CHECK(r && r->width == 8 && r->height == 8 && r->size == 8 * 8 * 4);
+  fg_graph_free(g);
+}
+
 int main(void) {
   test_order_and_rules();
   test_cycle_message();
   test_history_lifetimes();
   test_set_resolution_fast_path();
   test_memory_type_groups();
+  test_reentry_matches_recompile();
+  test_failed_replan_clears_plan();
   fuzz();
   if (failures) {
     fprintf(stderr, "%d checks failed\n", failures);

@@ -1,0 +1,279 @@
+/* Stage EXPAND: the multiplexed graph.
+ *   instances: each ordered node once per index of its mode (last mode
+ *              dimension fastest), with its uses (usages and stages
+ *              defaulted) and pass attachments
+ *   edges:     a node edge joins the instances that agree on the dimensions
+ *              both nodes share
+ *   physical:  two frame copies per multiplex index of every logical
+ *              resource some instance uses
+ * Hands LIFETIMES the uses with phys[] holding the resource's flattened
+ * multiplex index (the physical ids exist only after this stage). */
+#include "graph_ir.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_INSTANCES (1u << 24)
+
+/* refuse absurd expansions before allocating them */
+static int check_expansion_size(fg_graph *g) {
+  uint64_t total = 0;
+  for (uint32_t oi = 0; oi < g->order.n; oi++) {
+    uint64_t c = 1;
+    for (uint32_t d = 0; d < g->dims.n && c <= MAX_INSTANCES; d++)
+      if (g->nodes.a[g->order.a[oi]].mode >> d & 1) c *= g->dims.a[d].count;
+    total += c;
+    if (c > MAX_INSTANCES || total > MAX_INSTANCES) {
+      graph_problem(g, "multiplexing expands to more than %u node instances: lower the dimension counts",
+                    MAX_INSTANCES);
+      return -1;
+    }
+  }
+  return 0;
+}
+
+/* usage for a write decl when left default */
+static uint8_t default_write_usage(const fg_graph *g, const node *n, const decl *d) {
+  if (d->usage != FG_USAGE_NONE) return d->usage;
+  if (d->access == FG_ACCESS_CREATE && d->desc != NONE && g->descs.a[d->desc].d.kind == FG_RES_BLOB)
+    return FG_USAGE_NONE;
+  uint32_t nm = d->name;
+  if (is_depth_attachment(n, nm) || (d->to != NONE && is_depth_attachment(n, d->to))) return FG_USAGE_DEPTH;
+  if (has_attachment(n, nm) || (d->to != NONE && has_attachment(n, d->to))) return FG_USAGE_COLOR;
+  return FG_USAGE_STORAGE;
+}
+
+/* "gbuffer[eye=2,tile=1]" (1-based), or the plain node name when mode is {} */
+static uint32_t instance_name(fg_graph *g, const node *n, const uint32_t *idx) {
+  char buf[256];
+  size_t o = (size_t)snprintf(buf, sizeof buf, "%s", S(g, n->name));
+  if (n->mode) {
+    int first = 1;
+    o += (size_t)snprintf(buf + o, o < sizeof buf ? sizeof buf - o : 0, "[");
+    for (uint32_t d = 0; d < g->dims.n && o < sizeof buf; d++)
+      if (n->mode >> d & 1) {
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%s=%u", first ? "" : ",", S(g, g->dims.a[d].name), idx[d] + 1);
+        first = 0;
+      }
+    if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "]");
+  }
+  return graph_pstr_add(g, "%s", buf);
+}
+
+/* One use of one instance. name/rename_to hold interned ids until
+ * fix_pointers; phys[] holds the flattened multiplex index. */
+static fg_graph_use make_use(const fg_graph *g, const graph_names *c, const node *n, const decl *d, int has_pass,
+                             const uint32_t *idx) {
+  fg_graph_use u;
+  memset(&u, 0, sizeof u);
+  u.name = (const char *)(uintptr_t)d->name;
+  u.rename_to = d->access == FG_ACCESS_RENAME ? (const char *)(uintptr_t)d->to : NULL;
+  u.access = (fg_access)d->access;
+  u.usage = (fg_usage)(d->access == FG_ACCESS_CREATE || d->access == FG_ACCESS_RENAME || d->access == FG_ACCESS_MODIFY
+                           ? default_write_usage(g, n, d) : d->usage);
+  if (u.usage == FG_USAGE_NONE && d->access != FG_ACCESS_CREATE) {
+    /* defaults: blobs none; buffers storage; read depth attachment depth_read; textures sampled */
+    uint32_t l0 = c->logical[d->name];
+    fg_res_kind k0 = l0 != NONE ? g->descs.a[g->logicals.a[l0].desc].d.kind : FG_RES_TEXTURE;
+    int rd = d->access == FG_ACCESS_READ || d->access == FG_ACCESS_HISTORY;
+    if (k0 == FG_RES_BUFFER) u.usage = FG_USAGE_STORAGE;
+    else if (k0 != FG_RES_BLOB)
+      u.usage = !rd ? FG_USAGE_STORAGE : is_depth_attachment(n, d->name) ? FG_USAGE_DEPTH_READ : FG_USAGE_SAMPLED;
+  }
+  u.stage = d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : fg_graph_default_stage(u.usage, has_pass);
+  u.optional = d->optional;
+  uint32_t l = c->avail[d->name] ? c->logical[d->name] : NONE;
+  u.logical = l;
+  u.missing = l == NONE;
+  if (l != NONE && g->descs.a[g->logicals.a[l].desc].d.kind == FG_RES_BLOB) {
+    u.usage = FG_USAGE_NONE;  /* CPU data: no GPU usage, host stage */
+    u.stage = d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : FG_STAGE_HOST;
+  }
+  u.phys[0] = u.phys[1] = NONE;
+  if (l != NONE) {
+    u.phys[0] = mux_of(g, g->logicals.a[l].mode, idx);
+    u.phys[1] = u.phys[0];
+  }
+  return u;
+}
+
+/* the attachment's use: the first non-history use of its name (or rename target) */
+static fg_graph_attachment make_attachment(const fg_graph *g, const attach_decl *a, uint32_t first_use,
+                                           uint32_t use_count) {
+  fg_graph_attachment at;
+  memset(&at, 0, sizeof at);
+  at.use = NONE;
+  for (uint32_t u = 0; u < use_count; u++) {
+    const fg_graph_use *us = &g->uses.a[first_use + u];
+    if ((uint32_t)(uintptr_t)us->name == a->name || (us->rename_to && (uint32_t)(uintptr_t)us->rename_to == a->name)) {
+      if (us->access == FG_ACCESS_HISTORY) continue;
+      at.use = u;
+      break;
+    }
+  }
+  at.has_clear = a->has_clear;
+  memcpy(at.clear, a->clear, sizeof at.clear);
+  at.has_stencil_clear = a->has_stencil;
+  at.clear_stencil = a->stencil;
+  return at;
+}
+
+/* Appends the instance of node `ni` at multiplex index idx. Its pointers are
+ * offsets into the plan arrays until fix_pointers (the arrays still grow). */
+static int push_instance(fg_graph *g, const graph_names *c, uint32_t ni, const uint32_t *idx) {
+  const node *n = &g->nodes.a[ni];
+  fg_graph_instance in;
+  memset(&in, 0, sizeof in);
+  in.node = ni;
+  in.slot = g->inst.n;
+  in.user = n->user;
+  in.has_pass = n->colors.n || n->has_depth;
+  in.name = (const char *)(uintptr_t)instance_name(g, n, idx);
+  in.index = (const uint32_t *)(uintptr_t)g->inst_index.n;
+  for (uint32_t d = 0; d < g->dims.n; d++) if (VPUSH(&g->h, g->inst_index, idx[d])) return -1;
+  in.uses = (const fg_graph_use *)(uintptr_t)g->uses.n;
+  uint32_t first_use = g->uses.n;
+  for (uint32_t q = 0; q < n->decls.n; q++) {
+    const decl *d = &n->decls.a[q];
+    if (d->folded) continue;
+    fg_graph_use u = make_use(g, c, n, d, in.has_pass, idx);
+    if (VPUSH(&g->h, g->uses, u)) return -1;
+  }
+  in.use_count = g->uses.n - first_use;
+  in.colors = (const fg_graph_attachment *)(uintptr_t)g->atts.n;
+  for (uint32_t q = 0; q <= n->colors.n; q++) {
+    const attach_decl *a = q < n->colors.n ? &n->colors.a[q] : (n->has_depth ? &n->depth : NULL);
+    if (!a) continue;
+    fg_graph_attachment at = make_attachment(g, a, first_use, in.use_count);
+    if (q < n->colors.n) { if (VPUSH(&g->h, g->atts, at)) return -1; }
+    else { in.has_depth = 1; in.depth = at; }
+  }
+  in.color_count = n->colors.n;
+  return VPUSH(&g->h, g->inst, in);
+}
+
+static int expand_instances(fg_graph *g, const graph_names *c) {
+  uint32_t idx[FG_GRAPH_MAX_DIMS];
+  for (uint32_t oi = 0; oi < g->order.n; oi++) {
+    node *n = &g->nodes.a[g->order.a[oi]];
+    n->inst_first = g->inst.n;
+    n->inst_count = mode_count(g, n->mode);
+    memset(idx, 0, sizeof idx);
+    for (uint32_t k = 0; k < n->inst_count; k++) {
+      if (push_instance(g, c, g->order.a[oi], idx)) return -1;
+      /* next index in mixed radix, last mode dimension fastest */
+      for (int d = (int)g->dims.n - 1; d >= 0; d--) {
+        if (!(n->mode >> d & 1)) continue;
+        if (++idx[d] < g->dims.a[d].count) break;
+        idx[d] = 0;
+      }
+    }
+  }
+  return 0;
+}
+
+/* offsets and interned ids -> pointers, now that the arrays stopped growing */
+static void fix_pointers(fg_graph *g) {
+  for (uint32_t s = 0; s < g->inst.n; s++) {
+    fg_graph_instance *in = &g->inst.a[s];
+    in->name = g->pstr.a + (uintptr_t)in->name;
+    in->node_name = S(g, g->nodes.a[in->node].name);
+    in->index = g->inst_index.a + (uintptr_t)in->index;
+    in->colors = g->atts.a + (uintptr_t)in->colors;
+    uint32_t fu = (uint32_t)(uintptr_t)in->uses;
+    in->uses = g->uses.a + fu;
+    for (uint32_t u = 0; u < in->use_count; u++) {
+      fg_graph_use *us = &g->uses.a[fu + u];
+      us->name = S(g, (uint32_t)(uintptr_t)us->name);
+      if (us->rename_to) us->rename_to = S(g, (uint32_t)(uintptr_t)us->rename_to);
+    }
+  }
+}
+
+/* instance edges: node edge u->v; instances agree on shared dimensions */
+static int expand_edges(fg_graph *g) {
+  for (uint32_t e = 0; e < g->node_edges.n / 2; e++) {
+    const node *a = &g->nodes.a[g->node_edges.a[2 * e]], *b = &g->nodes.a[g->node_edges.a[2 * e + 1]];
+    uint32_t shared = a->mode & b->mode;
+    for (uint32_t i = 0; i < a->inst_count; i++) {
+      const uint32_t *ia = g->inst.a[a->inst_first + i].index;
+      for (uint32_t j = 0; j < b->inst_count; j++) {
+        const uint32_t *ib = g->inst.a[b->inst_first + j].index;
+        int ok = 1;
+        for (uint32_t d = 0; d < g->dims.n && ok; d++) if ((shared >> d & 1) && ia[d] != ib[d]) ok = 0;
+        if (!ok) continue;
+        if (VPUSH(&g->h, g->edges, a->inst_first + i) || VPUSH(&g->h, g->edges, b->inst_first + j)) return -1;
+      }
+    }
+  }
+  return 0;
+}
+
+/* the frame-p copy of logical l at multiplex index ix; index is an offset
+ * into phys_index until LIFETIMES fixes it up */
+static int push_physical(fg_graph *g, uint32_t l, const uint32_t *ix, uint32_t p) {
+  const logical *L = &g->logicals.a[l];
+  const res_desc_store *s = &g->descs.a[L->desc];
+  fg_graph_resource R;
+  memset(&R, 0, sizeof R);
+  R.id = g->phys.n;
+  R.logical = l;
+  R.name = S(g, L->name);
+  R.final_name = S(g, L->final_name);
+  R.frame = p;
+  R.index = (const uint32_t *)(uintptr_t)g->phys_index.n;
+  for (uint32_t d = 0; d < g->dims.n; d++) if (VPUSH(&g->h, g->phys_index, ix[d])) return -1;
+  R.mode = L->mode;
+  R.kind = s->d.kind;
+  R.format = s->d.format;
+  R.depth = s->d.depth ? s->d.depth : 1;
+  R.mips = s->d.mips ? s->d.mips : 1;
+  R.layers = s->d.layers ? s->d.layers : 1;
+  R.bytes = s->d.bytes;
+  R.resolution = s->resolution == NONE ? NULL : S(g, s->resolution);
+  R.heap = NONE;
+  R.history = L->history;
+  R.history_policy = L->history ? (s->d.history ? s->d.history : FG_HISTORY_CLEAR) : s->d.history;
+  R.is_output = L->is_output;
+  R.first_slot = NONE;
+  return VPUSH(&g->h, g->phys, R);
+}
+
+/* physical resources: logicals used by active nodes; ids are
+ * phys_base + 2 * flattened index + frame */
+static int expand_physical(fg_graph *g) {
+  uint32_t NL = g->logicals.n, D = g->dims.n;
+  for (uint32_t l = 0; l < NL; l++) { g->logicals.a[l].phys_base = NONE; g->logicals.a[l].mux_count = 0; }
+  for (uint32_t u = 0; u < g->uses.n; u++)
+    if (g->uses.a[u].logical != NONE) g->logicals.a[g->uses.a[u].logical].mux_count = 1;
+  for (uint32_t l = 0; l < NL; l++) {
+    logical *L = &g->logicals.a[l];
+    if (!L->mux_count) continue;
+    L->mux_count = mode_count(g, L->mode);
+    L->phys_base = g->phys.n;
+    for (uint32_t m = 0; m < L->mux_count; m++) {
+      /* unflatten m into an index */
+      uint32_t ix[FG_GRAPH_MAX_DIMS] = {0}, r = m;
+      for (int d = (int)D - 1; d >= 0; d--)
+        if (L->mode >> d & 1) { ix[d] = r % g->dims.a[d].count; r /= g->dims.a[d].count; }
+      for (uint32_t p = 0; p < 2; p++)
+        if (push_physical(g, l, ix, p)) return -1;
+    }
+  }
+  return 0;
+}
+
+int graph_expand(fg_graph *g, const graph_names *c) {
+  if (check_expansion_size(g)) return -1;
+  if (expand_instances(g, c)) goto oom;
+  fix_pointers(g);
+  if (expand_edges(g) || expand_physical(g)) goto oom;
+  for (uint32_t i = 0; i < g->nodes.n; i++) {
+    node *n = &g->nodes.a[i];
+    if (n->state != FG_NODE_ACTIVE) n->inst_count = 0;
+  }
+  return 0;
+oom:
+  graph_problem(g, "out of memory");
+  return -1;
+}

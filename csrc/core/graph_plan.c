@@ -1,0 +1,222 @@
+/* Stage PLAN: memory for the physical resources.
+ *   sizes:  extents from the resolutions, bytes and alignment from the sizer
+ *           (once per logical resource: its copies share the description)
+ *   groups: identical descriptions share a pool group id (the pool solver)
+ *   pack:   one fg_pack problem per memory-type value = one heap each
+ * Also the fast re-plan of set_resolution: same items, new sizes, the
+ * previous offsets as the packer's warm start. */
+#include "graph_ir.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32_t *w, uint32_t *h) {
+  const fg_graph_res_desc *d = &s->d;
+  if (s->resolution != NONE) {
+    for (uint32_t i = 0; i < g->res.n; i++) {
+      if (g->res.a[i].name != s->resolution) continue;
+      double sx = d->scale_x > 0 ? d->scale_x : 1.0, sy = d->scale_y > 0 ? d->scale_y : sx;
+      double fw = floor(g->res.a[i].w * sx), fh = floor(g->res.a[i].h * sy);
+      *w = fw < 1 ? 1 : (uint32_t)fw;
+      *h = fh < 1 ? 1 : (uint32_t)fh;
+      return 0;
+    }
+    return NONE;
+  }
+  *w = d->width;
+  *h = d->height;
+  return 0;
+}
+
+static int default_sizer(void *user, const fg_graph_resource *r, fg_graph_memreq *out) {
+  const fg_graph_profile *p = user;
+  uint64_t align = p->alignment ? p->alignment : 16;
+  uint32_t mt = p->memory_type_bits ? p->memory_type_bits : 1;
+  if (r->kind == FG_RES_BUFFER) {
+    uint64_t ba = p->buffer_alignment ? p->buffer_alignment : align;
+    out->size = fg_align_up(r->bytes, ba);
+    out->alignment = ba;
+    out->kind = 0;
+  } else {
+    uint64_t texel = fg_format_get(r->format)->texel_bytes, sz = 0;
+    for (uint32_t m = 0; m < r->mips; m++) {
+      uint64_t w = r->width >> m, h = r->height >> m, d = r->depth >> m;
+      sz += (w ? w : 1) * (h ? h : 1) * (d ? d : 1);
+    }
+    out->size = fg_align_up(sz * texel * r->layers, align);
+    out->alignment = align;
+    out->kind = 1;
+  }
+  out->memory_type_bits = mt;
+  return 0;
+}
+
+/* ----------------------------------------------------------------- sizes -- */
+typedef struct group_key {
+  uint32_t logical;
+  fg_res_kind kind;
+  fg_format format;
+  uint32_t w, h, d, mips, layers;
+  uint64_t bytes, size, align;
+  uint32_t mt;
+} group_key;
+
+/* Sizes every physical resource; for packed kinds (textures, buffers) one
+ * key per logical resource goes to keys[*nk]. Resets heap/offset/group. */
+static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
+  fg_graph_sizer_fn sizer = g->cdesc.sizer ? g->cdesc.sizer : default_sizer;
+  void *su = g->cdesc.sizer ? g->cdesc.sizer_user : &g->cdesc.profile;
+  for (uint32_t l = 0; l < g->logicals.n; l++) {
+    logical *L = &g->logicals.a[l];
+    if (L->phys_base == NONE) continue;
+    const res_desc_store *s = &g->descs.a[L->desc];
+    uint32_t w = 0, h = 0;
+    if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_EXTERNAL) graph_resolve_extent(g, s, &w, &h);
+    fg_graph_memreq mr = {0, 0, 0, 0};
+    fg_graph_resource *R0 = &g->phys.a[L->phys_base];
+    for (uint32_t k = 0; k < 2 * L->mux_count; k++) { g->phys.a[L->phys_base + k].width = w; g->phys.a[L->phys_base + k].height = h; }
+    if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_BUFFER) {
+      if (sizer(su, R0, &mr) || !mr.size) {
+        graph_problem(g, "resource '%s': the sizer could not size it (%s %ux%u)", R0->name,
+                      fg_format_get(R0->format)->name, w, h);
+        return -1;
+      }
+      if (!mr.alignment) mr.alignment = 1;
+      group_key K = {l, s->d.kind, s->d.format, w, h, R0->depth, R0->mips, R0->layers, s->d.bytes, mr.size, mr.alignment, mr.memory_type_bits};
+      keys[(*nk)++] = K;
+    }
+    for (uint32_t k = 0; k < 2 * L->mux_count; k++) {
+      fg_graph_resource *R = &g->phys.a[L->phys_base + k];
+      R->size = mr.size;
+      R->alignment = mr.alignment;
+      R->memory_type_bits = mr.memory_type_bits;
+      R->mem_kind = mr.kind;
+      R->heap = NONE;
+      R->offset = 0;
+      R->group = 0;
+    }
+  }
+  return 0;
+}
+
+/* ---------------------------------------------------------------- groups -- */
+/* identical descriptions (all but the logical id) */
+static int same_group(const group_key *x, const group_key *y) {
+  return x->kind == y->kind && x->format == y->format && x->w == y->w && x->h == y->h && x->d == y->d &&
+         x->mips == y->mips && x->layers == y->layers && x->bytes == y->bytes && x->size == y->size &&
+         x->align == y->align && x->mt == y->mt;
+}
+static uint64_t hash_group(const group_key *x) {
+  uint64_t v[] = {(uint64_t)x->kind << 32 | (uint32_t)x->format, (uint64_t)x->w << 32 | x->h,
+                  (uint64_t)x->d << 32 | x->mips, (uint64_t)x->layers << 32 | x->mt, x->bytes, x->size, x->align};
+  uint64_t hsh = 0x9E3779B97F4A7C15ull;
+  for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+    hsh ^= v[k];
+    hsh *= 0xBF58476D1CE4E5B9ull;
+    hsh ^= hsh >> 31;
+  }
+  return hsh;
+}
+
+/* group ids numbered by first appearance; a hash table, as this runs on
+ * every re-plan */
+static int assign_groups(fg_graph *g, const group_key *keys, uint32_t nk) {
+  uint32_t cap = 16;
+  while (cap < 2 * nk) cap *= 2;
+  uint32_t *slot = fg_malloc(&g->h, cap * sizeof(uint32_t)), *gids = fg_malloc(&g->h, (nk + 1) * sizeof(uint32_t));
+  if (!slot || !gids) {
+    fg_free(&g->h, slot); fg_free(&g->h, gids);
+    return -1;
+  }
+  memset(slot, 0xff, cap * sizeof(uint32_t));
+  uint32_t gid = 0;
+  for (uint32_t k = 0; k < nk; k++) {
+    uint32_t q = (uint32_t)hash_group(&keys[k]) & (cap - 1);
+    while (slot[q] != NONE && !same_group(&keys[slot[q]], &keys[k])) q = (q + 1) & (cap - 1);
+    if (slot[q] == NONE) { slot[q] = k; gids[k] = ++gid; }
+    else gids[k] = gids[slot[q]];
+    const logical *L = &g->logicals.a[keys[k].logical];
+    for (uint32_t r = 0; r < 2 * L->mux_count; r++) g->phys.a[L->phys_base + r].group = gids[k];
+  }
+  fg_free(&g->h, slot);
+  fg_free(&g->h, gids);
+  return 0;
+}
+
+/* ------------------------------------------------------------------ pack -- */
+static int packed_kind(const fg_graph_resource *R) { return R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER; }
+
+/* Packs every not yet placed resource of memory type mt as heap number
+ * g->heaps.n; adds to the stats' sums. */
+static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
+  g->items.n = g->item_phys.n = g->hint.n = 0;
+  for (uint32_t r = 0; r < g->phys.n; r++) {
+    fg_graph_resource *R = &g->phys.a[r];
+    if (!packed_kind(R) || R->heap != NONE || R->memory_type_bits != mt) continue;
+    fg_pack_item it = {R->start, R->stop, R->size, R->alignment, R->mem_kind, R->group};
+    if (VPUSH(&g->h, g->items, it) || VPUSH(&g->h, g->item_phys, r) ||
+        (replan && VPUSH(&g->h, g->hint, g->prev_off.a[r])))
+      goto oom;
+    R->heap = g->heaps.n;
+    g->stats.naive_bytes += R->size;
+  }
+  if (vec_grow(&g->h, (void **)&g->offsets.a, &g->offsets.cap, g->items.n, sizeof(uint64_t))) goto oom;
+  fg_pack_desc pd;
+  memset(&pd, 0, sizeof pd);
+  pd.period = 2 * g->inst.n;
+  pd.solver = g->cdesc.solver;
+  pd.granularity = g->cdesc.profile.granularity;
+  pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
+  pd.offset_hint = replan ? g->hint.a : NULL;
+  /* the lifetimes stay across re-plans (fg_pack checks that they did) */
+  while (g->pcache.n <= g->heaps.n) {
+    fg_pack_cache *c = fg_pack_cache_new();
+    if (!c || VPUSH(&g->h, g->pcache, c)) {
+      fg_pack_cache_free(c);
+      goto oom;
+    }
+  }
+  pd.cache = g->pcache.a[g->heaps.n];
+  fg_pack_result res;
+  memset(&res, 0, sizeof res);
+  char perr[256] = "";
+  if (fg_pack(g->items.a, g->items.n, &pd, g->offsets.a, &res, perr, sizeof perr)) {
+    graph_problem(g, "memory plan: %s", perr[0] ? perr : "packing failed");
+    return -1;
+  }
+  for (uint32_t k = 0; k < g->items.n; k++) g->phys.a[g->item_phys.a[k]].offset = g->offsets.a[k];
+  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal};
+  if (VPUSH(&g->h, g->heaps, hp)) goto oom;
+  g->stats.heap_bytes += res.makespan;
+  g->stats.load_bytes += res.load;
+  return 0;
+oom:
+  graph_problem(g, "out of memory");
+  return -1;
+}
+
+/* ------------------------------------------------------------- the stage -- */
+int graph_plan(fg_graph *g, int replan) {
+  if (replan) {
+    if (vec_grow(&g->h, (void **)&g->prev_off.a, &g->prev_off.cap, g->phys.n, sizeof(uint64_t))) {
+      graph_problem(g, "out of memory");
+      return -1;
+    }
+    for (uint32_t r = 0; r < g->phys.n; r++) g->prev_off.a[r] = g->phys.a[r].offset;
+  }
+  g->heaps.n = 0;
+  group_key *keys = fg_malloc(&g->h, (g->logicals.n + 1) * sizeof(group_key));
+  if (!keys) { graph_problem(g, "out of memory"); return -1; }
+  uint32_t nk = 0;
+  if (size_resources(g, keys, &nk)) { fg_free(&g->h, keys); return -1; }
+  int rc = assign_groups(g, keys, nk);
+  fg_free(&g->h, keys);
+  if (rc) { graph_problem(g, "out of memory"); return -1; }
+  g->stats.naive_bytes = g->stats.heap_bytes = g->stats.load_bytes = 0;
+  /* one packing problem per memory-type value, in order of first appearance */
+  for (uint32_t r = 0; r < g->phys.n; r++) {
+    const fg_graph_resource *R = &g->phys.a[r];
+    if (packed_kind(R) && R->heap == NONE && pack_memory_type(g, R->memory_type_bits, replan)) return -1;
+  }
+  return 0;
+}
