@@ -423,7 +423,7 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
                  lua_tostring(L, -1));
   } else if (lua_istable(L, -1)) {
     int p = lua_gettop(L);
-    cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", 16);
+    cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", FG_DEFAULT_ALIGNMENT);
     cd->profile.buffer_alignment = (uint64_t)field_int(L, p, "buffer_alignment", (lua_Integer)cd->profile.alignment);
     cd->profile.granularity = (uint64_t)field_int(L, p, "granularity", 1);
     cd->profile.memory_type_bits = (uint32_t)field_int(L, p, "memory_type_bits", 1);
