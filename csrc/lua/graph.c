@@ -1,10 +1,13 @@
 /* framegraph.graph: Lua binding of the graph compiler (csrc/core/fg_graph.h).
- * fg.compile(pipeline, opts) -> graph userdata. The Lua schema check
- * (framegraph.schema) runs first and raises every problem at once; this file
- * then declares the (already well-typed) table to the C core. Tables are read
+ * core.compile(pipeline, opts) -> graph userdata. The Lua layer
+ * (lua/framegraph/graph.lua: fg.compile) runs the schema check first and
+ * raises every problem at once; this file then declares the (already
+ * well-typed) table to the C core. It reads loosely typed tables without
+ * crashing, but never calls back into Lua modules. Tables are read
  * in a deterministic order: array part first, then hash keys sorted by name,
  * because Lua's hash order changes between runs. */
 #include "fg_lua.h"
+#include "fg_lua_options.h"
 #include "fg_graph.h"
 #include <stdlib.h>
 #include <string.h>
@@ -412,15 +415,14 @@ static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
   lua_pop(L, 1);
 }
 
+/* The options table at ot (0 = none), already checked by fg_lua_check_options. */
 static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   memset(cd, 0, sizeof *cd);
-  fg_graph_profile_by_name("lavapipe", &cd->profile);
+  fg_graph_profile_by_name(NULL, &cd->profile);
   if (!ot) return;
   lua_getfield(L, ot, "profile");
   if (lua_type(L, -1) == LUA_TSTRING) {
-    if (fg_graph_profile_by_name(lua_tostring(L, -1), &cd->profile))
-      luaL_error(L, "opts.profile: unknown profile '%s' (expected lavapipe, nvidia or a table {alignment=, granularity=})",
-                 lua_tostring(L, -1));
+    fg_graph_profile_by_name(lua_tostring(L, -1), &cd->profile);
   } else if (lua_istable(L, -1)) {
     int p = lua_gettop(L);
     cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", FG_DEFAULT_ALIGNMENT);
@@ -431,23 +433,7 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   lua_pop(L, 1);
   cd->solver = field_str(L, ot, "solver");  /* copied by fg_graph_compile */
   lua_getfield(L, ot, "time_budget_ms");
-  if (lua_isnumber(L, -1)) cd->pack_time_budget_ms = lua_tonumber(L, -1);
-  lua_pop(L, 1);
-}
-
-static void run_schema(lua_State *L, int pt, int ot) {
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "framegraph.schema");
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-    /* the schema is optional for a bare core; anything else is a real error */
-    if (!strstr(lua_tostring(L, -1), "not found")) lua_error(L);
-    lua_pop(L, 1);
-    return;
-  }
-  lua_getfield(L, -1, "check");
-  lua_pushvalue(L, pt);
-  if (ot) lua_pushvalue(L, ot); else lua_pushnil(L);
-  lua_call(L, 2, 0);
+  cd->pack_time_budget_ms = lua_tonumber(L, -1);  /* 0 (the default) when absent */
   lua_pop(L, 1);
 }
 
@@ -462,9 +448,11 @@ fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
   int pt = abs_index(L, pipeline_idx);
   int ot = opts_idx ? abs_index(L, opts_idx) : 0;
   if (ot && lua_isnoneornil(L, ot)) ot = 0;
-  run_schema(L, pt, ot);  /* first: its messages are the clearest, even for a non-table */
+  /* The pipeline's shape was checked by the Lua layer (framegraph.schema, run
+   * by fg.compile / fg.runtime / graph:update before they call here); the
+   * options are checked here too, by the same functions the schema asks. */
   luaL_checktype(L, pt, LUA_TTABLE);
-  if (ot) luaL_checktype(L, ot, LUA_TTABLE);
+  if (ot) fg_lua_check_options(L, ot, FG_OPTS_COMPILE);
   lgraph *lg = lua_newuserdatauv(L, sizeof *lg, 2);
   lg->g = NULL;
   lg->sizer = sizer;
