@@ -158,3 +158,36 @@ describe("the C compiler", function()
     g:close()
   end)
 end)
+
+describe("fg.runtime and rt:reload", function()
+  local dev
+  setup(function() dev = fg.vulkan{ validation = true, prefer = "software" } end)
+  teardown(function() dev:close() end)
+  after_each(function() assert.are.same({}, dev:messages()) end)
+
+  local function buf_pipeline(name)
+    return { outputs = { "b" }, nodes = { { name = name, create = { b = { buffer = 256 } } } } }
+  end
+
+  it("check options by the same functions as fg.compile and fg.pack", function()
+    local ok, err = pcall(fg.runtime, dev, buf_pipeline("a"), { time_budget_ms = "fast" })
+    assert.is_false(ok)
+    assert.are.equal(pack_err({ time_budget_ms = "fast" }), err)
+    ok, err = pcall(fg.runtime, dev, buf_pipeline("a"), { seed = -1 })
+    assert.is_false(ok)
+    assert.are.equal(pack_err({ seed = -1 }), err)
+  end)
+
+  it("check the pipeline in Lua: a NUL name is rejected by fg.runtime and by a reload", function()
+    local ok, err = pcall(fg.runtime, dev, buf_pipeline("a\0b"), { seed = 3 })
+    assert.is_false(ok)
+    assert.matches("nodes[1]: node name 'a\\0b' contains a NUL byte", err, 1, true)
+    local rt <close> = fg.runtime(dev, buf_pipeline("a"), { seed = 3, poison = true })
+    rt:frame()
+    local rok, rerr = rt:reload(buf_pipeline("a\0b"))
+    assert.is_nil(rok)
+    assert.matches("nodes[1]: node name 'a\\0b' contains a NUL byte", rerr, 1, true)
+    rt:frame()  -- still running the previous pipeline
+    assert.are.same({ "a" }, rt:graph():order())
+  end)
+end)
