@@ -157,6 +157,17 @@ describe("the C compiler", function()
     assert.is_true(ok, tostring(g))
     g:close()
   end)
+
+  it("called alone, still refuses a name with a NUL byte instead of cutting it", function()
+    for _, p in ipairs({ P({ { name = "a", create = { ["out\0x"] = T, out = T } } }),
+                         P({ { name = "a\0b", create = { out = T } } }),
+                         P({ { name = "a", create = { out = T } }, { name = "b", read = { "out\0" }, side_effects = true } }),
+                         P({ { name = "a", create = { out = T } } }, { outputs = { "out\0" } }) }) do
+      local ok, err = pcall(fg.core.compile, p)
+      assert.is_false(ok)
+      assert.matches("contains a NUL byte: names and values must be plain text, remove it", err, 1, true)
+    end
+  end)
 end)
 
 describe("fg.runtime and rt:reload", function()

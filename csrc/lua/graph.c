@@ -34,6 +34,16 @@ void fg_lua_graph_pipeline(lua_State *L, int idx) {
 }
 
 /* ------------------------------------------------------- table reading -- */
+/* The string at idx. The schema rejects NUL bytes with a precise message;
+ * this guards core.compile called alone, since C would read "a\0b" as "a". */
+static const char *plain_str(lua_State *L, int idx) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  if (strlen(s) != n)
+    luaL_error(L, "'%s\\0...' contains a NUL byte: names and values must be plain text, remove it", s);
+  return s;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Collect string keys of the hash part of table t (not 1..#t), sorted. The
@@ -45,7 +55,7 @@ static int sorted_keys(lua_State *L, int t, const char **keys, int max) {
   while (lua_next(L, t)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING) {
-      if (n < max) keys[n++] = lua_tostring(L, -1);
+      if (n < max) keys[n++] = plain_str(L, -1);
     } else if (lua_isinteger(L, -1)) {
       lua_Integer i = lua_tointeger(L, -1);
       if (i < 1 || i > len) luaL_error(L, "unexpected key %d in a declaration table", (int)i);
@@ -59,7 +69,7 @@ static int abs_index(lua_State *L, int i) { return i > 0 || i <= LUA_REGISTRYIND
 
 static const char *field_str(lua_State *L, int t, const char *k) {
   lua_getfield(L, t, k);
-  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? plain_str(L, -1) : NULL;
   lua_pop(L, 1);  /* the string stays referenced by the table */
   return s;
 }
@@ -89,13 +99,13 @@ static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
   lua_getfield(L, t, "size");
   int s = lua_gettop(L);
   if (lua_type(L, s) == LUA_TSTRING) {
-    d->resolution = lua_tostring(L, s);
+    d->resolution = plain_str(L, s);
   } else if (lua_istable(L, s)) {
     lua_rawgeti(L, s, 1);
     lua_rawgeti(L, s, 2);
     lua_rawgeti(L, s, 3);
     if (lua_type(L, -3) == LUA_TSTRING) {
-      d->resolution = lua_tostring(L, -3);
+      d->resolution = plain_str(L, -3);
       d->scale_x = lua_isnumber(L, -2) ? lua_tonumber(L, -2) : 1.0;
       d->scale_y = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : d->scale_x;
     } else {
@@ -134,7 +144,7 @@ static void read_res_desc(lua_State *L, int t, fg_graph_res_desc *d, int externa
 static void read_request(lua_State *L, int v, const char **usage, const char **stage, int *optional) {
   *usage = *stage = NULL;
   *optional = 0;
-  if (lua_type(L, v) == LUA_TSTRING) *usage = lua_tostring(L, v);
+  if (lua_type(L, v) == LUA_TSTRING) *usage = plain_str(L, v);
   else if (lua_istable(L, v)) {
     *usage = field_str(L, v, "usage");
     *stage = field_str(L, v, "stage");
@@ -158,7 +168,7 @@ static uint32_t read_mux(lua_State *L, int nt, const char **mux) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, m);
     for (lua_Integer i = 1; i <= len && n < FG_GRAPH_MAX_DIMS; i++) {
       lua_rawgeti(L, m, i);
-      if (lua_type(L, -1) == LUA_TSTRING) mux[n++] = lua_tostring(L, -1);
+      if (lua_type(L, -1) == LUA_TSTRING) mux[n++] = plain_str(L, -1);
       lua_pop(L, 1);
     }
   }
@@ -175,12 +185,12 @@ static void for_entries(lua_State *L, fg_graph *g, uint32_t node, const char *nn
   lua_getfield(L, nt, field);
   int t = lua_gettop(L);
   if (lua_type(L, t) == LUA_TSTRING) {  /* after = "x" */
-    fn(L, g, node, nname, lua_tostring(L, t), 0);
+    fn(L, g, node, nname, plain_str(L, t), 0);
   } else if (lua_istable(L, t)) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, t);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_rawgeti(L, t, i);
-      if (lua_type(L, -1) == LUA_TSTRING) fn(L, g, node, nname, lua_tostring(L, -1), 0);
+      if (lua_type(L, -1) == LUA_TSTRING) fn(L, g, node, nname, plain_str(L, -1), 0);
       lua_pop(L, 1);
     }
     const char *keys[MAXKEYS];
@@ -225,7 +235,7 @@ static void e_history(lua_State *L, fg_graph *g, uint32_t node, const char *nn, 
 }
 static void e_rename(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
   const char *to = NULL, *usage = NULL, *stage = NULL;
-  if (v && lua_type(L, v) == LUA_TSTRING) to = lua_tostring(L, v);
+  if (v && lua_type(L, v) == LUA_TSTRING) to = plain_str(L, v);
   else if (v && lua_istable(L, v)) {
     to = field_str(L, v, "to");
     usage = field_str(L, v, "usage");
@@ -249,10 +259,10 @@ static void read_attachment(lua_State *L, fg_graph *g, uint32_t node, const char
   float clear[4] = {0, 0, 0, 0};
   int has_clear = 0, has_stencil = 0;
   uint32_t stencil = 0;
-  if (lua_type(L, v) == LUA_TSTRING) name = lua_tostring(L, v);
+  if (lua_type(L, v) == LUA_TSTRING) name = plain_str(L, v);
   else if (lua_istable(L, v)) {
     lua_rawgeti(L, v, 1);
-    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    name = lua_type(L, -1) == LUA_TSTRING ? plain_str(L, -1) : NULL;
     lua_pop(L, 1);
     lua_getfield(L, v, "clear");
     if (lua_istable(L, -1)) {
@@ -366,7 +376,7 @@ static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_rawgeti(L, -1, i);
-      if (lua_type(L, -1) == LUA_TSTRING) fg_graph_add_output(g, lua_tostring(L, -1));
+      if (lua_type(L, -1) == LUA_TSTRING) fg_graph_add_output(g, plain_str(L, -1));
       lua_pop(L, 1);
     }
   }
