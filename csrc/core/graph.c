@@ -686,7 +686,7 @@ int fg_graph_compile(fg_graph *g, const fg_graph_compile_desc *desc) {
     d.solver = g->solver;
   }
   if (!d.profile.alignment && !d.profile.granularity && !d.profile.buffer_alignment)
-    fg_graph_profile_by_name("lavapipe", &d.profile);
+    fg_graph_profile_by_name(NULL, &d.profile);  /* the default profile, FG_PROFILES' first */
   g->cdesc = d;
   return compile_full(g);
 }

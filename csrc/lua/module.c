@@ -3,7 +3,6 @@
  * and runtime extend with their own device methods. */
 #include "fg_lua.h"
 #include "fg_lua_options.h"
-#include "fg_graph.h"
 #include "fg_pack.h"
 #include "fg_vocab.h"
 
