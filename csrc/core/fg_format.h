@@ -1,44 +1,20 @@
 /* fg_format: the texel formats a pipeline may name, with what the compiler
  * needs to plan memory (bytes per texel) and what the runtime needs to pick
- * attachment kinds (aspects). The runtime maps fg_format -> VkFormat; the
- * enum values are stable (append only). Names follow Vulkan without prefix:
+ * attachment kinds (aspects). The list itself is FG_FORMATS in fg_vocab.h;
+ * the runtime maps fg_format -> VkFormat from the same list; the enum values
+ * are stable (append only). Names follow Vulkan without prefix:
  * "rgba8_unorm" = VK_FORMAT_R8G8B8A8_UNORM. */
 #ifndef FG_FORMAT_H
 #define FG_FORMAT_H
 #include <stdint.h>
 
+#include "fg_vocab.h"
+
+/* FG_FORMAT_R8_UNORM ... from the FG_FORMATS list (fg_vocab.h). */
+#define FG_FORMAT_ENUM_(id, name, bytes, aspects, channels, vk) FG_FORMAT_##id,
 typedef enum fg_format {
   FG_FORMAT_UNDEFINED = 0,
-  FG_FORMAT_R8_UNORM,
-  FG_FORMAT_R8_UINT,
-  FG_FORMAT_RG8_UNORM,
-  FG_FORMAT_RGBA8_UNORM,
-  FG_FORMAT_RGBA8_SRGB,
-  FG_FORMAT_BGRA8_UNORM,
-  FG_FORMAT_BGRA8_SRGB,
-  FG_FORMAT_RGBA8_SNORM,
-  FG_FORMAT_RGBA8_UINT,
-  FG_FORMAT_A2B10G10R10_UNORM,
-  FG_FORMAT_B10G11R11_UFLOAT,
-  FG_FORMAT_R16_SFLOAT,
-  FG_FORMAT_R16_UNORM,
-  FG_FORMAT_R16_UINT,
-  FG_FORMAT_RG16_SFLOAT,
-  FG_FORMAT_RG16_UNORM,
-  FG_FORMAT_RGBA16_SFLOAT,
-  FG_FORMAT_RGBA16_UNORM,
-  FG_FORMAT_R32_SFLOAT,
-  FG_FORMAT_R32_UINT,
-  FG_FORMAT_R32_SINT,
-  FG_FORMAT_RG32_SFLOAT,
-  FG_FORMAT_RG32_UINT,
-  FG_FORMAT_RGBA32_SFLOAT,
-  FG_FORMAT_RGBA32_UINT,
-  FG_FORMAT_D16_UNORM,
-  FG_FORMAT_D32_SFLOAT,
-  FG_FORMAT_D24_UNORM_S8_UINT,
-  FG_FORMAT_D32_SFLOAT_S8_UINT,
-  FG_FORMAT_S8_UINT,
+  FG_FORMATS(FG_FORMAT_ENUM_)
   FG_FORMAT_COUNT
 } fg_format;
 

@@ -38,19 +38,13 @@ typedef struct fg_graph fg_graph;
 
 /* ---------------------------------------------------------------- enums -- */
 
+/* Both lists live in fg_vocab.h (FG_USAGES, FG_STAGES). FG_USAGE_NONE: blobs
+ * (CPU data) and order-only uses; FG_USAGE_COLOR a color attachment,
+ * FG_USAGE_DEPTH a written depth attachment, FG_USAGE_DEPTH_READ a read-only
+ * (or sampled) depth attachment. */
+#define FG_USAGE_ENUM_(id, name) FG_USAGE_##id,
 typedef enum fg_usage {
-  FG_USAGE_NONE = 0,      /* blobs (CPU data) and order-only uses */
-  FG_USAGE_SAMPLED,
-  FG_USAGE_STORAGE,
-  FG_USAGE_COLOR,         /* color attachment */
-  FG_USAGE_DEPTH,         /* depth attachment, written */
-  FG_USAGE_DEPTH_READ,    /* depth attachment, read-only (or sampled depth) */
-  FG_USAGE_TRANSFER_SRC,
-  FG_USAGE_TRANSFER_DST,
-  FG_USAGE_UNIFORM,
-  FG_USAGE_VERTEX,
-  FG_USAGE_INDEX,
-  FG_USAGE_INDIRECT,
+  FG_USAGES(FG_USAGE_ENUM_)
   FG_USAGE_COUNT
 } fg_usage;
 
@@ -60,18 +54,10 @@ typedef enum fg_usage {
  *   color -> COLOR_OUTPUT; depth/depth_read -> FRAGMENT_TESTS (early|late);
  *   transfer_* -> TRANSFER; vertex/index -> VERTEX_INPUT; indirect ->
  *   DRAW_INDIRECT; none (blobs) -> HOST. */
+#define FG_STAGE_ENUM_(id, name) FG_STAGE_##id,
 typedef enum fg_stage {
   FG_STAGE_DEFAULT = 0,
-  FG_STAGE_DRAW_INDIRECT,
-  FG_STAGE_VERTEX_INPUT,
-  FG_STAGE_VERTEX,
-  FG_STAGE_FRAGMENT,
-  FG_STAGE_FRAGMENT_TESTS,
-  FG_STAGE_COLOR_OUTPUT,
-  FG_STAGE_COMPUTE,
-  FG_STAGE_TRANSFER,
-  FG_STAGE_HOST,
-  FG_STAGE_ALL,
+  FG_STAGES(FG_STAGE_ENUM_)
   FG_STAGE_COUNT
 } fg_stage;
 
@@ -207,10 +193,12 @@ typedef struct fg_graph_memreq {
  * nonzero to fail the compile (the message names the resource). */
 typedef int (*fg_graph_sizer_fn)(void *user, const fg_graph_resource *res, fg_graph_memreq *out);
 
-/* Planning profile for the default sizer. Zero = "lavapipe": tight texel
- * sizes, alignment 16, granularity 1. "nvidia": alignment 1024, granularity 1024. */
+/* Planning profile for the default sizer (the named ones: FG_PROFILES in
+ * fg_vocab.h). Zero = "lavapipe": tight texel sizes, alignment
+ * FG_DEFAULT_ALIGNMENT (16), granularity 1. "nvidia": alignment 1024,
+ * buffers 256, granularity 1024. */
 typedef struct fg_graph_profile {
-  uint64_t alignment;          /* images; 0 = 16 */
+  uint64_t alignment;          /* images; 0 = FG_DEFAULT_ALIGNMENT */
   uint64_t buffer_alignment;   /* buffers; 0 = alignment */
   uint64_t granularity;        /* bufferImageGranularity; 0 = 1 */
   uint32_t memory_type_bits;   /* reported group key; 0 = 1 */

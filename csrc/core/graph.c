@@ -9,12 +9,8 @@
 #include <string.h>
 
 /* ------------------------------------------------------------- enums -- */
-static const char *const usage_names[FG_USAGE_COUNT] = {
-  "none", "sampled", "storage", "color", "depth", "depth_read", "transfer_src",
-  "transfer_dst", "uniform", "vertex", "index", "indirect"};
-static const char *const stage_names[FG_STAGE_COUNT] = {
-  "default", "draw_indirect", "vertex_input", "vertex", "fragment", "fragment_tests",
-  "color_output", "compute", "transfer", "host", "all"};
+static const char *const usage_names[FG_USAGE_COUNT] = {FG_USAGES(FG_VOCAB_NAME2)};
+static const char *const stage_names[FG_STAGE_COUNT] = {"default", FG_STAGES(FG_VOCAB_NAME2)};
 
 const char *fg_usage_name(fg_usage u) { return (unsigned)u < FG_USAGE_COUNT ? usage_names[u] : "?"; }
 int fg_usage_from_name(const char *s) {
@@ -48,15 +44,17 @@ fg_stage fg_graph_default_stage(fg_usage u, int has_pass) {
 }
 
 int fg_graph_profile_by_name(const char *name, fg_graph_profile *out) {
+  static const struct { const char *name; fg_graph_profile p; } profiles[] = {
+#define ROW(id, pname, align, balign, gran) {pname, {align, balign, gran, 1}},
+    FG_PROFILES(ROW)
+#undef ROW
+  };
   memset(out, 0, sizeof *out);
-  if (!name || !strcmp(name, "lavapipe")) {
-    out->alignment = 16; out->buffer_alignment = 16; out->granularity = 1; out->memory_type_bits = 1;
-    return 0;
-  }
-  if (!strcmp(name, "nvidia")) {
-    out->alignment = 1024; out->buffer_alignment = 256; out->granularity = 1024; out->memory_type_bits = 1;
-    return 0;
-  }
+  for (size_t i = 0; i < sizeof profiles / sizeof *profiles; i++)
+    if (!name || !strcmp(name, profiles[i].name)) {  /* NULL: the first, the default */
+      *out = profiles[i].p;
+      return 0;
+    }
   return -1;
 }
 
@@ -205,7 +203,7 @@ int fg_graph_compile(fg_graph *g, const fg_graph_compile_desc *desc) {
     d.solver = g->solver;
   }
   if (!d.profile.alignment && !d.profile.granularity && !d.profile.buffer_alignment)
-    fg_graph_profile_by_name("lavapipe", &d.profile);
+    fg_graph_profile_by_name(NULL, &d.profile);  /* the default profile, FG_PROFILES' first */
   g->cdesc = d;
   return recompile_from(g, GRAPH_STAGE_VALIDATE);
 }

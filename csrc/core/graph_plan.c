@@ -30,7 +30,7 @@ uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32
 
 static int default_sizer(void *user, const fg_graph_resource *r, fg_graph_memreq *out) {
   const fg_graph_profile *p = user;
-  uint64_t align = p->alignment ? p->alignment : 16;
+  uint64_t align = p->alignment ? p->alignment : FG_DEFAULT_ALIGNMENT;
   uint32_t mt = p->memory_type_bits ? p->memory_type_bits : 1;
   if (r->kind == FG_RES_BUFFER) {
     uint64_t ba = p->buffer_alignment ? p->buffer_alignment : align;

@@ -56,11 +56,13 @@ struct fg_graph_resource;
 struct fg_graph_memreq;
 /* Raises (argument error) unless idx is a compiled graph. */
 struct fg_graph *fg_lua_checkgraph(lua_State *L, int idx);
-/* Schema-checks and compiles the pipeline table at pipeline_idx with the
- * options table at opts_idx (0 or nil = none), using `sizer` (NULL = the
- * planning profile of opts.profile) for memory requirements. Pushes the graph
- * userdata (same as fg.compile) and returns its fg_graph. Raises the error
- * listing every problem on invalid pipelines. */
+/* Compiles the pipeline table at pipeline_idx with the options table at
+ * opts_idx (0 or nil = none), using `sizer` (NULL = the planning profile of
+ * opts.profile) for memory requirements. Pushes the graph userdata (same as
+ * core.compile) and returns its fg_graph. Checks the options
+ * (fg_lua_options.h) but not the pipeline's shape: the Lua layer runs
+ * framegraph.schema first (C never requires Lua modules). Raises the
+ * compiler's error listing every problem on invalid pipelines. */
 struct fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
                                 int (*sizer)(void *user, const struct fg_graph_resource *res,
                                              struct fg_graph_memreq *out),

@@ -1,10 +1,13 @@
 /* framegraph.graph: Lua binding of the graph compiler (csrc/core/fg_graph.h).
- * fg.compile(pipeline, opts) -> graph userdata. The Lua schema check
- * (framegraph.schema) runs first and raises every problem at once; this file
- * then declares the (already well-typed) table to the C core. Tables are read
+ * core.compile(pipeline, opts) -> graph userdata. The Lua layer
+ * (lua/framegraph/graph.lua: fg.compile) runs the schema check first and
+ * raises every problem at once; this file then declares the (already
+ * well-typed) table to the C core. It reads loosely typed tables without
+ * crashing, but never calls back into Lua modules. Tables are read
  * in a deterministic order: array part first, then hash keys sorted by name,
  * because Lua's hash order changes between runs. */
 #include "fg_lua.h"
+#include "fg_lua_options.h"
 #include "fg_graph.h"
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +34,16 @@ void fg_lua_graph_pipeline(lua_State *L, int idx) {
 }
 
 /* ------------------------------------------------------- table reading -- */
+/* The string at idx. The schema rejects NUL bytes with a precise message;
+ * this guards core.compile called alone, since C would read "a\0b" as "a". */
+static const char *plain_str(lua_State *L, int idx) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  if (strlen(s) != n)
+    luaL_error(L, "'%s\\0...' contains a NUL byte: names and values must be plain text, remove it", s);
+  return s;
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 /* Collect string keys of the hash part of table t (not 1..#t), sorted. The
@@ -42,7 +55,7 @@ static int sorted_keys(lua_State *L, int t, const char **keys, int max) {
   while (lua_next(L, t)) {
     lua_pop(L, 1);
     if (lua_type(L, -1) == LUA_TSTRING) {
-      if (n < max) keys[n++] = lua_tostring(L, -1);
+      if (n < max) keys[n++] = plain_str(L, -1);
     } else if (lua_isinteger(L, -1)) {
       lua_Integer i = lua_tointeger(L, -1);
       if (i < 1 || i > len) luaL_error(L, "unexpected key %d in a declaration table", (int)i);
@@ -56,7 +69,7 @@ static int abs_index(lua_State *L, int i) { return i > 0 || i <= LUA_REGISTRYIND
 
 static const char *field_str(lua_State *L, int t, const char *k) {
   lua_getfield(L, t, k);
-  const char *s = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  const char *s = lua_type(L, -1) == LUA_TSTRING ? plain_str(L, -1) : NULL;
   lua_pop(L, 1);  /* the string stays referenced by the table */
   return s;
 }
@@ -86,13 +99,13 @@ static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
   lua_getfield(L, t, "size");
   int s = lua_gettop(L);
   if (lua_type(L, s) == LUA_TSTRING) {
-    d->resolution = lua_tostring(L, s);
+    d->resolution = plain_str(L, s);
   } else if (lua_istable(L, s)) {
     lua_rawgeti(L, s, 1);
     lua_rawgeti(L, s, 2);
     lua_rawgeti(L, s, 3);
     if (lua_type(L, -3) == LUA_TSTRING) {
-      d->resolution = lua_tostring(L, -3);
+      d->resolution = plain_str(L, -3);
       d->scale_x = lua_isnumber(L, -2) ? lua_tonumber(L, -2) : 1.0;
       d->scale_y = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : d->scale_x;
     } else {
@@ -131,7 +144,7 @@ static void read_res_desc(lua_State *L, int t, fg_graph_res_desc *d, int externa
 static void read_request(lua_State *L, int v, const char **usage, const char **stage, int *optional) {
   *usage = *stage = NULL;
   *optional = 0;
-  if (lua_type(L, v) == LUA_TSTRING) *usage = lua_tostring(L, v);
+  if (lua_type(L, v) == LUA_TSTRING) *usage = plain_str(L, v);
   else if (lua_istable(L, v)) {
     *usage = field_str(L, v, "usage");
     *stage = field_str(L, v, "stage");
@@ -155,7 +168,7 @@ static uint32_t read_mux(lua_State *L, int nt, const char **mux) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, m);
     for (lua_Integer i = 1; i <= len && n < FG_GRAPH_MAX_DIMS; i++) {
       lua_rawgeti(L, m, i);
-      if (lua_type(L, -1) == LUA_TSTRING) mux[n++] = lua_tostring(L, -1);
+      if (lua_type(L, -1) == LUA_TSTRING) mux[n++] = plain_str(L, -1);
       lua_pop(L, 1);
     }
   }
@@ -172,12 +185,12 @@ static void for_entries(lua_State *L, fg_graph *g, uint32_t node, const char *nn
   lua_getfield(L, nt, field);
   int t = lua_gettop(L);
   if (lua_type(L, t) == LUA_TSTRING) {  /* after = "x" */
-    fn(L, g, node, nname, lua_tostring(L, t), 0);
+    fn(L, g, node, nname, plain_str(L, t), 0);
   } else if (lua_istable(L, t)) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, t);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_rawgeti(L, t, i);
-      if (lua_type(L, -1) == LUA_TSTRING) fn(L, g, node, nname, lua_tostring(L, -1), 0);
+      if (lua_type(L, -1) == LUA_TSTRING) fn(L, g, node, nname, plain_str(L, -1), 0);
       lua_pop(L, 1);
     }
     const char *keys[MAXKEYS];
@@ -222,7 +235,7 @@ static void e_history(lua_State *L, fg_graph *g, uint32_t node, const char *nn, 
 }
 static void e_rename(lua_State *L, fg_graph *g, uint32_t node, const char *nn, const char *name, int v) {
   const char *to = NULL, *usage = NULL, *stage = NULL;
-  if (v && lua_type(L, v) == LUA_TSTRING) to = lua_tostring(L, v);
+  if (v && lua_type(L, v) == LUA_TSTRING) to = plain_str(L, v);
   else if (v && lua_istable(L, v)) {
     to = field_str(L, v, "to");
     usage = field_str(L, v, "usage");
@@ -246,10 +259,10 @@ static void read_attachment(lua_State *L, fg_graph *g, uint32_t node, const char
   float clear[4] = {0, 0, 0, 0};
   int has_clear = 0, has_stencil = 0;
   uint32_t stencil = 0;
-  if (lua_type(L, v) == LUA_TSTRING) name = lua_tostring(L, v);
+  if (lua_type(L, v) == LUA_TSTRING) name = plain_str(L, v);
   else if (lua_istable(L, v)) {
     lua_rawgeti(L, v, 1);
-    name = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    name = lua_type(L, -1) == LUA_TSTRING ? plain_str(L, -1) : NULL;
     lua_pop(L, 1);
     lua_getfield(L, v, "clear");
     if (lua_istable(L, -1)) {
@@ -363,7 +376,7 @@ static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
     lua_Integer len = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; i <= len; i++) {
       lua_rawgeti(L, -1, i);
-      if (lua_type(L, -1) == LUA_TSTRING) fg_graph_add_output(g, lua_tostring(L, -1));
+      if (lua_type(L, -1) == LUA_TSTRING) fg_graph_add_output(g, plain_str(L, -1));
       lua_pop(L, 1);
     }
   }
@@ -412,18 +425,17 @@ static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
   lua_pop(L, 1);
 }
 
+/* The options table at ot (0 = none), already checked by fg_lua_check_options. */
 static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   memset(cd, 0, sizeof *cd);
-  fg_graph_profile_by_name("lavapipe", &cd->profile);
+  fg_graph_profile_by_name(NULL, &cd->profile);
   if (!ot) return;
   lua_getfield(L, ot, "profile");
   if (lua_type(L, -1) == LUA_TSTRING) {
-    if (fg_graph_profile_by_name(lua_tostring(L, -1), &cd->profile))
-      luaL_error(L, "opts.profile: unknown profile '%s' (expected lavapipe, nvidia or a table {alignment=, granularity=})",
-                 lua_tostring(L, -1));
+    fg_graph_profile_by_name(lua_tostring(L, -1), &cd->profile);
   } else if (lua_istable(L, -1)) {
     int p = lua_gettop(L);
-    cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", 16);
+    cd->profile.alignment = (uint64_t)field_int(L, p, "alignment", FG_DEFAULT_ALIGNMENT);
     cd->profile.buffer_alignment = (uint64_t)field_int(L, p, "buffer_alignment", (lua_Integer)cd->profile.alignment);
     cd->profile.granularity = (uint64_t)field_int(L, p, "granularity", 1);
     cd->profile.memory_type_bits = (uint32_t)field_int(L, p, "memory_type_bits", 1);
@@ -431,23 +443,7 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   lua_pop(L, 1);
   cd->solver = field_str(L, ot, "solver");  /* copied by fg_graph_compile */
   lua_getfield(L, ot, "time_budget_ms");
-  if (lua_isnumber(L, -1)) cd->pack_time_budget_ms = lua_tonumber(L, -1);
-  lua_pop(L, 1);
-}
-
-static void run_schema(lua_State *L, int pt, int ot) {
-  lua_getglobal(L, "require");
-  lua_pushliteral(L, "framegraph.schema");
-  if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
-    /* the schema is optional for a bare core; anything else is a real error */
-    if (!strstr(lua_tostring(L, -1), "not found")) lua_error(L);
-    lua_pop(L, 1);
-    return;
-  }
-  lua_getfield(L, -1, "check");
-  lua_pushvalue(L, pt);
-  if (ot) lua_pushvalue(L, ot); else lua_pushnil(L);
-  lua_call(L, 2, 0);
+  cd->pack_time_budget_ms = lua_tonumber(L, -1);  /* 0 (the default) when absent */
   lua_pop(L, 1);
 }
 
@@ -462,9 +458,11 @@ fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
   int pt = abs_index(L, pipeline_idx);
   int ot = opts_idx ? abs_index(L, opts_idx) : 0;
   if (ot && lua_isnoneornil(L, ot)) ot = 0;
-  run_schema(L, pt, ot);  /* first: its messages are the clearest, even for a non-table */
+  /* The pipeline's shape was checked by the Lua layer (framegraph.schema, run
+   * by fg.compile / fg.runtime / graph:update before they call here); the
+   * options are checked here too, by the same functions the schema asks. */
   luaL_checktype(L, pt, LUA_TTABLE);
-  if (ot) luaL_checktype(L, ot, LUA_TTABLE);
+  if (ot) fg_lua_check_options(L, ot, FG_OPTS_COMPILE);
   lgraph *lg = lua_newuserdatauv(L, sizeof *lg, 2);
   lg->g = NULL;
   lg->sizer = sizer;

@@ -4,24 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fg_lua.h"
+#include "fg_lua_options.h"
 #include "fg_pack.h"
 
-/* Integer field of the table at idx; def when absent (def < 0: required). */
-static uint64_t int_field(lua_State *L, int arg, int idx, const char *what, size_t item, const char *key,
-                          lua_Integer def, lua_Integer min) {
+/* Integer field of item `item` (the table at idx); def when absent (def < 0: required). */
+static uint64_t int_field(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
+                          lua_Integer min) {
   lua_getfield(L, idx, key);
   int isnum = 0;
   lua_Integer v = lua_tointegerx(L, -1, &isnum);
   int absent = lua_isnil(L, -1);
   lua_pop(L, 1);
   if (absent && def >= 0) return (uint64_t)def;
-  if (!isnum || v < min) {
-    const char *m = item ? lua_pushfstring(L, "%s %d: field '%s' must be an integer >= %d", what, (int)item, key,
-                                           (int)min)
-                         : lua_pushfstring(L, "%s: field '%s' must be an integer >= %d", what, key, (int)min);
-    luaL_argerror(L, arg, m);
-  }
+  if (!isnum || v < min)
+    luaL_argerror(L, arg, lua_pushfstring(L, "item %d: field '%s' must be an integer >= %d", (int)item, key, (int)min));
   return (uint64_t)v;
+}
+
+/* An option already checked by fg_lua_check_options: absent = 0. */
+static uint64_t opt_u64(lua_State *L, int idx, const char *key) {
+  lua_getfield(L, idx, key);
+  uint64_t v = (uint64_t)lua_tointeger(L, -1);
+  lua_pop(L, 1);
+  return v;
 }
 
 /* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
@@ -33,39 +38,33 @@ static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
     if (lua_geti(L, arg, (lua_Integer)i + 1) != LUA_TTABLE)
       luaL_argerror(L, arg, lua_pushfstring(L, "item %d must be a table {start=, stop=, size=, align=}", (int)i + 1));
     int t = lua_gettop(L);
-    it[i].start = int_field(L, arg, t, "item", i + 1, "start", -1, 0);
-    it[i].stop = int_field(L, arg, t, "item", i + 1, "stop", -1, 0);
-    it[i].size = int_field(L, arg, t, "item", i + 1, "size", -1, 1);
-    it[i].align = int_field(L, arg, t, "item", i + 1, "align", 1, 1);
-    it[i].kind = (uint32_t)int_field(L, arg, t, "item", i + 1, "kind", 0, 0);
-    it[i].group = (uint32_t)int_field(L, arg, t, "item", i + 1, "group", 0, 0);
+    it[i].start = int_field(L, arg, t, i + 1, "start", -1, 0);
+    it[i].stop = int_field(L, arg, t, i + 1, "stop", -1, 0);
+    it[i].size = int_field(L, arg, t, i + 1, "size", -1, 1);
+    it[i].align = int_field(L, arg, t, i + 1, "align", 1, 1);
+    it[i].kind = (uint32_t)int_field(L, arg, t, i + 1, "kind", 0, 0);
+    it[i].group = (uint32_t)int_field(L, arg, t, i + 1, "group", 0, 0);
     lua_pop(L, 1);
   }
   *n = cnt;
   return it;
 }
 
-static void read_opts(lua_State *L, int arg, fg_pack_desc *d) {
+/* Options, checked by the functions every entry point shares (options.c);
+ * the solver string stays valid: the opts table holds it. */
+static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   memset(d, 0, sizeof *d);
+  fg_lua_check_options(L, arg, entry);
   if (lua_isnoneornil(L, arg)) return;
-  luaL_checktype(L, arg, LUA_TTABLE);
-  d->period = int_field(L, arg, arg, "opts", 0, "period", 0, 0);
-  d->granularity = int_field(L, arg, arg, "opts", 0, "granularity", 0, 0);
-  d->node_budget = int_field(L, arg, arg, "opts", 0, "node_budget", 0, 0);
-  d->seed = int_field(L, arg, arg, "opts", 0, "seed", 0, 0);
+  d->period = opt_u64(L, arg, "period");
+  d->granularity = opt_u64(L, arg, "granularity");
+  d->node_budget = opt_u64(L, arg, "node_budget");
+  d->seed = opt_u64(L, arg, "seed");
   lua_getfield(L, arg, "time_budget_ms");
-  if (!lua_isnil(L, -1)) {
-    if (!lua_isnumber(L, -1) || lua_tonumber(L, -1) < 0)
-      luaL_argerror(L, arg, "opts: field 'time_budget_ms' must be a number >= 0");
-    d->time_budget_ms = lua_tonumber(L, -1);
-  }
-  lua_pop(L, 1);
+  d->time_budget_ms = lua_tonumber(L, -1);  /* 0 when absent */
   lua_getfield(L, arg, "solver");
-  if (!lua_isnil(L, -1)) {
-    if (lua_type(L, -1) != LUA_TSTRING) luaL_argerror(L, arg, "opts: field 'solver' must be a string");
-    d->solver = lua_tostring(L, -1); /* stays valid: the opts table holds it */
-  }
-  lua_pop(L, 1);
+  d->solver = lua_tostring(L, -1);          /* NULL when absent */
+  lua_pop(L, 2);
 }
 
 static int l_pack(lua_State *L) {
@@ -73,7 +72,7 @@ static int l_pack(lua_State *L) {
   size_t n;
   fg_pack_item *it = read_items(L, 1, &n);
   fg_pack_desc d;
-  read_opts(L, 2, &d);
+  read_opts(L, 2, &d, FG_OPTS_PACK);
   uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);
   fg_pack_result r;
   char err[256];
@@ -100,7 +99,7 @@ static int l_check_packing(lua_State *L) {
   fg_pack_item *it = read_items(L, 1, &n);
   luaL_checktype(L, 2, LUA_TTABLE);
   fg_pack_desc d;
-  read_opts(L, 3, &d);
+  read_opts(L, 3, &d, FG_OPTS_CHECK_PACKING);
   if ((size_t)luaL_len(L, 2) != n)
     return luaL_argerror(L, 2, lua_pushfstring(L, "expected %d offsets, got %d", (int)n, (int)luaL_len(L, 2)));
   uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);

@@ -178,7 +178,7 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
   o->sizer.dev = o->dev;
   o->sizer.alignment = align;
   lua_newtable(L);
-  lua_pushinteger(L, (lua_Integer)(align ? align : 16));
+  lua_pushinteger(L, (lua_Integer)(align ? align : FG_DEFAULT_ALIGNMENT));
   lua_setfield(L, -2, "alignment");
   lua_pushinteger(L, (lua_Integer)gran);
   lua_setfield(L, -2, "granularity");

@@ -8,20 +8,18 @@
                        VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT)
 #define DEPTH_STAGES (VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT)
 
-static const char *const usage_names[FG_RT_USAGE_COUNT] = {
-  "sampled", "storage", "color", "depth", "depth_read", "transfer_src", "transfer_dst",
-  "uniform", "vertex", "index", "indirect",
-};
+/* FG_USAGES (fg_vocab.h), whose first entry, "none", is FG_RT_USAGE_NONE = -1. */
+static const char *const usage_names[FG_RT_USAGE_COUNT + 1] = {FG_USAGES(FG_VOCAB_NAME2)};
 
 int fg_rt_usage_from_name(const char *name) {
   if (!name) return -1;
   for (int i = 0; i < FG_RT_USAGE_COUNT; i++)
-    if (!strcmp(usage_names[i], name)) return i;
+    if (!strcmp(usage_names[i + 1], name)) return i;
   return -1;
 }
 
 const char *fg_rt_usage_name(int usage) {
-  return usage >= 0 && usage < FG_RT_USAGE_COUNT ? usage_names[usage] : "?";
+  return usage >= 0 && usage < FG_RT_USAGE_COUNT ? usage_names[usage + 1] : "?";
 }
 
 VkPipelineStageFlags2 fg_rt_usage_stages(int usage) {

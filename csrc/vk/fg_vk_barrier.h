@@ -7,21 +7,16 @@
 #ifndef FG_VK_BARRIER_H
 #define FG_VK_BARRIER_H
 #include <volk.h>
+#include "fg_vocab.h"
 #include <stddef.h>
 #include <stdint.h>
 
+/* FG_USAGES (fg_vocab.h) shifted down by one: "none" (-1) has no Vulkan
+ * usage, FG_RT_USAGE_SAMPLED = 0 ... */
+#define FG_RT_USAGE_ENUM_(id, name) FG_RT_USAGE_##id,
 typedef enum fg_rt_usage {
-  FG_RT_USAGE_SAMPLED = 0,
-  FG_RT_USAGE_STORAGE,
-  FG_RT_USAGE_COLOR,
-  FG_RT_USAGE_DEPTH,
-  FG_RT_USAGE_DEPTH_READ,
-  FG_RT_USAGE_TRANSFER_SRC,
-  FG_RT_USAGE_TRANSFER_DST,
-  FG_RT_USAGE_UNIFORM,
-  FG_RT_USAGE_VERTEX,
-  FG_RT_USAGE_INDEX,
-  FG_RT_USAGE_INDIRECT,
+  FG_RT_USAGE_BEFORE_NONE_ = -2,
+  FG_USAGES(FG_RT_USAGE_ENUM_)
   FG_RT_USAGE_COUNT
 } fg_rt_usage;
 

@@ -3,9 +3,19 @@
 -- (csrc/core/graph.c through csrc/lua/graph.c).
 local core = require("framegraph.core")
 local report = require("framegraph.report")
+local schema = require("framegraph.schema")
 
 local M = {}
-M.compile = core.compile
+
+-- fg.compile(pipeline, opts): the schema check first (every problem in one
+-- error), then the C compiler, which never calls back into Lua modules.
+function M.compile(pipeline, opts)
+  schema.check(pipeline, opts)
+  -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
+  local ok, graph = pcall(core.compile, pipeline, opts)
+  if not ok then error(graph, 0) end
+  return graph
+end
 
 local methods = core.graph_methods
 
@@ -71,7 +81,7 @@ function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
   local old = self:pipeline()
   local opts = self:_opts()
-  core.compile(new, opts):close()  -- raises with every problem; nothing touched yet
+  M.compile(new, opts):close()  -- raises with every problem; nothing touched yet
   local changes = { added = {}, removed = {}, changed = {}, run_changed = {}, recompiled = false, full = false }
   local old_by_name, new_by_name = {}, {}
   for i, n in ipairs(old.nodes) do old_by_name[n.name] = { i = i, node = n } end

@@ -2,6 +2,9 @@
 -- only gathers them into one table (see ../shared/DESIGN.md "Lua API contract").
 local fg = { core = require("framegraph.core") }
 fg.version = fg.core.version
+-- The C core's vocabularies: usages, stages, formats, solvers, profiles (the
+-- lists framegraph.schema checks against) and default_alignment.
+fg.vocab = fg.core.vocab
 
 local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime" }
 for _, modname in ipairs(parts) do

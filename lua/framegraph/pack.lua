@@ -1,9 +1,10 @@
 -- framegraph.pack: cyclic dynamic storage allocation (the C core's fg_pack).
 --   fg.pack(items, opts) -> {offsets = {...}, makespan =, load =, optimal = bool}
 --     items: {{start=, stop=, size=, align=, kind=, group=}, ...}
---     opts:  period (> 0: cyclic timeline), solver ("best"|"thesis"|"scanline"|
---            "bysize"|"buckets"|"pool"|"none"), granularity, time_budget_ms,
---            node_budget, seed
+--     opts:  period (> 0: cyclic timeline), solver (one of fg.vocab.solvers:
+--            "best"|"thesis"|"scanline"|"bysize"|"buckets"|"pool"|"none"),
+--            granularity, time_budget_ms, node_budget, seed; each checked by
+--            the rule fg.compile and fg.runtime use too (docs/api.md "Options")
 --   fg.check_packing(items, offsets, opts) -> true | false, message
 --   fg.pack_load(items, period) -> LOAD (max bytes live at once)
 local core = require("framegraph.core")

@@ -17,6 +17,7 @@
 -- (readonly storage or uniform buffer); ctx.upload(bytes [, align]) does the same while recording.
 -- upload:size(), upload:offset(), upload:valid(); rt:upload_stats() -> {size, bytes, allocations, ...}.
 local core = require("framegraph.core")
+local schema = require("framegraph.schema")
 
 local M = {}
 
@@ -34,6 +35,7 @@ function M.runtime(dev, pipeline, opts)
   local p, err = load_pipeline(pipeline)
   if not p then error("fg.runtime: " .. tostring(err), 2) end
   if type(p) ~= "table" then error("fg.runtime: pipeline must be a table or a file path", 2) end
+  schema.check(p, opts, "runtime")  -- the C runtime compiles without calling back into Lua
   return core.runtime(dev, p, opts)
 end
 

@@ -2,19 +2,17 @@
 -- options) before the C compiler sees it. Every problem is collected; check()
 -- raises one error listing all of them, one per line, each naming the node,
 -- the resource and the field, and saying what is expected.
+-- The vocabularies (usages, stages, formats, solvers, profiles) are the C
+-- core's own lists (fg_vocab.h, exported as core.vocab), and each option is
+-- checked by the C function fg.pack and fg.runtime use too (core.check_option).
+local core = require("framegraph.core")
 local M = {}
 
-M.usages = { "sampled", "storage", "color", "depth", "depth_read", "transfer_src", "transfer_dst",
-             "uniform", "vertex", "index", "indirect", "none" }
-M.stages = { "draw_indirect", "vertex_input", "vertex", "fragment", "fragment_tests", "color_output",
-             "compute", "transfer", "host", "all" }
-M.formats = { "r8_unorm", "r8_uint", "rg8_unorm", "rgba8_unorm", "rgba8_srgb", "bgra8_unorm", "bgra8_srgb",
-              "rgba8_snorm", "rgba8_uint", "a2b10g10r10_unorm", "b10g11r11_ufloat", "r16_sfloat", "r16_unorm",
-              "r16_uint", "rg16_sfloat", "rg16_unorm", "rgba16_sfloat", "rgba16_unorm", "r32_sfloat", "r32_uint",
-              "r32_sint", "rg32_sfloat", "rg32_uint", "rgba32_sfloat", "rgba32_uint", "d16_unorm", "d32_sfloat",
-              "d24_unorm_s8_uint", "d32_sfloat_s8_uint", "s8_uint" }
-M.solvers = { "best", "thesis", "scanline", "bysize", "buckets", "pool", "none" }
-M.profiles = { "lavapipe", "nvidia" }
+M.usages = core.vocab.usages
+M.stages = core.vocab.stages
+M.formats = core.vocab.formats
+M.solvers = core.vocab.solvers
+M.profiles = core.vocab.profiles
 
 local function set_of(list)
   local s = {}
@@ -22,7 +20,12 @@ local function set_of(list)
   return s
 end
 local usage_set, stage_set, format_set = set_of(M.usages), set_of(M.stages), set_of(M.formats)
-local solver_set, profile_set = set_of(M.solvers), set_of(M.profiles)
+
+-- messages list the usages a user writes ("none" is for blobs and implied)
+local usage_hint = {}
+for _, u in ipairs(M.usages) do if u ~= "none" then usage_hint[#usage_hint + 1] = u end end
+usage_hint = table.concat(usage_hint, ", ")
+local stage_hint, format_hint = table.concat(M.stages, ", "), table.concat(M.formats, ", ")
 
 local pipeline_fields = { "name", "dimensions", "resolutions", "outputs", "external", "nodes" }
 local node_fields = { "name", "multiplex", "after", "before", "create", "read", "modify", "rename", "history",
@@ -30,7 +33,6 @@ local node_fields = { "name", "multiplex", "after", "before", "create", "read", 
 local create_fields = { "format", "size", "buffer", "blob", "history", "mips", "layers", "depth", "usage", "stage" }
 local external_fields = { "format", "size", "buffer", "provide", "multiplex", "mips", "layers", "depth" }
 local request_fields = { "usage", "stage", "optional" }
-local opts_fields = { "profile", "device", "dimensions", "resolutions", "solver", "time_budget_ms" }
 
 local function is_posint(v) return math.type(v) == "integer" and v > 0 end
 local function sorted_keys(t)
@@ -51,6 +53,16 @@ end
 local function collector()
   local list = {}
   return list, function(fmt, ...) list[#list + 1] = string.format(fmt, ...) end
+end
+
+-- Names reach C as NUL-terminated strings: "a\0b" would silently become "a".
+-- shown(name) is how a name reads in a message (a NUL as \0).
+local function shown(name) return (name:gsub("%z", "\\0")) end
+local function check_name(add, where, what, name)
+  if type(name) == "string" and name:find("\0", 1, true) then
+    add("%s: %s name '%s' contains a NUL byte (\\0): names must be plain text, remove it", where, what,
+        shown(name))
+  end
 end
 
 -- allowed-field sets are built once per list (check runs on every compile)
@@ -75,15 +87,15 @@ end
 local function check_usage(add, where, u)
   if u == nil then return end
   if type(u) ~= "string" then
-    add("%s: usage must be a string (one of %s), got %s", where, table.concat(M.usages, ", ", 1, 11), type(u))
+    add("%s: usage must be a string (one of %s), got %s", where, usage_hint, type(u))
   elseif not usage_set[u] then
-    add("%s: unknown usage '%s' (expected one of %s)", where, u, table.concat(M.usages, ", ", 1, 11))
+    add("%s: unknown usage '%s' (expected one of %s)", where, u, usage_hint)
   end
 end
 local function check_stage(add, where, s)
   if s == nil then return end
   if type(s) ~= "string" or not stage_set[s] then
-    add("%s: unknown stage '%s' (expected one of %s)", where, tostring(s), table.concat(M.stages, ", "))
+    add("%s: unknown stage '%s' (expected one of %s)", where, tostring(s), stage_hint)
   end
 end
 
@@ -92,12 +104,13 @@ local function check_size(add, where, size, required)
     if required then add("%s: missing size (a resolution name like \"main\", {\"main\", 0.5} or {width, height})", where) end
     return
   end
-  if type(size) == "string" then return end
+  if type(size) == "string" then return check_name(add, where, "resolution", size) end
   if type(size) ~= "table" then
     add("%s: size must be a resolution name, {name, scale} or {width, height}, got %s", where, type(size))
     return
   end
   if type(size[1]) == "string" then
+    check_name(add, where, "resolution", size[1])
     for i = 2, 3 do
       if size[i] ~= nil and (type(size[i]) ~= "number" or size[i] <= 0) then
         add("%s: size scale must be a positive number, got %s", where, tostring(size[i]))
@@ -115,7 +128,7 @@ local function check_format(add, where, f, required)
   if f == nil then
     if required then add("%s: missing format (e.g. \"rgba8_unorm\")", where) end
   elseif type(f) ~= "string" or not format_set[f] then
-    add("%s: unknown format '%s' (expected one of %s)", where, tostring(f), table.concat(M.formats, ", "))
+    add("%s: unknown format '%s' (expected one of %s)", where, tostring(f), format_hint)
   end
 end
 
@@ -182,35 +195,40 @@ local function check_requests(add, nwhere, verb, t, allow_optional)
   for i, v in ipairs(t) do
     if type(v) ~= "string" then
       add("%s: %s[%d]: expected a resource name, got %s", nwhere, verb, i, type(v))
+    else
+      check_name(add, string.format("%s: %s[%d]", nwhere, verb, i), "resource", v)
     end
   end
   for _, k in ipairs(sorted_keys(t)) do
     local v = t[k]
+    check_name(add, nwhere .. ": " .. verb, "resource", k)
     -- fast path for the common case; the message is only built for a problem
     if not (v == true or (type(v) == "string" and usage_set[v])) then
-      check_request(add, string.format("%s: %s '%s'", nwhere, verb, k), v, allow_optional)
+      check_request(add, string.format("%s: %s '%s'", nwhere, verb, shown(k)), v, allow_optional)
     end
   end
 end
 
 local function check_names(add, where, t, what)
   if t == nil then return end
-  if type(t) == "string" then return end
+  if type(t) == "string" then return check_name(add, where, what, t) end
   if type(t) ~= "table" or not is_array(t) then
     add("%s: expected a %s name or a list of them", where, what)
     return
   end
   for i, v in ipairs(t) do
-    if type(v) ~= "string" then add("%s[%d]: expected a %s name, got %s", where, i, what, type(v)) end
+    if type(v) ~= "string" then add("%s[%d]: expected a %s name, got %s", where, i, what, type(v))
+    else check_name(add, string.format("%s[%d]", where, i), what, v) end
   end
 end
 
 local function check_attachment(add, where, a, depth)
-  if type(a) == "string" then return end
+  if type(a) == "string" then return check_name(add, where, "resource", a) end
   if type(a) ~= "table" or type(a[1]) ~= "string" then
     add("%s: expected a resource name or {name, clear = ...}", where)
     return
   end
+  check_name(add, where, "resource", a[1])
   if a.clear ~= nil then
     if depth then
       if type(a.clear) ~= "number" then add("%s: depth clear must be a number, got %s", where, type(a.clear)) end
@@ -229,6 +247,9 @@ local function check_node(add, node, i, dims)
   if type(node.name) ~= "string" or node.name == "" then
     where = string.format("nodes[%d]", i)
     add("%s: missing name (every node needs a unique string name)", where)
+  elseif node.name:find("\0", 1, true) then
+    where = string.format("nodes[%d]", i)
+    check_name(add, where, "node", node.name)
   else
     where = string.format("node '%s'", node.name)
   end
@@ -236,6 +257,8 @@ local function check_node(add, node, i, dims)
   if node.multiplex ~= nil then
     if type(node.multiplex) ~= "table" or not is_array(node.multiplex) then
       add("%s: multiplex must be a list of dimension names", where)
+    else
+      check_names(add, where .. ": multiplex", node.multiplex, "dimension")
     end
   end
   check_names(add, where .. ": after", node.after, "node")
@@ -248,7 +271,8 @@ local function check_node(add, node, i, dims)
         if type(k) ~= "string" then add("%s: create: entries must be named (name = {format=, size=})", where) break end
       end
       for _, k in ipairs(sorted_keys(node.create)) do
-        check_create(add, string.format("%s: create '%s'", where, k), node.create[k])
+        check_name(add, where .. ": create", "resource", k)
+        check_create(add, string.format("%s: create '%s'", where, shown(k)), node.create[k])
       end
     end
   end
@@ -260,7 +284,9 @@ local function check_node(add, node, i, dims)
       add("%s: rename must be a table old = new, got %s", where, type(node.rename))
     else
       for _, k in ipairs(sorted_keys(node.rename)) do
-        local v, rw = node.rename[k], string.format("%s: rename '%s'", where, k)
+        local v, rw = node.rename[k], string.format("%s: rename '%s'", where, shown(k))
+        check_name(add, where .. ": rename", "resource", k)
+        check_name(add, rw, "resource", type(v) == "table" and v.to or v)
         if type(v) == "table" then
           unknown_fields(add, rw, v, { "to", "usage", "stage" })
           if type(v.to) ~= "string" then add("%s: missing the new name (to = \"...\")", rw) end
@@ -301,6 +327,7 @@ local function check_dims(add, where, t)
   if type(t) ~= "table" then add("%s must be a table name = count", where) return end
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
+    elseif k:find("\0", 1, true) then check_name(add, where, "dimension", k)
     elseif not is_posint(v) or v > 65536 then
       add("%s: '%s' must be a positive integer count (at most 65536), got %s", where, k, tostring(v))
     end
@@ -311,14 +338,37 @@ local function check_resolutions(add, where, t)
   if type(t) ~= "table" then add("%s must be a table name = {width, height}", where) return end
   for _, k in ipairs(sorted_keys(t)) do
     local v = t[k]
+    check_name(add, where, "resolution", k)
     if type(v) ~= "table" or not is_posint(v[1]) or not is_posint(v[2]) then
       add("%s: '%s' must be {width, height} with positive integers", where, k)
     end
   end
 end
 
--- Returns the list of problems (empty when fine).
-function M.problems(pipeline, opts)
+-- Options of fg.compile (entry "compile") or fg.runtime ("runtime"): the
+-- field list and each value's rule come from the C core, shared with fg.pack.
+local function check_opts(add, opts, entry)
+  if type(opts) ~= "table" then add("opts: expected a table, got %s", type(opts)) return end
+  local fields = core.options[entry]
+  if not fields then error("schema: unknown entry point '" .. tostring(entry) .. "' (compile or runtime)", 3) end
+  unknown_fields(add, "opts", opts, fields)
+  -- solver and profile first: the order these messages always came in
+  local order = { "solver", "profile" }
+  for _, k in ipairs(fields) do if k ~= "solver" and k ~= "profile" then order[#order + 1] = k end end
+  for _, k in ipairs(order) do
+    local v = opts[k]
+    if v ~= nil then
+      local problem = core.check_option(k, v)
+      if problem then add("%s", problem) end
+    end
+  end
+  check_dims(add, "opts.dimensions", opts.dimensions)
+  check_resolutions(add, "opts.resolutions", opts.resolutions)
+end
+
+-- Returns the list of problems (empty when fine). entry: "compile" (the
+-- default) or "runtime", whose options differ.
+function M.problems(pipeline, opts, entry)
   local list, add = collector()
   if type(pipeline) ~= "table" then
     add("pipeline: expected a table, got %s", type(pipeline))
@@ -333,12 +383,14 @@ function M.problems(pipeline, opts)
     if type(pipeline.external) ~= "table" then add("external must be a table name = {format=, size=, provide=}")
     else
       for _, k in ipairs(sorted_keys(pipeline.external)) do
-        local e, w = pipeline.external[k], string.format("external '%s'", k)
+        local e, w = pipeline.external[k], string.format("external '%s'", shown(k))
+        check_name(add, "external", "resource", k)
         if type(e) ~= "table" then add("%s: expected a table {format=, size=, provide=}", w)
         else
           unknown_fields(add, w, e, external_fields)
           if e.buffer == nil then check_format(add, w, e.format, false) end
           check_size(add, w, e.size, false)
+          if e.multiplex ~= nil then check_names(add, w .. ": multiplex", e.multiplex, "dimension") end
           if e.provide ~= nil and type(e.provide) ~= "function" then add("%s: provide must be a function(index)", w) end
         end
       end
@@ -350,39 +402,12 @@ function M.problems(pipeline, opts)
     if not is_array(pipeline.nodes) then add("pipeline: nodes must be a list (array), not a map") end
     for i, n in ipairs(pipeline.nodes) do check_node(add, n, i, pipeline.dimensions or {}) end
   end
-  if opts ~= nil then
-    if type(opts) ~= "table" then add("opts: expected a table, got %s", type(opts))
-    else
-      unknown_fields(add, "opts", opts, opts_fields)
-      if opts.solver ~= nil and not solver_set[opts.solver] then
-        add("opts.solver: unknown solver '%s' (expected one of %s)", tostring(opts.solver), table.concat(M.solvers, ", "))
-      end
-      local p = opts.profile
-      if p ~= nil then
-        if type(p) == "string" then
-          if not profile_set[p] then
-            add("opts.profile: unknown profile '%s' (expected lavapipe, nvidia or a table {alignment=, granularity=})", p)
-          end
-        elseif type(p) == "table" then
-          for _, f in ipairs({ "alignment", "granularity", "buffer_alignment" }) do
-            local v = p[f]
-            if v ~= nil and (not is_posint(v) or v & (v - 1) ~= 0) then
-              add("opts.profile.%s must be a power of two, got %s", f, tostring(v))
-            end
-          end
-        else
-          add("opts.profile: expected a profile name or a table, got %s", type(p))
-        end
-      end
-      check_dims(add, "opts.dimensions", opts.dimensions)
-      check_resolutions(add, "opts.resolutions", opts.resolutions)
-    end
-  end
+  if opts ~= nil then check_opts(add, opts, entry or "compile") end
   return list
 end
 
-function M.check(pipeline, opts)
-  local list = M.problems(pipeline, opts)
+function M.check(pipeline, opts, entry)
+  local list = M.problems(pipeline, opts, entry)
   if #list > 0 then error(table.concat(list, "\n"), 0) end
   return true
 end
