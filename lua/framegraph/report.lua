@@ -355,8 +355,11 @@ function M.svg(graph)
       local tip = string.format("%s, frame %d: %s %s%s, %s (%d bytes) at offset %d; live %s", resource_label(r), r.frame,
                                 r.format or r.kind, r.kind, r.width and string.format(" %dx%d", r.width, r.height) or "",
                                 fmt_bytes(r.bytes), r.bytes, r.offset, lifetime_text(r, T, slot))
-      local y, h = Y(r.offset + r.bytes), math.max(r.bytes * sy, 1)
-      local dash = r.history and ' stroke="#222" stroke-width="1.5" stroke-dasharray="4,2"' or ' stroke="#ffffff" stroke-width="1"'
+      -- at least 2 px so a small buffer stays visible (and hoverable)
+      local h = math.max(r.bytes * sy, 2)
+      local y = Y(r.offset) - h
+      local dash = r.history and ' stroke="#222" stroke-width="1.5" stroke-dasharray="4,2"'
+                   or h >= 4 and ' stroke="#ffffff" stroke-width="1"' or ""   -- a white edge would hide a thin one
       for pi, pc in ipairs(pieces) do
         local x, w = left + pc[1] * sx, (pc[2] - pc[1]) * sx
         add('<rect class="%s res-%s f%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>',
@@ -502,9 +505,10 @@ function M.html(graph, opts)
   add("<h2>Resources</h2>")
   add('<table class="resources"><tr><th class="l">resource</th><th>frame</th><th class="l">kind</th><th class="l">format</th><th>size</th><th>bytes</th><th>heap</th><th>offset</th><th class="l">lifetime</th></tr>')
   for _, r in ipairs(graph:resources()) do
-    add('<tr><td class="l">%s</td><td>%d</td><td class="l">%s%s</td><td class="l">%s</td><td>%s</td><td>%d</td><td>%s</td><td>%s</td><td class="l">%s</td></tr>',
+    add('<tr><td class="l">%s</td><td>%d</td><td class="l">%s%s</td><td class="l">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="l">%s</td></tr>',
         esc(resource_label(r)), r.frame, r.kind, r.history and " (history)" or "", esc(r.format or ""),
-        r.width and string.format("%dx%d", r.width, r.height) or "", r.bytes, r.heap or "-", r.offset or "-",
+        r.width and string.format("%dx%d", r.width, r.height) or "",
+        r.kind == "blob" and string.format("%d (CPU)", r.declared_bytes or 0) or tostring(r.bytes), r.heap or "-", r.offset or "-",
         esc(lifetime_text(r, T, slot)))
   end
   add("</table>")
