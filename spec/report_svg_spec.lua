@@ -48,6 +48,59 @@ describe("report.svg", function()
     end
   end
 
+  it("places each rectangle at its resource's lifetime and offset", function()
+    local g = fg.compile(dofile("examples/deferred.lua"), { profile = "nvidia" })
+    local svg = g:svg()
+    local s = g:stats()
+    local px, py, pw, ph = svg:match('<rect class="plot" x="([%d%.]+)" y="([%d%.]+)" width="([%d%.]+)" height="([%d%.]+)"')
+    px, py, pw, ph = tonumber(px), tonumber(py), tonumber(pw), tonumber(ph)
+    local sx, sy = pw / s.period, ph / s.heaps[1].bytes
+    local by_tip = {}
+    for x, y, w, h, tip in svg:gmatch('<rect class="res [^"]*" x="([%d%.]+)" y="([%d%.]+)" width="([%d%.]+)" height="([%d%.]+)"[^>]*><title>([^<]*)') do
+      by_tip[#by_tip + 1] = { x = tonumber(x), y = tonumber(y), w = tonumber(w), h = tonumber(h), tip = tip }
+    end
+    local checked = 0
+    for _, r in ipairs(g:resources()) do
+      if r.heap then
+        for _, b in ipairs(by_tip) do
+          if b.tip:find("frame " .. r.frame .. ":", 1, true) and b.tip:find("^" .. r.name .. "[^%w_]")
+             and b.tip:find("at offset " .. r.offset .. ";", 1, true) then
+            local stop = r.first < r.stop and r.stop or s.period
+            assert.is_true(math.abs(b.x - (px + r.first * sx + 0.5)) < 0.11, r.name)
+            assert.is_true(math.abs(b.w - ((stop - r.first) * sx - 1)) < 0.11, r.name)
+            assert.is_true(math.abs(b.y + b.h - (py + ph - r.offset * sy)) < 0.11, r.name)
+            assert.is_true(math.abs(b.h - math.max(r.bytes * sy, 2)) < 0.11, r.name)
+            checked = checked + 1
+          end
+        end
+      end
+    end
+    assert.are.equal(#packed(g), checked)
+  end)
+
+  it("draws one panel per heap with that heap's resources", function()
+    -- compiling without a device packs one memory-type group; two heaps are
+    -- made here by moving the buffers of a real graph to a second one
+    local g = fg.compile(dofile("examples/deferred.lua"), { profile = "nvidia" })
+    local stats, res = g:stats(), g:resources()
+    local buffers = 0
+    for _, r in ipairs(res) do
+      if r.kind == "buffer" then r.heap, r.offset, buffers = 2, 0, buffers + 1 end
+    end
+    stats.heaps[2] = { memory_type = 4, bytes = 65536, load = 65536, resources = buffers, optimal = true }
+    local stub = setmetatable({ stats = function() return stats end, resources = function() return res end },
+                              { __index = function(_, k) return function(_, ...) return g[k](g, ...) end end })
+    local svg = report.svg(stub)
+    assert.are.equal(2, count(svg, '<g class="heap"'))
+    local h1 = svg:match('<g class="heap" id="heap%-1">(.-)</g>')
+    local h2 = svg:match('<g class="heap" id="heap%-2">(.-)</g>')
+    assert.are.equal(#packed(g) - buffers, count(h1, '<rect class="res '))
+    assert.are.equal(buffers, count(h2, '<rect class="res res%-buffer'))
+    assert.are.equal(buffers, count(h2, '<rect class="res '))
+    assert.truthy(h2:find("heap 2: 64.0 KiB (LOAD 64.0 KiB, makespan/LOAD 1.000), memory type 4, 2 resources", 1, true))
+    assert.are.equal(1, count(h2, '<path class="load"'))
+  end)
+
   it("has a panel per heap, a titled saving, a legend and a byte axis", function()
     local g = fg.compile(dofile("examples/deferred.lua"), { profile = "nvidia" })
     local s = g:stats()
