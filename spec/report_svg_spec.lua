@@ -235,7 +235,13 @@ describe("report.html", function()
   it("draws the graph with graphviz, or shows the DOT source without it", function()
     local plain = report.html(g, { graphviz = false })
     assert.truthy(plain:find('<pre class="dot">digraph framegraph', 1, true))
-    assert.truthy(plain:find("apt-get install graphviz", 1, true))
+    assert.falsy(plain:find('<div class="figure graph">', 1, true))
+    local limit = report.max_graphviz_instances
+    report.max_graphviz_instances = 3
+    local big = report.html(g)
+    report.max_graphviz_instances = limit
+    assert.truthy(big:find("9 node instances are too many to draw (at most 3)", 1, true))
+    assert.falsy(big:find('<div class="figure graph">', 1, true))
     if not has_dot() then pending("graphviz (dot) is not installed") return end
     local drawn = report.html(g)
     assert.truthy(drawn:find('<div class="figure graph"><svg', 1, true))

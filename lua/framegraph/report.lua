@@ -216,20 +216,18 @@ local function nice_step(range, ticks)
 end
 
 -- Live bytes at each slot 0..T-1 of the resources packed in one heap.
+-- (a difference array: O(resources + T) for graphs of thousands of nodes)
 local function live_profile(list, T)
-  local live = {}
-  for t = 0, T - 1 do live[t] = 0 end
+  local delta = {}
+  for t = 0, T do delta[t] = 0 end
+  local function span(a, b, n) delta[a] = delta[a] + n; delta[b] = delta[b] - n end
   for _, r in ipairs(list) do
-    if r.first == r.stop then
-      for t = 0, T - 1 do live[t] = live[t] + r.bytes end
-    else
-      local t = r.first
-      while t ~= r.stop do
-        live[t] = live[t] + r.bytes
-        t = (t + 1) % T
-      end
-    end
+    if r.first == r.stop then span(0, T, r.bytes)
+    elseif r.first < r.stop then span(r.first, r.stop, r.bytes)
+    else span(r.first, T, r.bytes); span(0, r.stop, r.bytes) end
   end
+  local live, acc = {}, 0
+  for t = 0, T - 1 do acc = acc + delta[t]; live[t] = acc end
   return live
 end
 
@@ -326,8 +324,8 @@ function M.svg(graph)
     local every = math.max(1, math.ceil(16 / sx))  -- 45° labels need 16 px apart
     for s = 0, T - 1 do
       local x = left + s * sx
-      add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ececec"/>', x, y0, x, y0 + panel_h)
       if s % every == 0 then
+        add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ececec"/>', x, y0, x, y0 + panel_h)
         local name, f = slot(s)
         if #name > 28 then name = name:sub(1, 27) .. "~" end
         local cx, ty = x + sx / 2 + 4, y0 + panel_h + 10
@@ -408,6 +406,8 @@ function M.svg(graph)
 end
 
 -- ---------------------------------------------------------------- html
+
+M.max_graphviz_instances = 400
 
 -- Graphviz's SVG of the dot text, or nil when `dot` is not installed.
 function M.render_dot(dot)
@@ -493,13 +493,21 @@ function M.html(graph, opts)
 
   add("<h2>Graph</h2>")
   local dot = M.dot(graph)
-  local picture = opts.graphviz ~= false and M.render_dot(dot)
+  -- past a few hundred instances dot takes long and draws an unreadable
+  -- picture; the timeline and tables still say everything
+  local too_big = stats.instances > M.max_graphviz_instances
+  local picture = opts.graphviz ~= false and not too_big and M.render_dot(dot)
   if picture then
     add('<div class="figure graph">%s</div>', picture)
     add("<details><summary>DOT source</summary><pre>%s</pre></details>", esc(dot))
   else
-    add('<p class="sub">Graphviz (<code>dot</code>) is not installed: the DOT source follows (<code>apt-get install graphviz</code> draws it).</p>')
-    add('<pre class="dot">%s</pre>', esc(dot))
+    if too_big then
+      add('<p class="sub">%d node instances are too many to draw (at most %d): the DOT source follows.</p>',
+          stats.instances, M.max_graphviz_instances)
+    elseif opts.graphviz ~= false then
+      add('<p class="sub">Graphviz (<code>dot</code>) is not installed: the DOT source follows (<code>apt-get install graphviz</code> draws it).</p>')
+    end
+    add('<details%s><summary>DOT source</summary><pre class="dot">%s</pre></details>', too_big and "" or " open", esc(dot))
   end
 
   add("<h2>Resources</h2>")
