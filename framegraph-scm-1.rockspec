@@ -14,4 +14,6 @@ build = {
     LUADIR = "$(LUADIR)",
     LIBDIR = "$(LIBDIR)",
   },
+  -- the `framegraph report|check` command; luarocks wraps it with the rock's paths
+  install = { bin = { framegraph = "bin/framegraph" } },
 }

@@ -702,6 +702,8 @@ static int l_stats(lua_State *L) {
   SETI("resources", s.resources);
   SETI("edges", s.edges);
   lua_pushnumber(L, (double)s.ns_total / 1e6); lua_setfield(L, -2, "compile_ms");
+  /* the packing share of it, all heaps together (the report stats table) */
+  lua_pushnumber(L, (double)s.ns_pack / 1e6); lua_setfield(L, -2, "pack_ms");
   lua_createtable(L, (int)s.heap_count, 0);
   for (uint32_t h = 0; h < s.heap_count; h++) {
     const fg_graph_heap *hp = fg_graph_heap_get(g, h);

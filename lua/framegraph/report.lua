@@ -1,44 +1,243 @@
--- framegraph.report: pictures of a compiled graph.
---   dot(graph)  -> Graphviz text: instances in execution order and their
---                  dependency edges; culled/broken nodes drawn apart with the reason.
---   svg(graph)  -> SVG memory timeline: per heap, time (cyclic slots 0..T) on x,
---                  offset on y; one box per packed physical resource copy.
+-- framegraph.report: pictures and a page of a compiled graph. Pure Lua over
+-- the graph's introspection (order, nodes, edges, resources, stats), so it
+-- needs no GPU and no Vulkan.
+--   dot(graph)   -> Graphviz text: instances in execution order and their
+--                   dependency edges; culled/broken nodes drawn apart with why.
+--   svg(graph)   -> SVG memory timeline: one panel per heap, time (the two
+--                   frames' node instances) on x, bytes on y, one rectangle
+--                   per physical resource, the LOAD profile as a curve.
+--   html(graph, opts) -> one self-contained HTML page (timeline, graph
+--                   picture, stats, culled/broken nodes, resources).
+--   write_html(graph, path, opts) -> true | nil, err
 local M = {}
 
-local function q(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"') .. '"' end
+-- ---------------------------------------------------------------- helpers
+
+local function esc(s)
+  return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;"):gsub('"', "&quot;"))
+end
+
+-- Graphviz quoted string; "\n" stays a Graphviz line break.
+local function q(s) return '"' .. tostring(s):gsub('\\', '\\\\'):gsub('"', '\\"'):gsub("\n", "\\n") .. '"' end
+
+local units = { { "GiB", 1024 ^ 3 }, { "MiB", 1024 ^ 2 }, { "KiB", 1024 } }
+function M.bytes(n)
+  for _, u in ipairs(units) do
+    if n >= u[2] then return string.format("%.1f %s", n / u[2], u[1]) end
+  end
+  return string.format("%d B", n)
+end
+local fmt_bytes = M.bytes
+
+local function index_text(index)
+  local keys = {}
+  for k in pairs(index or {}) do keys[#keys + 1] = k end
+  if #keys == 0 then return "" end
+  table.sort(keys)
+  for i, k in ipairs(keys) do keys[i] = k .. "=" .. tostring(index[k]) end
+  return "[" .. table.concat(keys, ",") .. "]"
+end
+
+local function resource_label(r)
+  local name = r.name
+  if r.final_name and r.final_name ~= r.name then name = name .. "\u{2192}" .. r.final_name end
+  return name .. index_text(r.index)
+end
+
+-- "kind" in the colour sense: depth/stencil and colour textures differ.
+local function colour_kind(r)
+  if r.kind == "buffer" then return "buffer" end
+  if r.format and (r.format:match("^d%d") or r.format == "s8_uint") then return "depth" end
+  return "texture"
+end
+
+-- Opaque fills (the screenshot spec looks for them): frame 0, frame 1.
+local fills = {
+  texture = { "#5b8fd0", "#a8c6ec", "colour texture" },
+  depth   = { "#e0893a", "#f3c594", "depth/stencil texture" },
+  buffer  = { "#58a45a", "#a9d6a6", "buffer" },
+}
+M.fills = fills
+
+local function solver_of(graph)
+  local o = graph:_opts() or {}
+  return o.solver or "best"
+end
+
+local function profile_of(graph)
+  local o = graph:_opts() or {}
+  local p = o.profile
+  if p == nil then return "lavapipe" end
+  if type(p) == "table" then
+    return string.format("custom (alignment %s, granularity %s)", tostring(p.alignment or "-"),
+                         tostring(p.granularity or "-"))
+  end
+  return tostring(p)
+end
+
+local function pipeline_name(graph)
+  local p = graph:pipeline()
+  return type(p) == "table" and type(p.name) == "string" and p.name or "pipeline"
+end
+
+-- Slot s of the cyclic timeline (0-based) -> instance name and frame.
+local function slot_namer(graph)
+  local order = graph:order()
+  local V = #order
+  return function(s)
+    if V == 0 then return "?", 0 end
+    return order[s % V + 1], s // V
+  end, V
+end
+
+local function lifetime_text(r, T, slot)
+  if T == 0 then return "never live" end
+  local last = (r.stop - 1) % T
+  local a, fa = slot(r.first)
+  local b, fb = slot(last)
+  local whole = r.first == r.stop and " (the whole cycle)" or ""
+  return string.format("slots %d..%d%s: %s (frame %d) to %s (frame %d)", r.first, last, whole, a, fa, b, fb)
+end
+
+local function ratio(a, b) return b > 0 and a / b or 1 end
+
+-- ---------------------------------------------------------------- dot
+
+local function wrap(s, width)
+  local lines, line = {}, ""
+  for word in tostring(s):gmatch("%S+") do
+    if #line > 0 and #line + 1 + #word > width then
+      lines[#lines + 1] = line; line = word
+    else
+      line = #line > 0 and (line .. " " .. word) or word
+    end
+  end
+  if #line > 0 then lines[#lines + 1] = line end
+  return table.concat(lines, "\n")
+end
+
+-- Names a node's table reads (read/modify/rename/history) and the names it
+-- makes (create, rename targets): only to draw dashed "would have used" edges
+-- to culled and broken nodes, which have no instances.
+local function names_of(t, out)
+  if type(t) ~= "table" then return end
+  for k, v in pairs(t) do
+    if type(k) == "string" then out[#out + 1] = k elseif type(v) == "string" then out[#out + 1] = v end
+  end
+end
+local function node_reads(n)
+  local out = {}
+  names_of(n.read, out); names_of(n.modify, out); names_of(n.rename, out); names_of(n.history, out)
+  return out
+end
+local function node_makes(n)
+  local out = {}
+  names_of(n.create, out)
+  if type(n.rename) == "table" then
+    for _, v in pairs(n.rename) do
+      local to = type(v) == "table" and v.to or v
+      if type(to) == "string" then out[#out + 1] = to end
+    end
+  end
+  names_of(n.modify, out)
+  return out
+end
 
 function M.dot(graph)
-  local out = { "digraph framegraph {", "  rankdir=LR;", "  node [shape=box, fontname=\"monospace\"];" }
+  local out = { "digraph framegraph {", "  rankdir=LR;",
+                '  graph [fontname="Helvetica", fontsize=11, nodesep=0.25, ranksep=0.35, label=' ..
+                  q(pipeline_name(graph) .. ": grey dashed = culled, red = broken") .. ', labelloc=t];',
+                '  node [shape=box, style="rounded,filled", fillcolor="#eef3fb", color="#5b8fd0", fontname="Helvetica", fontsize=10];',
+                '  edge [color="#555555", arrowsize=0.6];' }
+  local first_instance = {}
   for i, name in ipairs(graph:order()) do
     out[#out + 1] = string.format("  %s [label=%s];", q(name), q(i .. ": " .. name))
   end
+  for _, inst in ipairs(graph:instances()) do
+    first_instance[inst.node] = first_instance[inst.node] or inst.name
+  end
+  local pipeline = graph:pipeline() or {}
+  local maker = {}
+  for _, n in ipairs(pipeline.nodes or {}) do
+    if type(n) == "table" and type(n.name) == "string" then
+      for _, name in ipairs(node_makes(n)) do maker[name] = maker[name] or n.name end
+    end
+  end
+  local node_table = {}
+  for _, n in ipairs(pipeline.nodes or {}) do
+    if type(n) == "table" and type(n.name) == "string" then node_table[n.name] = n end
+  end
+  local extra = {}
   for _, n in ipairs(graph:nodes()) do
     if n.state ~= "active" then
-      local color = n.state == "broken" and "red" or "gray"
-      out[#out + 1] = string.format("  %s [style=dashed, color=%s, label=%s];", q(n.name), color,
-                                    q(n.name .. "\\n" .. n.state .. ": " .. n.reason))
+      local broken = n.state == "broken"
+      out[#out + 1] = string.format('  %s [style="dashed,filled", fillcolor=%s, color=%s, fontcolor=%s, label=%s, tooltip=%s];',
+                                    q(n.name), q(broken and "#fde8e8" or "#f2f2f2"), q(broken and "#c0392b" or "#888888"),
+                                    q(broken and "#8b1a1a" or "#555555"),
+                                    q(n.name .. "\n" .. n.state .. ": " .. wrap(n.reason or "", 38)),
+                                    q(n.state .. ": " .. (n.reason or "")))
+      -- dashed edges from what it would have read, so it sits near its inputs
+      local seen = {}
+      for _, name in ipairs(node_reads(node_table[n.name] or {})) do
+        local from = maker[name]
+        local src = from and (first_instance[from] or from)
+        if src and src ~= n.name and not seen[src] then
+          seen[src] = true
+          extra[#extra + 1] = string.format('  %s -> %s [style=dashed, color="#aaaaaa", label=%s, fontsize=9, fontcolor="#888888"];',
+                                            q(src), q(n.name), q(name))
+        end
+      end
     end
   end
   for _, e in ipairs(graph:edges()) do
     out[#out + 1] = string.format("  %s -> %s;", q(e[1]), q(e[2]))
   end
+  for _, l in ipairs(extra) do out[#out + 1] = l end
   out[#out + 1] = "}"
   return table.concat(out, "\n") .. "\n"
 end
 
-local palette = { "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
-                  "#9c755f", "#bab0ac" }
+-- ---------------------------------------------------------------- svg
 
-local function esc(s) return (tostring(s):gsub("&", "&amp;"):gsub("<", "&lt;"):gsub(">", "&gt;")) end
+-- Nice byte-axis step: 1, 2 or 5 times a power of ten of the display unit.
+local function axis_unit(max)
+  for _, u in ipairs(units) do
+    if max >= u[2] then return u[1], u[2] end
+  end
+  return "B", 1
+end
+local function nice_step(range, ticks)
+  local raw = range / ticks
+  local p = 10 ^ math.floor(math.log(raw, 10))
+  for _, m in ipairs({ 1, 2, 5, 10 }) do
+    if m * p >= raw then return m * p end
+  end
+  return 10 * p
+end
+
+-- Live bytes at each slot 0..T-1 of the resources packed in one heap.
+-- (a difference array: O(resources + T) for graphs of thousands of nodes)
+local function live_profile(list, T)
+  local delta = {}
+  for t = 0, T do delta[t] = 0 end
+  local function span(a, b, n) delta[a] = delta[a] + n; delta[b] = delta[b] - n end
+  for _, r in ipairs(list) do
+    if r.first == r.stop then span(0, T, r.bytes)
+    elseif r.first < r.stop then span(r.first, r.stop, r.bytes)
+    else span(r.first, T, r.bytes); span(0, r.stop, r.bytes) end
+  end
+  local live, acc = {}, 0
+  for t = 0, T - 1 do acc = acc + delta[t]; live[t] = acc end
+  return live
+end
+
+local CHAR_W = 6.6   -- 11 px monospace: 0.6 em per character
 
 function M.svg(graph)
   local stats = graph:stats()
-  local T = math.max(stats.period, 1)
-  local width, lane_h, margin = 900, 260, 40
+  local T = stats.period
+  local slot, V = slot_namer(graph)
   local heaps = stats.heaps
-  local h_total = margin + #heaps * (lane_h + margin) + 20
-  local out = { string.format('<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" font-family="monospace" font-size="10">',
-                              width + 2 * margin, h_total) }
   local byheap = {}
   for _, r in ipairs(graph:resources()) do
     if r.heap then
@@ -46,34 +245,294 @@ function M.svg(graph)
       table.insert(byheap[r.heap], r)
     end
   end
-  local sx = width / T
+
+  local left, right = 96, 24
+  local plot_w = math.max(640, math.min(1200, T * 52))
+  local width = left + plot_w + right
+  local sx = T > 0 and plot_w / T or plot_w
+  local panel_h = 300
+  -- room under each panel for the rotated instance names
+  local longest = 0
+  for s = 0, T - 1 do longest = math.max(longest, #slot(s)) end
+  longest = math.min(longest, 28)
+  local label_room = math.floor(longest * CHAR_W * 0.72) + 24
+  local header_h, legend_h = 58, 34
+  local panel_total = 54 + panel_h + label_room
+  local height = header_h + legend_h + math.max(#heaps, 1) * panel_total + 10
+
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = string.format(fmt, ...) end
+  add('<svg xmlns="http://www.w3.org/2000/svg" class="fg-timeline" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">',
+      width, height, width, height)
+  add('<rect class="bg" x="0" y="0" width="%d" height="%d" fill="#ffffff"/>', width, height)
+
+  -- title with the saving
+  local saving = stats.naive_bytes > 0 and (1 - stats.heap_bytes / stats.naive_bytes) * 100 or 0
+  add('<text x="%d" y="24" font-size="17" font-weight="bold" fill="#222">%s: %s with aliasing, %s without: saves %.1f%%</text>',
+      left, esc(pipeline_name(graph)), fmt_bytes(stats.heap_bytes), fmt_bytes(stats.naive_bytes), saving)
+  add('<text x="%d" y="44" fill="#555">LOAD (lower bound) %s, makespan/LOAD %.3f; %d node instances per frame, %d slots over two frames; profile %s, solver %s</text>',
+      left, fmt_bytes(stats.load_bytes), ratio(stats.heap_bytes, stats.load_bytes), V, T, esc(profile_of(graph)),
+      esc(solver_of(graph)))
+
+  -- legend
+  local lx, ly = left, header_h + 6
+  for _, k in ipairs({ "texture", "depth", "buffer" }) do
+    local f = fills[k]
+    add('<rect class="legend" x="%d" y="%d" width="14" height="14" fill="%s"/>', lx, ly, f[1])
+    add('<rect class="legend" x="%d" y="%d" width="14" height="14" fill="%s"/>', lx + 15, ly, f[2])
+    add('<text x="%d" y="%d">%s (frame 0, 1)</text>', lx + 35, ly + 11, f[3])
+    lx = lx + 35 + math.floor((#f[3] + 12) * 6.4) + 18
+  end
+  add('<rect class="legend" x="%d" y="%d" width="28" height="14" fill="#ffffff" stroke="#222" stroke-width="1.5" stroke-dasharray="4,2"/>', lx, ly)
+  add('<text x="%d" y="%d">history copy</text>', lx + 34, ly + 11)
+  lx = lx + 34 + 90
+  add('<path d="M%d %d h10 v-8 h10 v4 h8" fill="none" stroke="#c0392b" stroke-width="2"/>', lx, ly + 12)
+  add('<text x="%d" y="%d">live bytes (LOAD profile)</text>', lx + 34, ly + 11)
+
   for hi, hp in ipairs(heaps) do
-    local y0 = margin + (hi - 1) * (lane_h + margin)
-    local scale = lane_h / math.max(hp.bytes, 1)
-    out[#out + 1] = string.format('<text x="%d" y="%d">heap %d: %d bytes (LOAD %d), memory type %d</text>',
-                                  margin, y0 - 6, hi, hp.bytes, hp.load, hp.memory_type)
-    out[#out + 1] = string.format('<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="black"/>',
-                                  margin, y0, width, lane_h)
-    for ri, r in ipairs(byheap[hi] or {}) do
-      local color = palette[(ri - 1) % #palette + 1]
-      local segs
-      if r.first < r.stop then segs = { { r.first, r.stop } }
-      elseif r.first == r.stop then segs = { { 0, T } }
-      else segs = { { r.first, T }, { 0, r.stop } } end
-      for _, sgm in ipairs(segs) do
-        local x, w = margin + sgm[1] * sx, (sgm[2] - sgm[1]) * sx
-        local y, h = y0 + lane_h - (r.offset + r.bytes) * scale, math.max(r.bytes * scale, 1)
-        out[#out + 1] = string.format(
-          '<rect x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s" fill-opacity="0.7" stroke="black" stroke-width="0.5"><title>%s frame %d [%d,%d) offset %d size %d</title></rect>',
-          x, y, w, h, color, esc(r.name), r.frame, r.first, r.stop, r.offset, r.bytes)
-        if w > 40 and h > 10 then
-          out[#out + 1] = string.format('<text x="%.1f" y="%.1f">%s/%d</text>', x + 2, y + 10, esc(r.name), r.frame)
+    local list = byheap[hi] or {}
+    local live = live_profile(list, T)
+    local peak = 0
+    for t = 0, T - 1 do peak = math.max(peak, live[t]) end
+    local top = math.max(hp.bytes, peak, 1)
+    local y0 = header_h + legend_h + (hi - 1) * panel_total + 54   -- top of the plot
+    local sy = panel_h / top
+    local function Y(b) return y0 + panel_h - b * sy end
+
+    add('<g class="heap" id="heap-%d">', hi)
+    add('<text x="%d" y="%d" font-weight="bold" fill="#222">heap %d: %s (LOAD %s, makespan/LOAD %.3f), memory type %d, %d resources%s</text>',
+        left, y0 - 36, hi, fmt_bytes(hp.bytes), fmt_bytes(hp.load), ratio(hp.bytes, hp.load), hp.memory_type,
+        #list, hp.optimal and ", proved optimal" or "")
+    add('<rect class="plot" x="%d" y="%d" width="%d" height="%d" fill="#fafafa" stroke="#999"/>', left, y0, plot_w,
+        panel_h)
+
+    -- byte axis
+    local unit, div = axis_unit(top)
+    local step = nice_step(top / div, 6) * div
+    local b = 0
+    while b <= top + 1e-9 do
+      local y = Y(b)
+      add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#e4e4e4"/>', left, y, left + plot_w, y)
+      add('<text x="%d" y="%.1f" text-anchor="end" fill="#444">%s %s</text>', left - 6, y + 4,
+          (string.format("%.2f", b / div):gsub("%.?0+$", "")), unit)
+      b = b + step
+    end
+    add('<text transform="translate(16 %.1f) rotate(-90)" text-anchor="middle" fill="#444">offset in heap</text>',
+        y0 + panel_h / 2)
+
+    -- slot grid, frame boundary and the instance names of both frames
+    local every = math.max(1, math.ceil(16 / sx))  -- 45° labels need 16 px apart
+    for s = 0, T - 1 do
+      local x = left + s * sx
+      if s % every == 0 then
+        add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#ececec"/>', x, y0, x, y0 + panel_h)
+        local name, f = slot(s)
+        if #name > 28 then name = name:sub(1, 27) .. "~" end
+        local cx, ty = x + sx / 2 + 4, y0 + panel_h + 10
+        add('<text class="slot" transform="translate(%.1f %d) rotate(-45)" text-anchor="end" font-family="monospace" font-size="11" fill="%s">%s</text>',
+            cx, ty, f == 0 and "#222" or "#666", esc(name))
+      end
+    end
+    if V > 0 then
+      local xb = left + V * sx
+      add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-width="1.5" stroke-dasharray="6,3"/>', xb, y0 - 6,
+          xb, y0 + panel_h)
+      add('<text x="%.1f" y="%d" text-anchor="middle" fill="#333">frame 0</text>', left + V * sx / 2, y0 - 6)
+      add('<text x="%.1f" y="%d" text-anchor="middle" fill="#333">frame 1</text>', left + V * sx * 1.5, y0 - 6)
+    end
+
+    -- one rectangle per physical resource; a copy that wraps around the
+    -- cycle continues at the left as a second piece (class "wrap")
+    for _, r in ipairs(list) do
+      local ck = colour_kind(r)
+      local fill = fills[ck][r.frame + 1] or fills[ck][1]
+      local pieces
+      if r.first == r.stop then pieces = { { 0, T } }
+      elseif r.first < r.stop then pieces = { { r.first, r.stop } }
+      else pieces = { { r.first, T }, { 0, r.stop } } end
+      local tip = string.format("%s, frame %d: %s %s%s, %s (%d bytes) at offset %d; live %s", resource_label(r), r.frame,
+                                r.format or r.kind, r.kind, r.width and string.format(" %dx%d", r.width, r.height) or "",
+                                fmt_bytes(r.bytes), r.bytes, r.offset, lifetime_text(r, T, slot))
+      -- at least 2 px so a small buffer stays visible (and hoverable)
+      local h = math.max(r.bytes * sy, 2)
+      local y = Y(r.offset) - h
+      local dash = r.history and ' stroke="#222" stroke-width="1.5" stroke-dasharray="4,2"'
+                   or h >= 4 and ' stroke="#ffffff" stroke-width="1"' or ""   -- a white edge would hide a thin one
+      for pi, pc in ipairs(pieces) do
+        local x, w = left + pc[1] * sx, (pc[2] - pc[1]) * sx
+        add('<rect class="%s res-%s f%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>',
+            pi == 1 and "res" or "wrap", ck, r.frame, x + 0.5, y, math.max(w - 1, 1), h, fill, dash, esc(tip))
+        -- the name inside when it fits (packed resources never overlap, so neither do names)
+        if h >= 14 then
+          for _, label in ipairs({ resource_label(r) .. " f" .. r.frame, resource_label(r), r.name }) do
+            if utf8.len(label) * CHAR_W + 6 <= w then
+              add('<text x="%.1f" y="%.1f" font-family="monospace" font-size="11" fill="#1a1a1a" pointer-events="none">%s</text>',
+                  x + 4, y + math.min(h / 2 + 4, 13), esc(label))
+              break
+            end
+          end
         end
       end
     end
+
+    -- LOAD profile: live bytes per slot as a step curve, its peak marked
+    if T > 0 then
+      local d = { string.format("M%.1f %.1f", left, Y(live[0])) }
+      for t = 0, T - 1 do
+        d[#d + 1] = string.format("V%.1f H%.1f", Y(live[t]), left + (t + 1) * sx)
+      end
+      add('<path class="load" d="%s" fill="none" stroke="#c0392b" stroke-width="2.2"/>', table.concat(d, " "))
+      -- the peak is marked on the curve and named under the panel title,
+      -- where it cannot cover a resource's name
+      local pt = 0
+      for t = 0, T - 1 do if live[t] > live[pt] then pt = t end end
+      add('<circle cx="%.1f" cy="%.1f" r="4" fill="#c0392b"/>', left + (pt + 0.5) * sx, Y(peak))
+      local pname, pf = slot(pt)
+      add('<text x="%d" y="%d" fill="#c0392b">peak live %s at %s (frame %d)</text>',
+          left, y0 - 20, fmt_bytes(peak), esc(pname), pf)
+      if hp.bytes > peak then
+        add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#222" stroke-dasharray="2,3"/>', left, Y(hp.bytes),
+            left + plot_w, Y(hp.bytes))
+      end
+    end
+    add('</g>')
   end
-  out[#out + 1] = "</svg>"
-  return table.concat(out, "\n") .. "\n"
+  if #heaps == 0 then
+    add('<text x="%d" y="%d" fill="#555">no packed resources: nothing lives in GPU memory</text>', left,
+        header_h + legend_h + 30)
+  end
+  add("</svg>")
+  return table.concat(o, "\n") .. "\n"
+end
+
+-- ---------------------------------------------------------------- html
+
+M.max_graphviz_instances = 400
+
+-- Graphviz's SVG of the dot text, or nil when `dot` is not installed.
+function M.render_dot(dot)
+  local ok = os.execute("command -v dot >/dev/null 2>&1")
+  if not ok then return nil end
+  local src = os.tmpname()
+  local f = io.open(src, "w")
+  if not f then return nil end
+  f:write(dot); f:close()
+  local p = io.popen("dot -Tsvg '" .. src:gsub("'", "'\\''") .. "' 2>/dev/null")
+  local svg = p and p:read("a")
+  if p then p:close() end
+  os.remove(src)
+  if not svg or not svg:find("<svg") then return nil end
+  -- inline it: drop the XML prolog, doctype and comments
+  return (svg:gsub("^.-(<svg)", "%1"):gsub("<!%-%-.-%-%->", ""))
+end
+
+local css = [[
+body { font-family: Helvetica, Arial, sans-serif; margin: 24px 32px; color: #222; background: #fff; }
+h1 { font-size: 22px; margin: 0 0 4px; } h2 { font-size: 17px; margin: 28px 0 8px; border-bottom: 1px solid #ddd; }
+.sub { color: #555; margin: 0 0 12px; }
+table { border-collapse: collapse; font-size: 13px; }
+th, td { border: 1px solid #ddd; padding: 4px 9px; text-align: right; }
+th { background: #f3f5f8; } td.l, th.l { text-align: left; }
+.broken { color: #a61b1b; } .culled { color: #666; }
+.saving { font-size: 15px; } .saving b { color: #2a7a2e; }
+pre { background: #f6f6f6; padding: 10px; font-size: 12px; overflow: auto; }
+.figure { overflow-x: auto; } .graph svg { max-width: 100%; height: auto; }
+]]
+
+function M.html(graph, opts)
+  opts = opts or {}
+  local stats = graph:stats()
+  local T = stats.period
+  local slot = slot_namer(graph)
+  local name = pipeline_name(graph)
+  local title = opts.title or ("framegraph report: " .. name)
+  local saving = stats.naive_bytes > 0 and (1 - stats.heap_bytes / stats.naive_bytes) * 100 or 0
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
+
+  add('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">')
+  add("<title>%s</title>", esc(title))
+  add("<style>%s</style></head><body>", css)
+  add("<h1>%s</h1>", esc(title))
+  add('<p class="sub">%s%s; profile %s, solver %s; %d active, %d culled, %d broken nodes; %d node instances per frame.</p>',
+      opts.source and ("pipeline <code>" .. esc(opts.source) .. "</code>; ") or "", "compiled without a GPU",
+      esc(profile_of(graph)), esc(solver_of(graph)), stats.nodes_active, stats.nodes_culled, stats.nodes_broken,
+      stats.instances)
+  add('<p class="saving">Transient memory: <b>%s</b> with aliasing instead of %s without: <b>saves %.1f%%</b>; the lower bound (LOAD) is %s.</p>',
+      fmt_bytes(stats.heap_bytes), fmt_bytes(stats.naive_bytes), saving, fmt_bytes(stats.load_bytes))
+
+  add("<h2>Memory timeline</h2>")
+  add('<p class="sub">Each rectangle is one physical resource (a frame copy): x is its lifetime over two frames, y its place in the heap. Hover for name, size and lifetime.</p>')
+  add('<div class="figure">%s</div>', M.svg(graph))
+
+  add("<h2>Stats</h2>")
+  add('<table class="stats"><tr><th class="l">heap</th><th>memory type</th><th>resources</th><th>bytes</th><th>LOAD</th><th>makespan/LOAD</th><th class="l">solver</th><th>time (ms)</th></tr>')
+  for i, hp in ipairs(stats.heaps) do
+    add('<tr><td class="l">%d</td><td>%d</td><td>%d</td><td>%s<br><small>%d</small></td><td>%s<br><small>%d</small></td><td>%.3f%s</td><td class="l">%s</td><td>%s</td></tr>',
+        i, hp.memory_type, hp.resources, fmt_bytes(hp.bytes), hp.bytes, fmt_bytes(hp.load), hp.load,
+        ratio(hp.bytes, hp.load), hp.optimal and " (optimal)" or "", esc(solver_of(graph)),
+        i == 1 and string.format("%.3f%s", stats.pack_ms or 0, #stats.heaps > 1 and " (all heaps)" or "") or "")
+  end
+  add('<tr><th class="l">all</th><td></td><td>%d</td><td>%s</td><td>%s</td><td>%.3f</td><td class="l">no aliasing: %s</td><td>compile %.3f</td></tr></table>',
+      stats.resources, fmt_bytes(stats.heap_bytes), fmt_bytes(stats.load_bytes),
+      ratio(stats.heap_bytes, stats.load_bytes), fmt_bytes(stats.naive_bytes), stats.compile_ms or 0)
+
+  add("<h2>Culled and broken nodes</h2>")
+  local bad = {}
+  for _, n in ipairs(graph:nodes()) do if n.state ~= "active" then bad[#bad + 1] = n end end
+  if #bad == 0 then
+    add("<p>None: every node runs.</p>")
+  else
+    add('<table class="nodes"><tr><th class="l">node</th><th class="l">state</th><th class="l">why</th></tr>')
+    for _, n in ipairs(bad) do
+      add('<tr class="%s"><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td></tr>', n.state, esc(n.name),
+          n.state, esc(n.reason or ""))
+    end
+    add("</table>")
+  end
+
+  add("<h2>Graph</h2>")
+  local dot = M.dot(graph)
+  -- past a few hundred instances dot takes long and draws an unreadable
+  -- picture; the timeline and tables still say everything
+  local too_big = stats.instances > M.max_graphviz_instances
+  local picture = opts.graphviz ~= false and not too_big and M.render_dot(dot)
+  if picture then
+    add('<div class="figure graph">%s</div>', picture)
+    add("<details><summary>DOT source</summary><pre>%s</pre></details>", esc(dot))
+  else
+    if too_big then
+      add('<p class="sub">%d node instances are too many to draw (at most %d): the DOT source follows.</p>',
+          stats.instances, M.max_graphviz_instances)
+    elseif opts.graphviz ~= false then
+      add('<p class="sub">Graphviz (<code>dot</code>) is not installed: the DOT source follows (<code>apt-get install graphviz</code> draws it).</p>')
+    end
+    add('<details%s><summary>DOT source</summary><pre class="dot">%s</pre></details>', too_big and "" or " open", esc(dot))
+  end
+
+  add("<h2>Resources</h2>")
+  add('<table class="resources"><tr><th class="l">resource</th><th>frame</th><th class="l">kind</th><th class="l">format</th><th>size</th><th>bytes</th><th>heap</th><th>offset</th><th class="l">lifetime</th></tr>')
+  for _, r in ipairs(graph:resources()) do
+    add('<tr><td class="l">%s</td><td>%d</td><td class="l">%s%s</td><td class="l">%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class="l">%s</td></tr>',
+        esc(resource_label(r)), r.frame, r.kind, r.history and " (history)" or "", esc(r.format or ""),
+        r.width and string.format("%dx%d", r.width, r.height) or "",
+        r.kind == "blob" and string.format("%d (CPU)", r.declared_bytes or 0) or tostring(r.bytes), r.heap or "-", r.offset or "-",
+        esc(lifetime_text(r, T, slot)))
+  end
+  add("</table>")
+  add('<p class="sub">framegraph %s</p></body></html>', esc(require("framegraph.core").version or ""))
+  return table.concat(o, "\n") .. "\n"
+end
+
+function M.write_html(graph, path, opts)
+  local ok, page = pcall(M.html, graph, opts)
+  if not ok then return nil, "report: " .. tostring(page) end
+  local f, err = io.open(path, "wb")
+  if not f then return nil, "report: cannot write " .. tostring(err) end
+  local wok, werr = f:write(page)
+  f:close()
+  if not wok then return nil, "report: writing " .. path .. ": " .. tostring(werr) end
+  return true
 end
 
 return M

@@ -1,0 +1,240 @@
+-- framegraph.cli: the `framegraph` command (bin/framegraph).
+--   framegraph report PIPELINE.lua [-o report.html] [--profile nvidia|lavapipe] [--solver NAME] [--title TEXT] [--no-graphviz]
+--   framegraph check  PIPELINE.lua [--profile nvidia|lavapipe] [--solver NAME] [--strict]
+-- Both compile the pipeline with the C core only: no GPU, no Vulkan device.
+-- main(args) returns the exit status: 0 clean, 1 problems, 2 usage errors.
+local M = {}
+
+local usage = [[
+usage: framegraph report PIPELINE.lua [-o report.html] [--profile nvidia|lavapipe] [--solver NAME]
+                         [--title TEXT] [--no-graphviz]
+       framegraph check  PIPELINE.lua [--profile nvidia|lavapipe] [--solver NAME] [--strict]
+
+report  compiles the pipeline without a GPU and writes one self-contained HTML page:
+        memory timeline (SVG), graph picture, stats, culled and broken nodes.
+check   prints every problem as file:line: message and exits 1 when there is one
+        (broken nodes are problems; culled nodes are warnings, problems with --strict).
+Exit status: 0 clean, 1 problems, 2 usage error.]]
+
+-- ---------------------------------------------------------------- lines
+
+local function read_lines(path)
+  local f = io.open(path, "rb")
+  if not f then return {} end
+  local text = f:read("a")
+  f:close()
+  local lines = {}
+  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
+  return lines
+end
+
+local function escape_pattern(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
+
+-- Where things are declared in the source text. Lua's debug information
+-- has no line for a table constructor, so a node is found by its
+-- `name = "..."` field (usually on the line that opens the node table).
+local function source_map(path)
+  local lines = read_lines(path)
+  local map = { node = {}, lines = lines }
+  for i, line in ipairs(lines) do
+    for _, n in line:gmatch("name%s*=%s*([\"'])(.-)%1") do
+      if map.node[n] == nil then map.node[n] = i end
+    end
+    for n in line:gmatch("name%s*=%s*%[%[(.-)%]%]") do
+      if map.node[n] == nil then map.node[n] = i end
+    end
+  end
+  -- first line declaring `key =` (a pipeline field, an external, a resource)
+  function map.key(k, from)
+    local pat = "%f[%w_]" .. escape_pattern(k) .. "%s*=[^=]"
+    local qpat = "%[%s*[\"']" .. escape_pattern(k) .. "[\"']%s*%]%s*="
+    for i = from or 1, #lines do
+      local l = lines[i] .. " "
+      if l:find(pat) or l:find(qpat) then return i end
+    end
+    return nil
+  end
+  return map
+end
+
+-- The line a compiler or schema message is about.
+local function line_for(map, msg)
+  local n = msg:match("^node '([^']+)'") or msg:match("^cycle: ([^%s%[]+)")
+  if n and map.node[n] then
+    local start = map.node[n]
+    -- "node 'a': create 't': ..." / "unknown field 'reed'": the field's own
+    -- line when it is written `t = ...` inside this node's lines
+    local what = msg:match("^node '[^']+': [^']-'([^']+)'")
+    if what then
+      local stop = #map.lines
+      for _, l in pairs(map.node) do if l > start and l <= stop then stop = l - 1 end end
+      local at = map.key(what, start)
+      if at and at <= stop then return at end
+    end
+    return start
+  end
+  local ext = msg:match("^external '([^']+)'")
+  if ext then
+    local at = map.key("external")
+    return (at and map.key(ext, at)) or at or 1
+  end
+  local field = msg:match("^([%a_]+)")
+  if field and field ~= "pipeline" and field ~= "node" and field ~= "cycle" then
+    local at = map.key(field)
+    if at then return at end
+  end
+  -- any quoted node name in the message
+  for word in msg:gmatch("'([^']+)'") do
+    if map.node[word] then return map.node[word] end
+  end
+  local idx = msg:match("^nodes%[(%d+)%]")
+  return (idx and map.key("nodes")) or map.key("nodes") or 1
+end
+
+-- ---------------------------------------------------------------- loading
+
+-- Runs the pipeline file: returns the table, or nil and a list of
+-- "file:line: message" problems (syntax and runtime errors carry their line).
+local function load_pipeline(path)
+  local f = io.open(path, "rb")
+  if not f then return nil, { string.format("%s:1: cannot read the pipeline file", path) } end
+  f:close()
+  local chunk, err = loadfile(path, "t")
+  if not chunk then return nil, { err } end
+  local ok, res = xpcall(chunk, function(e)
+    if type(e) ~= "string" then return tostring(e) end
+    if e:find("^[^:\n]+:%d+:") then return e end
+    -- an error raised with level 0: point at the deepest line of the file itself
+    local tb = debug.traceback("", 2)
+    local line = tb:match(escape_pattern(path) .. ":(%d+):")
+    return string.format("%s:%s: %s", path, line or "1", e)
+  end)
+  if not ok then return nil, { res } end
+  if type(res) ~= "table" then
+    return nil, { string.format("%s:1: the file must return a pipeline table {nodes = {...}}, it returned %s", path,
+                                type(res)) }
+  end
+  return res
+end
+
+-- ---------------------------------------------------------------- options
+
+local function parse(args, allowed)
+  local o = { files = {} }
+  local i = 1
+  while i <= #args do
+    local a = args[i]
+    local key = allowed[a]
+    if key == true then
+      o[a:gsub("^%-+", ""):gsub("%-", "_")] = true
+    elseif key then
+      local v = args[i + 1]
+      if v == nil then return nil, a .. " needs a value" end
+      o[key] = v
+      i = i + 1
+    elseif a:sub(1, 1) == "-" and a ~= "-" then
+      return nil, "unknown option " .. a
+    else
+      o.files[#o.files + 1] = a
+    end
+    i = i + 1
+  end
+  if #o.files ~= 1 then return nil, "expected one pipeline file, got " .. #o.files end
+  if o.profile and o.profile ~= "nvidia" and o.profile ~= "lavapipe" then
+    return nil, "--profile must be nvidia or lavapipe, got " .. o.profile
+  end
+  if o.solver then
+    local known = require("framegraph.schema").solvers
+    local ok = false
+    for _, s in ipairs(known) do ok = ok or s == o.solver end
+    if not ok then return nil, "--solver must be one of " .. table.concat(known, ", ") .. ", got " .. o.solver end
+  end
+  return o
+end
+
+-- Compiles; returns graph, or nil and "file:line: message" problems.
+local function compile(path, o)
+  local pipeline, problems = load_pipeline(path)
+  if not pipeline then return nil, problems end
+  local fg = require("framegraph")
+  local ok, res = pcall(fg.compile, pipeline, { profile = o.profile, solver = o.solver })
+  if ok then return res end
+  local map = source_map(path)
+  local out = {}
+  for msg in tostring(res):gmatch("[^\n]+") do
+    out[#out + 1] = string.format("%s:%d: %s", path, line_for(map, msg), msg)
+  end
+  return nil, out
+end
+
+-- Broken nodes as problems, culled nodes as warnings.
+local function node_findings(path, graph)
+  local map = source_map(path)
+  local problems, warnings = {}, {}
+  for _, n in ipairs(graph:nodes()) do
+    local line = map.node[n.name] or 1
+    if n.state == "broken" then
+      problems[#problems + 1] = string.format("%s:%d: node '%s' is broken: %s", path, line, n.name, n.reason)
+    elseif n.state == "culled" then
+      warnings[#warnings + 1] = string.format("%s:%d: warning: node '%s' is culled: %s", path, line, n.name, n.reason)
+    end
+  end
+  return problems, warnings
+end
+
+-- ---------------------------------------------------------------- commands
+
+local function cmd_check(args, out, err)
+  local o, why = parse(args, { ["--profile"] = "profile", ["--solver"] = "solver", ["--strict"] = true })
+  if not o then err:write("framegraph check: ", why, "\n", usage, "\n") return 2 end
+  local path = o.files[1]
+  local graph, problems = compile(path, o)
+  if not graph then
+    for _, p in ipairs(problems) do out:write(p, "\n") end
+    return 1
+  end
+  local bad, warnings = node_findings(path, graph)
+  graph:close()
+  for _, p in ipairs(bad) do out:write(p, "\n") end
+  for _, w in ipairs(warnings) do out:write(w, "\n") end
+  if #bad > 0 or (o.strict and #warnings > 0) then return 1 end
+  return 0
+end
+
+local function cmd_report(args, out, err)
+  local o, why = parse(args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
+                               ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true })
+  if not o then err:write("framegraph report: ", why, "\n", usage, "\n") return 2 end
+  local path = o.files[1]
+  local graph, problems = compile(path, o)
+  if not graph then
+    for _, p in ipairs(problems) do out:write(p, "\n") end
+    return 1
+  end
+  local report = require("framegraph.report")
+  local target = o.output or "report.html"
+  local ok, werr = report.write_html(graph, target, { title = o.title, source = path, graphviz = not o.no_graphviz })
+  if not ok then err:write("framegraph report: ", werr, "\n") graph:close() return 1 end
+  local s = graph:stats()
+  out:write(string.format("%s: %s with aliasing, %s without (saves %.1f%%), LOAD %s; %d culled, %d broken nodes\n",
+                          target, report.bytes(s.heap_bytes), report.bytes(s.naive_bytes),
+                          s.naive_bytes > 0 and (1 - s.heap_bytes / s.naive_bytes) * 100 or 0,
+                          report.bytes(s.load_bytes), s.nodes_culled, s.nodes_broken))
+  graph:close()
+  return 0
+end
+
+-- main(args [, stdout, stderr]) -> exit status
+function M.main(args, out, err)
+  out, err = out or io.stdout, err or io.stderr
+  local cmd = args[1]
+  local rest = table.move(args, 2, #args, 1, {})
+  if cmd == "check" then return cmd_check(rest, out, err) end
+  if cmd == "report" then return cmd_report(rest, out, err) end
+  if cmd == "help" or cmd == "-h" or cmd == "--help" then out:write(usage, "\n") return 0 end
+  err:write(cmd and ("framegraph: unknown command '" .. cmd .. "'\n") or "", usage, "\n")
+  return 2
+end
+
+M.source_map, M.line_for = source_map, line_for
+return M
