@@ -529,3 +529,29 @@ uint32_t fg_vk_memory_budget(const fg_vk_device *dev, VkDeviceSize *budget, VkDe
   }
   return n;
 }
+
+int fg_vk_wait_idle(fg_vk_device *dev, char *err, size_t errlen) {
+  VkResult r = vkDeviceWaitIdle(dev->device);
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "vkDeviceWaitIdle failed (VkResult %d)", (int)r);
+    return 0;
+  }
+  return 1;
+}
+
+void fg_vk_probe_image_requirements(fg_vk_device *dev, uint64_t *alignment, uint64_t *size) {
+  VkImageCreateInfo ici = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+    .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1080, 1}, .mipLevels = 1, .arrayLayers = 1,
+    .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+    .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+             VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+    .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+  };
+  /* maintenance4 (core in 1.3): no image is created. */
+  VkDeviceImageMemoryRequirements dimr = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS, .pCreateInfo = &ici};
+  VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+  vkGetDeviceImageMemoryRequirements(dev->device, &dimr, &req);
+  *alignment = req.memoryRequirements.alignment;
+  *size = req.memoryRequirements.size;
+}
