@@ -142,71 +142,53 @@ const char *fg_vk_spirv_model_name(uint32_t m) {
   }
 }
 
-/* Reflects one module into out (bindings appended/merged, stage added).
- * entry/entry_len receive the entry point name. */
-int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
-                          uint32_t *model_out, char *entry, size_t entry_len, char *err, size_t errlen) {
-  if (!spirv || bytes < 20 || bytes % 4) {
-    fg_errf(err, errlen, "%s: not SPIR-V (%zu bytes; a module is a whole number of 32-bit words, at least 20 bytes)",
-            name, bytes);
-    return 0;
-  }
-  if (spirv[0] != 0x07230203u) {
-    fg_errf(err, errlen, "%s: not SPIR-V (magic 0x%08x, expected 0x07230203); compile GLSL with glslc first",
-            name, spirv[0]);
-    return 0;
-  }
-  reflector r = {.w = spirv, .nwords = bytes / 4, .bound = spirv[3], .err = err, .errlen = errlen, .name = name};
-  if (r.bound == 0 || r.bound > (1u << 22)) {
-    fg_errf(err, errlen, "%s: corrupt SPIR-V header (id bound %u)", name, r.bound);
-    return 0;
-  }
-  r.ids = calloc(r.bound, sizeof *r.ids);
-  if (!r.ids) { fg_errf(err, errlen, "out of memory"); return 0; }
-  for (uint32_t i = 0; i < r.bound; i++) r.ids[i].set = r.ids[i].binding = r.ids[i].location = -1;
+/* What pass 1 learns about the (first) entry point. */
+typedef struct entry_info {
+  uint32_t model, entry_id, nentries;
+  uint32_t local[3], local_ids[3];
+  int have_local_ids;
+} entry_info;
 
-  int ok = 0;
-  uint32_t model = UINT32_MAX, entry_id = 0, nentries = 0;
-  uint32_t local[3] = {0, 0, 0}, local_ids[3] = {0, 0, 0};
-  int have_local_ids = 0;
-  /* ---- pass 1: definitions, names, decorations ---- */
-  for (size_t at = 5; at < r.nwords;) {
-    uint32_t op = op_of(&r, (uint32_t)at), len = len_of(&r, (uint32_t)at);
-    if (len == 0 || at + len > r.nwords) {
-      fg_errf(err, errlen, "%s: corrupt SPIR-V (instruction at word %zu runs past the end)", name, at);
-      goto done;
+/* Pass 1: definitions, names, decorations, the entry point and its local
+ * size. 1, or 0 with a message (corrupt module). */
+static int scan_module(reflector *r, entry_info *e, char *entry, size_t entry_len) {
+  for (size_t at = 5; at < r->nwords;) {
+    uint32_t op = op_of(r, (uint32_t)at), len = len_of(r, (uint32_t)at);
+    if (len == 0 || at + len > r->nwords) {
+      fg_errf(r->err, r->errlen, "%s: corrupt SPIR-V (instruction at word %zu runs past the end)", r->name, at);
+      return 0;
     }
-    const uint32_t *d = spirv + at;
+    const uint32_t *d = r->w + at;
     uint32_t result = 0;
     switch (op) {
       case SpvOpName:
-        if (len >= 3 && d[1] < r.bound) {
+        if (len >= 3 && d[1] < r->bound) {
           /* The literal must be terminated inside the instruction. */
           const char *s = (const char *)(d + 2);
-          if (memchr(s, 0, (len - 2) * 4)) r.ids[d[1]].name = s;
+          if (memchr(s, 0, (len - 2) * 4)) r->ids[d[1]].name = s;
         }
         break;
       case SpvOpEntryPoint:
         if (len >= 4) {
-          if (nentries++ == 0) {
-            model = d[1];
-            entry_id = d[2];
+          if (e->nentries++ == 0) {
+            e->model = d[1];
+            e->entry_id = d[2];
             const char *s = (const char *)(d + 3);
-            if (!memchr(s, 0, (len - 3) * 4)) { fg_errf(err, errlen, "%s: corrupt entry point name", name); goto done; }
+            if (!memchr(s, 0, (len - 3) * 4)) { fg_errf(r->err, r->errlen, "%s: corrupt entry point name", r->name); return 0; }
             snprintf(entry, entry_len, "%s", s);
           }
         }
         break;
       case SpvOpExecutionMode:
       case SpvOpExecutionModeId:
-        if (len >= 6 && d[1] == entry_id && (d[2] == SpvModeLocalSize || d[2] == SpvModeLocalSizeId)) {
-          if (d[2] == SpvModeLocalSize) { local[0] = d[3]; local[1] = d[4]; local[2] = d[5]; }
-          else { local_ids[0] = d[3]; local_ids[1] = d[4]; local_ids[2] = d[5]; have_local_ids = 1; }
+        if (len >= 6 && d[1] == e->entry_id && (d[2] == SpvModeLocalSize || d[2] == SpvModeLocalSizeId)) {
+          if (d[2] == SpvModeLocalSize) { e->local[0] = d[3]; e->local[1] = d[4]; e->local[2] = d[5]; }
+          else { e->local_ids[0] = d[3]; e->local_ids[1] = d[4]; e->local_ids[2] = d[5]; e->have_local_ids = 1; }
         }
         break;
       case SpvOpDecorate:
-        if (len >= 3 && d[1] < r.bound) {
-          id_info *t = &r.ids[d[1]];
+        if (len >= 3 && d[1] < r->bound) {
+          id_info *t = &r->ids[d[1]];
           uint32_t v = len >= 4 ? d[3] : 0;
           switch (d[2]) {
             case SpvDecBlock: t->flags |= F_BLOCK; break;
@@ -231,10 +213,130 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
         if (len >= 3) result = d[2];
         break;
     }
-    if (result && result < r.bound) r.ids[result].def = (uint32_t)at;
+    if (result && result < r->bound) r->ids[result].def = (uint32_t)at;
     at += len;
   }
-  if (nentries == 0) { fg_errf(err, errlen, "%s: SPIR-V has no OpEntryPoint", name); goto done; }
+  return 1;
+}
+
+/* Pass 2 for one set-0 descriptor variable `vi` of storage class sc: its
+ * descriptor type, array size and access, appended to out->bindings or
+ * merged with the same binding of another stage. 1, or 0 with a message. */
+static int reflect_descriptor(reflector *r, const id_info *vi, uint32_t sc, uint32_t pointee,
+                              VkShaderStageFlagBits stage, fg_vk_shader_info *out) {
+  int32_t set = vi->set < 0 ? 0 : vi->set;
+  const char *vname = vi->name && vi->name[0] ? vi->name : "";
+  if (set != 0) {
+    fg_errf(r->err, r->errlen, "%s: variable '%s' uses descriptor set %d; framegraph binds set 0 only "
+            "(declare it as layout(set = 0, binding = N))", r->name, vname, set);
+    return 0;
+  }
+  /* Unwrap descriptor arrays. */
+  uint32_t count = 1, base = pointee;
+  const id_info *bt = type_of_id(r, base);
+  while (bt && bt->def && (op_of(r, bt->def) == SpvOpTypeArray || op_of(r, bt->def) == SpvOpTypeRuntimeArray)) {
+    if (op_of(r, bt->def) == SpvOpTypeRuntimeArray) {
+      fg_errf(r->err, r->errlen, "%s: binding %d ('%s') is a runtime-sized descriptor array; "
+              "give it a fixed size (no descriptor indexing)", r->name, vi->binding, vname);
+      return 0;
+    }
+    uint32_t n = 1;
+    const_value(r, r->w[bt->def + 3], &n);
+    count *= n;
+    base = r->w[bt->def + 2];
+    bt = type_of_id(r, base);
+  }
+  if (!bt || !bt->def) return 1;
+  uint32_t bop = op_of(r, bt->def);
+  const uint32_t *bd = r->w + bt->def;
+  VkDescriptorType type;
+  int readonly = (vi->flags & F_NONWRITABLE) != 0, writeonly = (vi->flags & F_NONREADABLE) != 0;
+  if (sc == SpvSCUniformConstant) {
+    if (bop == SpvOpTypeImage) {
+      uint32_t dim = bd[3], sampled = bd[7];
+      if (dim == SpvDimSubpassData) {
+        fg_errf(r->err, r->errlen, "%s: binding %d ('%s') is a subpass input; framegraph uses dynamic rendering "
+                "without subpasses: sample the image instead", r->name, vi->binding, vname);
+        return 0;
+      }
+      if (sampled == 2) type = dim == SpvDimBuffer ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
+      else type = dim == SpvDimBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
+    } else if (bop == SpvOpTypeSampledImage) {
+      type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+    } else if (bop == SpvOpTypeSampler) {
+      type = VK_DESCRIPTOR_TYPE_SAMPLER;
+    } else {
+      fg_errf(r->err, r->errlen, "%s: binding %d ('%s') has a resource type framegraph does not bind "
+              "(acceleration structures etc.)", r->name, vi->binding, vname);
+      return 0;
+    }
+  } else if (sc == SpvSCStorageBuffer || (bt->flags & F_BUFFERBLOCK)) {
+    type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+    if (struct_all_members(r, base, SpvDecNonWritable)) readonly = 1;
+    if (struct_all_members(r, base, SpvDecNonReadable)) writeonly = 1;
+  } else {
+    type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
+  }
+  if (!vname[0] && bt->name) vname = bt->name;  /* stripped variable: fall back to the block name */
+  /* Merge with a binding seen in another stage of the same program. */
+  fg_vk_shader_binding *b = NULL;
+  for (uint32_t i = 0; i < out->binding_count; i++)
+    if (out->bindings[i].binding == (uint32_t)vi->binding) b = &out->bindings[i];
+  if (b) {
+    if (b->type != type || b->count != count) {
+      fg_errf(r->err, r->errlen, "%s: binding %d is declared with different types or sizes in the vertex and "
+              "fragment shaders", r->name, vi->binding);
+      return 0;
+    }
+    b->stages |= stage;
+    b->readonly &= readonly;
+    b->writeonly &= writeonly;
+    return 1;
+  }
+  if (out->binding_count == FG_VK_MAX_BINDINGS) {
+    fg_errf(r->err, r->errlen, "%s: more than %d bindings", r->name, FG_VK_MAX_BINDINGS);
+    return 0;
+  }
+  b = &out->bindings[out->binding_count++];
+  memset(b, 0, sizeof *b);
+  b->binding = (uint32_t)vi->binding;
+  b->type = type;
+  b->count = count;
+  b->stages = stage;
+  b->readonly = readonly;
+  b->writeonly = writeonly;
+  snprintf(b->name, sizeof b->name, "%s", vname);
+  return 1;
+}
+
+/* Reflects one module into out (bindings appended/merged, stage added).
+ * entry/entry_len receive the entry point name. */
+int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
+                          uint32_t *model_out, char *entry, size_t entry_len, char *err, size_t errlen) {
+  if (!spirv || bytes < 20 || bytes % 4) {
+    fg_errf(err, errlen, "%s: not SPIR-V (%zu bytes; a module is a whole number of 32-bit words, at least 20 bytes)",
+            name, bytes);
+    return 0;
+  }
+  if (spirv[0] != 0x07230203u) {
+    fg_errf(err, errlen, "%s: not SPIR-V (magic 0x%08x, expected 0x07230203); compile GLSL with glslc first",
+            name, spirv[0]);
+    return 0;
+  }
+  reflector r = {.w = spirv, .nwords = bytes / 4, .bound = spirv[3], .err = err, .errlen = errlen, .name = name};
+  if (r.bound == 0 || r.bound > (1u << 22)) {
+    fg_errf(err, errlen, "%s: corrupt SPIR-V header (id bound %u)", name, r.bound);
+    return 0;
+  }
+  r.ids = calloc(r.bound, sizeof *r.ids);
+  if (!r.ids) { fg_errf(err, errlen, "out of memory"); return 0; }
+  for (uint32_t i = 0; i < r.bound; i++) r.ids[i].set = r.ids[i].binding = r.ids[i].location = -1;
+
+  int ok = 0;
+  entry_info e = {.model = UINT32_MAX};
+  if (!scan_module(&r, &e, entry, entry_len)) goto done;
+  uint32_t model = e.model, *local = e.local;
+  if (e.nentries == 0) { fg_errf(err, errlen, "%s: SPIR-V has no OpEntryPoint", name); goto done; }
   if (model != SpvModelGLCompute && model != SpvModelFragment && model != SpvModelVertex) {
     fg_errf(err, errlen, "%s: %s shaders are not supported (use compute, fragment or vertex)", name, fg_vk_spirv_model_name(model));
     goto done;
@@ -245,9 +347,9 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
   out->stages |= stage;
   if (model == SpvModelGLCompute) {
     out->is_compute = 1;
-    if (have_local_ids)
-      for (int i = 0; i < 3; i++) const_value(&r, local_ids[i], &local[i]);
-    memcpy(out->local_size, local, sizeof local);
+    if (e.have_local_ids)
+      for (int i = 0; i < 3; i++) const_value(&r, e.local_ids[i], &local[i]);
+    memcpy(out->local_size, local, sizeof e.local);
   }
 
   /* ---- pass 2: variables ---- */
@@ -283,88 +385,7 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
     }
     if (sc != SpvSCUniformConstant && sc != SpvSCUniform && sc != SpvSCStorageBuffer) continue;
     if (vi->binding < 0) continue;
-    int32_t set = vi->set < 0 ? 0 : vi->set;
-    const char *vname = vi->name && vi->name[0] ? vi->name : "";
-    if (set != 0) {
-      fg_errf(err, errlen, "%s: variable '%s' uses descriptor set %d; framegraph binds set 0 only "
-              "(declare it as layout(set = 0, binding = N))", name, vname, set);
-      goto done;
-    }
-    /* Unwrap descriptor arrays. */
-    uint32_t count = 1, base = pointee;
-    const id_info *bt = type_of_id(&r, base);
-    while (bt && bt->def && (op_of(&r, bt->def) == SpvOpTypeArray || op_of(&r, bt->def) == SpvOpTypeRuntimeArray)) {
-      if (op_of(&r, bt->def) == SpvOpTypeRuntimeArray) {
-        fg_errf(err, errlen, "%s: binding %d ('%s') is a runtime-sized descriptor array; "
-                "give it a fixed size (no descriptor indexing)", name, vi->binding, vname);
-        goto done;
-      }
-      uint32_t n = 1;
-      const_value(&r, r.w[bt->def + 3], &n);
-      count *= n;
-      base = r.w[bt->def + 2];
-      bt = type_of_id(&r, base);
-    }
-    if (!bt || !bt->def) continue;
-    uint32_t bop = op_of(&r, bt->def);
-    const uint32_t *bd = r.w + bt->def;
-    VkDescriptorType type;
-    int readonly = (vi->flags & F_NONWRITABLE) != 0, writeonly = (vi->flags & F_NONREADABLE) != 0;
-    if (sc == SpvSCUniformConstant) {
-      if (bop == SpvOpTypeImage) {
-        uint32_t dim = bd[3], sampled = bd[7];
-        if (dim == SpvDimSubpassData) {
-          fg_errf(err, errlen, "%s: binding %d ('%s') is a subpass input; framegraph uses dynamic rendering "
-                  "without subpasses: sample the image instead", name, vi->binding, vname);
-          goto done;
-        }
-        if (sampled == 2) type = dim == SpvDimBuffer ? VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_STORAGE_IMAGE;
-        else type = dim == SpvDimBuffer ? VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER : VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE;
-      } else if (bop == SpvOpTypeSampledImage) {
-        type = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
-      } else if (bop == SpvOpTypeSampler) {
-        type = VK_DESCRIPTOR_TYPE_SAMPLER;
-      } else {
-        fg_errf(err, errlen, "%s: binding %d ('%s') has a resource type framegraph does not bind "
-                "(acceleration structures etc.)", name, vi->binding, vname);
-        goto done;
-      }
-    } else if (sc == SpvSCStorageBuffer || (bt->flags & F_BUFFERBLOCK)) {
-      type = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
-      if (struct_all_members(&r, base, SpvDecNonWritable)) readonly = 1;
-      if (struct_all_members(&r, base, SpvDecNonReadable)) writeonly = 1;
-    } else {
-      type = VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER;
-    }
-    if (!vname[0] && bt->name) vname = bt->name;  /* stripped variable: fall back to the block name */
-    /* Merge with a binding seen in another stage of the same program. */
-    fg_vk_shader_binding *b = NULL;
-    for (uint32_t i = 0; i < out->binding_count; i++)
-      if (out->bindings[i].binding == (uint32_t)vi->binding) b = &out->bindings[i];
-    if (b) {
-      if (b->type != type || b->count != count) {
-        fg_errf(err, errlen, "%s: binding %d is declared with different types or sizes in the vertex and "
-                "fragment shaders", name, vi->binding);
-        goto done;
-      }
-      b->stages |= stage;
-      b->readonly &= readonly;
-      b->writeonly &= writeonly;
-      continue;
-    }
-    if (out->binding_count == FG_VK_MAX_BINDINGS) {
-      fg_errf(err, errlen, "%s: more than %d bindings", name, FG_VK_MAX_BINDINGS);
-      goto done;
-    }
-    b = &out->bindings[out->binding_count++];
-    memset(b, 0, sizeof *b);
-    b->binding = (uint32_t)vi->binding;
-    b->type = type;
-    b->count = count;
-    b->stages = stage;
-    b->readonly = readonly;
-    b->writeonly = writeonly;
-    snprintf(b->name, sizeof b->name, "%s", vname);
+    if (!reflect_descriptor(&r, vi, sc, pointee, stage, out)) goto done;
   }
   ok = 1;
 done:
