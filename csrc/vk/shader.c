@@ -147,6 +147,92 @@ static VkShaderModule make_module(fg_vk_device *dev, const uint32_t *code, size_
   return m;
 }
 
+/* A fragment shader's vertex stage: desc->vertex_spirv, or the built-in
+ * fullscreen triangle when the fragment shader reads at most location 0.
+ * Reflected into s->info (bindings merged) and made a module. 1, or 0 + message. */
+static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_desc *desc, const char *name,
+                         char *err, size_t errlen) {
+  uint32_t *vcode = NULL;
+  int ok = 0;
+  const uint32_t *vs = desc->vertex_spirv;
+  size_t vbytes = desc->vertex_bytes;
+  if (!vs) {
+    if (s->info.fragment_inputs & ~1u) {
+      fg_errf(err, errlen, "%s: reads fragment inputs other than location 0; the built-in fullscreen vertex "
+              "shader provides only `layout(location = 0) in vec2 uv` (pass opts.vertex for more)", name);
+      return 0;
+    }
+    vs = s->info.fragment_inputs ? fullscreen_vert : fullscreen_vert_nouv;
+    vbytes = s->info.fragment_inputs ? sizeof fullscreen_vert : sizeof fullscreen_vert_nouv;
+  }
+  if (vbytes % 4 == 0 && vbytes >= 4) {
+    vcode = malloc(vbytes);
+    if (vcode) memcpy(vcode, vs, vbytes);
+  }
+  uint32_t vmodel = 0;
+  char vname[160];
+  snprintf(vname, sizeof vname, "%s (vertex shader)", name);
+  if (!fg_vk_reflect_module(vcode ? vcode : vs, vbytes, vname, &s->info, &vmodel, s->ventry, sizeof s->ventry, err, errlen))
+    goto done;
+  if (vmodel != SpvModelVertex) {
+    fg_errf(err, errlen, "%s: opts.vertex is a %s shader, not a vertex shader", name, fg_vk_spirv_model_name(vmodel));
+    goto done;
+  }
+  s->vmodule = make_module(dev, vcode, vbytes);
+  if (!s->vmodule) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed for the vertex shader", name); goto done; }
+  if (s->info.color_outputs > FG_VK_MAX_COLOR) {
+    fg_errf(err, errlen, "%s: %u color outputs; at most %d", name, s->info.color_outputs, FG_VK_MAX_COLOR);
+    goto done;
+  }
+  ok = 1;
+done:
+  free(vcode);  /* the module keeps its own copy */
+  return ok;
+}
+
+/* Push-descriptor set layout, pipeline layout and, for compute, the pipeline
+ * (graphics pipelines are made per attachment formats when drawing). */
+static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, char *err, size_t errlen) {
+  VkDescriptorSetLayoutBinding lb[FG_VK_MAX_BINDINGS];
+  for (uint32_t i = 0; i < s->info.binding_count; i++) {
+    const fg_vk_shader_binding *b = &s->info.bindings[i];
+    lb[i] = (VkDescriptorSetLayoutBinding){.binding = b->binding, .descriptorType = b->type,
+                                           .descriptorCount = b->count, .stageFlags = b->stages};
+  }
+  VkDescriptorSetLayoutCreateInfo sli = {
+    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
+    .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
+    .bindingCount = s->info.binding_count, .pBindings = lb,
+  };
+  if (vkCreateDescriptorSetLayout(dev->device, &sli, NULL, &s->set_layout) != VK_SUCCESS) {
+    fg_errf(err, errlen, "%s: vkCreateDescriptorSetLayout failed", name);
+    return 0;
+  }
+  VkPushConstantRange pcr = {.stageFlags = s->info.stages, .offset = 0, .size = s->info.push_bytes};
+  VkPipelineLayoutCreateInfo pli = {
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &s->set_layout,
+    .pushConstantRangeCount = s->info.push_bytes ? 1 : 0, .pPushConstantRanges = &pcr,
+  };
+  if (vkCreatePipelineLayout(dev->device, &pli, NULL, &s->layout) != VK_SUCCESS) {
+    fg_errf(err, errlen, "%s: vkCreatePipelineLayout failed", name);
+    return 0;
+  }
+  if (s->info.is_compute) {
+    VkComputePipelineCreateInfo ci = {
+      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
+      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
+                .module = s->module, .pName = s->entry},
+      .layout = s->layout,
+    };
+    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, NULL, &s->compute);
+    if (r != VK_SUCCESS) {
+      fg_errf(err, errlen, "%s: vkCreateComputePipelines failed (VkResult %d)", name, (int)r);
+      return 0;
+    }
+  }
+  return 1;
+}
+
 fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size_t bytes,
                                   const fg_vk_shader_desc *desc, char *err, size_t errlen) {
   fg_vk_shader_desc d0 = {0};
@@ -158,7 +244,7 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
     return NULL;
   }
   /* SPIR-V must be 4-byte aligned for the reflector and vkCreateShaderModule. */
-  uint32_t *code = NULL, *vcode = NULL;
+  uint32_t *code = NULL;
   if (bytes % 4 == 0 && bytes >= 4) {
     code = malloc(bytes);
     if (code) memcpy(code, spirv, bytes);
@@ -180,36 +266,7 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
     goto fail;
   }
   if (model == SpvModelFragment) {
-    const uint32_t *vs = desc->vertex_spirv;
-    size_t vbytes = desc->vertex_bytes;
-    if (!vs) {
-      if (s->info.fragment_inputs & ~1u) {
-        fg_errf(err, errlen, "%s: reads fragment inputs other than location 0; the built-in fullscreen vertex "
-                "shader provides only `layout(location = 0) in vec2 uv` (pass opts.vertex for more)", name);
-        goto fail;
-      }
-      vs = s->info.fragment_inputs ? fullscreen_vert : fullscreen_vert_nouv;
-      vbytes = s->info.fragment_inputs ? sizeof fullscreen_vert : sizeof fullscreen_vert_nouv;
-    }
-    if (vbytes % 4 == 0 && vbytes >= 4) {
-      vcode = malloc(vbytes);
-      if (vcode) memcpy(vcode, vs, vbytes);
-    }
-    uint32_t vmodel = 0;
-    char vname[160];
-    snprintf(vname, sizeof vname, "%s (vertex shader)", name);
-    if (!fg_vk_reflect_module(vcode ? vcode : vs, vbytes, vname, &s->info, &vmodel, s->ventry, sizeof s->ventry, err, errlen))
-      goto fail;
-    if (vmodel != SpvModelVertex) {
-      fg_errf(err, errlen, "%s: opts.vertex is a %s shader, not a vertex shader", name, fg_vk_spirv_model_name(vmodel));
-      goto fail;
-    }
-    s->vmodule = make_module(dev, vcode, vbytes);
-    if (!s->vmodule) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed for the vertex shader", name); goto fail; }
-    if (s->info.color_outputs > FG_VK_MAX_COLOR) {
-      fg_errf(err, errlen, "%s: %u color outputs; at most %d", name, s->info.color_outputs, FG_VK_MAX_COLOR);
-      goto fail;
-    }
+    if (!attach_vertex(s, dev, desc, name, err, errlen)) goto fail;
   } else if (!s->info.local_size[0] || !s->info.local_size[1] || !s->info.local_size[2]) {
     fg_errf(err, errlen, "%s: compute shader without a local size (layout(local_size_x = ...) in;)", name);
     goto fail;
@@ -232,49 +289,11 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
 
   s->module = make_module(dev, code, bytes);
   if (!s->module) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed", name); goto fail; }
-  VkDescriptorSetLayoutBinding lb[FG_VK_MAX_BINDINGS];
-  for (uint32_t i = 0; i < s->info.binding_count; i++) {
-    const fg_vk_shader_binding *b = &s->info.bindings[i];
-    lb[i] = (VkDescriptorSetLayoutBinding){.binding = b->binding, .descriptorType = b->type,
-                                           .descriptorCount = b->count, .stageFlags = b->stages};
-  }
-  VkDescriptorSetLayoutCreateInfo sli = {
-    .sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO,
-    .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
-    .bindingCount = s->info.binding_count, .pBindings = lb,
-  };
-  if (vkCreateDescriptorSetLayout(dev->device, &sli, NULL, &s->set_layout) != VK_SUCCESS) {
-    fg_errf(err, errlen, "%s: vkCreateDescriptorSetLayout failed", name);
-    goto fail;
-  }
-  VkPushConstantRange pcr = {.stageFlags = s->info.stages, .offset = 0, .size = s->info.push_bytes};
-  VkPipelineLayoutCreateInfo pli = {
-    .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &s->set_layout,
-    .pushConstantRangeCount = s->info.push_bytes ? 1 : 0, .pPushConstantRanges = &pcr,
-  };
-  if (vkCreatePipelineLayout(dev->device, &pli, NULL, &s->layout) != VK_SUCCESS) {
-    fg_errf(err, errlen, "%s: vkCreatePipelineLayout failed", name);
-    goto fail;
-  }
-  if (s->info.is_compute) {
-    VkComputePipelineCreateInfo ci = {
-      .sType = VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO,
-      .stage = {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_COMPUTE_BIT,
-                .module = s->module, .pName = s->entry},
-      .layout = s->layout,
-    };
-    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, NULL, &s->compute);
-    if (r != VK_SUCCESS) {
-      fg_errf(err, errlen, "%s: vkCreateComputePipelines failed (VkResult %d)", name, (int)r);
-      goto fail;
-    }
-  }
+  if (!create_layouts(s, dev, name, err, errlen)) goto fail;
   free(code);
-  free(vcode);
   return s;
 fail:
   free(code);
-  free(vcode);
   fg_vk_shader_destroy(s);
   return NULL;
 }
