@@ -222,21 +222,20 @@ static int p_alloc(lua_State *L) {
   uint64_t align = opt_field_u64(L, 3, "align", 3);
   if (align & (align - 1)) return luaL_argerror(L, 3, "opts.align must be a power of two");
   int host = opt_field_bool(L, 3, "host_visible", 0);
-  fg_vk_mem_request rq = {
-    .size = (VkDeviceSize)size, .alignment = align,
-    .memory_type_bits = (uint32_t)opt_field_u64(L, 3, "memory_type_bits", 3),
-    .required = host ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0,
-    .preferred = opt_field_bool(L, 3, "device_local", !host) ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : 0,
-    .optimal = opt_field_bool(L, 3, "optimal", 0), .dedicated = opt_field_bool(L, 3, "dedicated", 0) };
+  fg_vk_mem_request rq = {.size = (uint64_t)size, .alignment = align};
+  rq.memory_type_bits = (uint32_t)opt_field_u64(L, 3, "memory_type_bits", 3);
+  fg_vk_mem_request_flags(&rq, host, opt_field_bool(L, 3, "device_local", !host));
+  rq.optimal = opt_field_bool(L, 3, "optimal", 0);
+  rq.dedicated = opt_field_bool(L, 3, "dedicated", 0);
   lmem *m = lua_newuserdatauv(L, sizeof *m, 1);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_MEMORY);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
   char err[256];
-  VkResult r = fg_vk_mem_alloc(u->p, &rq, &m->a, err, sizeof err);
-  if (r == VK_ERROR_FEATURE_NOT_PRESENT) return luaL_argerror(L, 3, err);
-  if (r != VK_SUCCESS) {
+  int r = fg_vk_mem_result(fg_vk_mem_alloc(u->p, &rq, &m->a, err, sizeof err));
+  if (r == 1) return luaL_argerror(L, 3, err);
+  if (r) {
     lua_pushnil(L);
     lua_pushstring(L, err);
     return 2;

@@ -23,7 +23,8 @@ void fg_lua_open_pack(lua_State *L);   /* pack.c:  pack, check_packing, load */
 void fg_lua_open_graph(lua_State *L);  /* graph.c: graph compiler */
 void fg_lua_open_alloc(lua_State *L);  /* alloc.c: sub-allocators, upload ring */
 void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
-void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, command surface */
+void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, external images */
+void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
 
 #endif
 

@@ -48,6 +48,7 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_vk(L);
   fg_lua_open_alloc(L);
   fg_lua_open_runtime(L);
+  fg_lua_open_cmd(L);
   fg_lua_open_options(L);
   open_vocab(L);
   lua_pushliteral(L, "0.1.0");

@@ -1,5 +1,5 @@
-/* Lua binding of the frame runtime ("framegraph.runtime") and of the command
- * object nodes record with ("framegraph.cmd"). Style of liolib.c: one
+/* Lua binding of the frame runtime ("framegraph.runtime"); the command object
+ * nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
  * metatable per type, __index method table, __gc/__close release, idempotent
  * close. Misuse raises; system failures return nil, message.
  *
@@ -10,30 +10,17 @@
  * Upload handles ("framegraph.upload", from rt:upload / ctx.upload): a range
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
  * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
-#include "fg_lua.h"
-#include "fg_vk_runtime.h"
-#include "fg_vk_shader.h"
-#include "fg_png.h"
-#include <math.h>
+#include "fg_lua_runtime.h"
+#include "fg_vk_image.h"
+#include "fg_vk_pixels.h"
 #include <stdlib.h>
 #include <string.h>
-
-#define FG_LUA_RUNTIME "framegraph.runtime"
-#define FG_LUA_CMD "framegraph.cmd"
-
-enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_COUNT = UV_EXT };
-
-#define FG_LUA_IMAGE "framegraph.image"
-#define FG_LUA_UPLOAD "framegraph.upload"
 
 /* An image made for `external` resources (dev:external_image): the runtime
  * transitions it but never allocates it; it tracks its layout across frames. */
 typedef struct limage {
   fg_vk_device *dev;
-  VkImage image;
-  VkImageView view;
-  VkDeviceMemory memory;
-  VkImageLayout layout;
+  fg_vk_image img;
   fg_format format;
   uint32_t width, height;
 } limage;
@@ -41,10 +28,7 @@ typedef struct limage {
 static int img_close(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
   if (m->dev) {
-    vkDeviceWaitIdle(m->dev->device);
-    if (m->view) vkDestroyImageView(m->dev->device, m->view, NULL);
-    if (m->image) vkDestroyImage(m->dev->device, m->image, NULL);
-    if (m->memory) vkFreeMemory(m->dev->device, m->memory, NULL);
+    fg_vk_image_destroy(m->dev, &m->img);
     fg_vk_release(m->dev);
     m->dev = NULL;
   }
@@ -67,32 +51,9 @@ static int dev_external_image(lua_State *L) {
   m->format = f;
   m->width = (uint32_t)w;
   m->height = (uint32_t)h;
-  fg_graph_resource gr;
-  memset(&gr, 0, sizeof gr);
-  gr.kind = FG_RES_TEXTURE;
-  gr.format = f;
-  gr.width = m->width;
-  gr.height = m->height;
-  VkImageCreateInfo ci;
-  fg_rt_image_info(dev, &gr, &ci);
-  VkResult r = vkCreateImage(dev->device, &ci, NULL, &m->image);
-  VkMemoryRequirements req;
-  if (r == VK_SUCCESS) {
-    vkGetImageMemoryRequirements(dev->device, m->image, &req);
-    int t = fg_vk_find_memory_type(dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (t < 0) t = fg_vk_find_memory_type(dev, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
-                               .memoryTypeIndex = (uint32_t)(t < 0 ? 0 : t)};
-    r = vkAllocateMemory(dev->device, &ai, NULL, &m->memory);
-  }
-  if (r == VK_SUCCESS) r = vkBindImageMemory(dev->device, m->image, m->memory, 0);
-  if (r == VK_SUCCESS) {
-    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = m->image,
-                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = ci.format,
-                                .subresourceRange = {.aspectMask = fg_rt_format_aspect(f), .levelCount = 1, .layerCount = 1}};
-    r = vkCreateImageView(dev->device, &vi, NULL, &m->view);
-  }
-  if (r != VK_SUCCESS) {
+  fg_vk_image_desc desc = {.format = f, .width = m->width, .height = m->height};
+  int r = fg_vk_image_create(dev, &desc, &m->img);
+  if (r) {
     lua_pushcfunction(L, img_close);
     lua_pushvalue(L, -2);
     lua_call(L, 1, 0);
@@ -109,30 +70,6 @@ static int img_tostring(lua_State *L) {
                   m->dev ? "" : ", closed");
   return 1;
 }
-
-typedef struct lrt {
-  fg_rt *rt;
-  fg_graph *g;
-  fg_vk_device *dev;
-  fg_rt_sizer_ctx sizer;
-  lua_State *L;
-  int self;            /* stack index of the runtime during a frame */
-  char err[2048];
-} lrt;
-
-typedef struct lcmd {
-  lrt *o;
-  VkCommandBuffer cmd;
-  uint32_t slot;
-  int valid;
-} lcmd;
-
-typedef struct lupload {
-  lrt *o;                /* owner, kept alive by uservalue 1 */
-  uint64_t ring_frame;   /* the ring frame it belongs to: valid while the ring is still in it */
-  uint64_t rt_frame;     /* the runtime's frame index when made (for messages) */
-  VkDeviceSize offset, size;
-} lupload;
 
 static lrt *check_rt(lua_State *L, int idx) {
   lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
@@ -202,7 +139,7 @@ static int push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_
   fg_upload_span sp;
   uint64_t rf;
   char err[1024];
-  if (fg_rt_upload(o->rt, 0, (VkDeviceSize)n, (VkDeviceSize)align, &sp, &rf, err, sizeof err)) {
+  if (fg_rt_upload(o->rt, 0, (uint64_t)n, (uint64_t)align, &sp, &rf, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "%s: %s", what, err);
     return 2;
@@ -231,10 +168,6 @@ static int l_ctx_upload(lua_State *L) {
   lrt *o = lua_touserdata(L, lua_upvalueindex(1));
   if (!o || !o->rt) return luaL_error(L, "ctx.upload: the runtime is closed");
   return push_upload(L, o, lua_upvalueindex(1), 1, 2, "ctx.upload");
-}
-
-static int upload_valid(const lupload *h) {
-  return h->o && h->o->rt && h->ring_frame == fg_rt_upload_frame(h->o->rt);
 }
 
 static int up_size(lua_State *L) {
@@ -544,7 +477,7 @@ static void provide_externals(lua_State *L, lrt *o) {
       luaL_error(L, "external '%s': provide returned a %dx%d %s image; the pipeline declares %dx%d %s", r->g->name,
                  (int)m->width, (int)m->height, fg_format_get(m->format)->name, (int)r->width, (int)r->height,
                  fg_format_get(r->g->format)->name);
-    fg_rt_set_external(o->rt, i, m->image, m->view, &m->layout);
+    fg_rt_set_external(o->rt, i, m->img.image, m->img.view, &m->img.layout);
     lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
     lua_pop(L, 1);
   }
@@ -660,18 +593,6 @@ static int rt_read(lua_State *L) {
   return 1;
 }
 
-static uint8_t to_u8(float f) {
-  if (!(f > 0)) return 0;
-  if (f >= 1) return 255;
-  return (uint8_t)lrintf(f * 255.0f);
-}
-
-static float half_to_float(uint16_t h) {
-  uint32_t s = (h >> 15) & 1, e = (h >> 10) & 31, m = h & 1023;
-  float v = e == 0 ? ldexpf((float)m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexpf((float)(m | 1024), (int)e - 25);
-  return s ? -v : v;
-}
-
 /* rt:save_png(name, path [, index]) -> true | nil, err */
 static int rt_save_png(lua_State *L) {
   lrt *o = check_rt(L, 1);
@@ -681,55 +602,12 @@ static int rt_save_png(lua_State *L) {
   fg_rt_res *r = fg_rt_resource(o->rt, ph);
   if (!r->is_image) return luaL_error(L, "rt:save_png: '%s' is a buffer; save_png needs a texture", name);
   fg_format f = r->g->format;
-  if (f != FG_FORMAT_RGBA8_UNORM && f != FG_FORMAT_RGBA8_SRGB && f != FG_FORMAT_BGRA8_UNORM &&
-      f != FG_FORMAT_BGRA8_SRGB && f != FG_FORMAT_RGBA16_SFLOAT && f != FG_FORMAT_RGBA32_SFLOAT &&
-      f != FG_FORMAT_R32_SFLOAT && f != FG_FORMAT_R8_UNORM)
+  if (!fg_pixels_png_supported(f))
     return luaL_error(L, "rt:save_png: format '%s' of '%s' is not supported (rgba8, bgra8, rgba16_sfloat, "
                       "rgba32_sfloat, r32_sfloat, r8_unorm are)", fg_format_get(f)->name, name);
-  void *data; size_t len;
-  if (fg_rt_read(o->rt, ph, &data, &len, o->err, sizeof o->err)) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  size_t px = (size_t)r->width * r->height;
-  uint8_t *rgba = malloc(px ? px * 4 : 1);
-  if (!rgba) { free(data); return luaL_error(L, "out of memory"); }
-  for (size_t i = 0; i < px; i++) {
-    uint8_t *d = rgba + 4 * i;
-    switch (f) {
-      case FG_FORMAT_BGRA8_UNORM: case FG_FORMAT_BGRA8_SRGB: {
-        const uint8_t *s = (const uint8_t *)data + 4 * i;
-        d[0] = s[2]; d[1] = s[1]; d[2] = s[0]; d[3] = s[3];
-        break;
-      }
-      case FG_FORMAT_RGBA16_SFLOAT: {
-        const uint16_t *s = (const uint16_t *)data + 4 * i;
-        for (int c = 0; c < 4; c++) d[c] = to_u8(half_to_float(s[c]));
-        break;
-      }
-      case FG_FORMAT_RGBA32_SFLOAT: {
-        const float *s = (const float *)data + 4 * i;
-        for (int c = 0; c < 4; c++) d[c] = to_u8(s[c]);
-        break;
-      }
-      case FG_FORMAT_R32_SFLOAT: {
-        uint8_t v = to_u8(((const float *)data)[i]);
-        d[0] = d[1] = d[2] = v; d[3] = 255;
-        break;
-      }
-      case FG_FORMAT_R8_UNORM: {
-        uint8_t v = ((const uint8_t *)data)[i];
-        d[0] = d[1] = d[2] = v; d[3] = 255;
-        break;
-      }
-      default: memcpy(d, (const uint8_t *)data + 4 * i, 4);
-    }
-  }
-  free(data);
-  int ok = fg_png_write_rgba8(path, r->width, r->height, rgba, o->err, sizeof o->err);
-  free(rgba);
-  if (!ok) {
+  int rc = fg_rt_save_png(o->rt, ph, path, o->err, sizeof o->err);
+  if (rc == -2) return luaL_error(L, "out of memory");
+  if (rc) {
     luaL_pushfail(L);
     lua_pushstring(L, o->err);
     return 2;
@@ -891,474 +769,6 @@ static int rt_tostring(lua_State *L) {
   return 1;
 }
 
-/* ----------------------------------------------------------- commands -- */
-
-static lcmd *check_cmd(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
-  if (!c->valid) luaL_error(L, "cmd used outside its node's run (keep no reference to cmd)");
-  return c;
-}
-
-static const char *node_name(lcmd *c) { return fg_graph_instance_get(c->o->g, c->slot)->name; }
-
-/* Use index of a resource name the node declared; raises otherwise. */
-static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *what, int history) {
-  const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
-  for (uint32_t u = 0; u < in->use_count; u++) {
-    const fg_graph_use *us = &in->uses[u];
-    if ((us->access == FG_ACCESS_HISTORY) != (history != 0)) continue;
-    if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
-      if (us->missing) luaL_error(L, "node '%s': %s uses optional resource '%s' which nobody provides this frame",
-                                  in->name, what, name);
-      return u;
-    }
-  }
-  if (history)
-    luaL_error(L, "node '%s': %s binds the history of '%s' but the node declares no history read of it; "
-               "add history = { %s = 'storage' } (or 'sampled') to the node", in->name, what, name, name);
-  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare; add it to the node's "
-             "create/read/modify (with the usage the command needs)", in->name, what, name);
-  return 0;
-}
-
-static uint32_t find_use(lua_State *L, lcmd *c, const char *name, const char *what) {
-  return find_use_h(L, c, name, what, 0);
-}
-
-static fg_rt_res *use_res(lua_State *L, lcmd *c, uint32_t u, const char *name) {
-  uint32_t ph = fg_rt_use_phys(c->o->rt, c->slot, u);
-  fg_rt_res *r = ph == FG_GRAPH_NONE ? NULL : fg_rt_resource(c->o->rt, ph);
-  if (!r || (!r->image && !r->buffer))
-    luaL_error(L, "node '%s': resource '%s' has no GPU object (a blob, or an external with no image)", node_name(c), name);
-  return r;
-}
-
-static const fg_graph_use *use_of(lcmd *c, uint32_t u) {
-  return &fg_graph_instance_get(c->o->g, c->slot)->uses[u];
-}
-
-/* An upload handle used by a command: it must be this runtime's and of the
- * frame being recorded. */
-static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
-  lupload *h = luaL_checkudata(L, idx, FG_LUA_UPLOAD);
-  if (h->o != c->o)
-    luaL_error(L, "node '%s': %s uses an upload made by another runtime; upload with this runtime's rt:upload "
-               "or ctx.upload", node_name(c), what);
-  if (!upload_valid(h))
-    luaL_error(L, "node '%s': %s uses a stale upload (made for frame %d, %d bytes); uploads are valid only in the "
-               "frame they were made for: call rt:upload before each rt:frame, or ctx.upload inside run",
-               node_name(c), what, (int)h->rt_frame, (int)h->size);
-  return h;
-}
-
-/* Binding of an upload: a read-only storage buffer or a uniform buffer. */
-static void bind_upload(lua_State *L, lcmd *c, lupload *h, const fg_vk_shader_binding *rb, const fg_vk_shader_info *si,
-                        uint32_t bnum, fg_vk_binding *b, const char *what) {
-  const VkPhysicalDeviceLimits *lim = &c->o->dev->props.limits;
-  if (rb->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
-    if (!rb->readonly)
-      luaL_error(L, "node '%s': %s binds an upload at binding %d of shader '%s', which the shader may write; "
-                 "uploads are read-only for the GPU: mark the binding readonly in GLSL", node_name(c), what,
-                 (int)bnum, si->name);
-    if (h->size > lim->maxStorageBufferRange)
-      luaL_error(L, "node '%s': %s: upload of %d bytes exceeds maxStorageBufferRange (%d)", node_name(c), what,
-                 (int)h->size, (int)lim->maxStorageBufferRange);
-  } else if (rb->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
-    if (h->size > lim->maxUniformBufferRange)
-      luaL_error(L, "node '%s': %s: upload of %d bytes bound as uniform buffer %d exceeds maxUniformBufferRange "
-                 "(%d); bind it as a readonly storage buffer", node_name(c), what, (int)h->size, (int)bnum,
-                 (int)lim->maxUniformBufferRange);
-  } else {
-    luaL_error(L, "node '%s': %s binds an upload at binding %d of shader '%s', which is not a buffer; an upload "
-               "binds only as a storage or uniform buffer (copy it into a texture with cmd:copy)", node_name(c),
-               what, (int)bnum, si->name);
-  }
-  memset(b, 0, sizeof *b);
-  b->binding = bnum;
-  b->buffer = fg_rt_upload_buffer(c->o->rt);
-  b->offset = h->offset;
-  b->range = h->size;
-}
-
-/* Push constants: a string (raw bytes) or a list of numbers packed as 32-bit
- * (integers as int32/uint32, others as float). */
-static size_t get_push(lua_State *L, int idx, uint8_t *buf, size_t cap, const void **out) {
-  *out = NULL;
-  if (lua_isnoneornil(L, idx)) return 0;
-  if (lua_type(L, idx) == LUA_TSTRING) {
-    size_t n;
-    *out = lua_tolstring(L, idx, &n);
-    return n;
-  }
-  luaL_argexpected(L, lua_istable(L, idx), idx, "push constants as a string or a list of numbers");
-  size_t n = (size_t)luaL_len(L, idx);
-  if (n * 4 > cap) luaL_argerror(L, idx, "too many push constants (at most 256 bytes)");
-  for (size_t i = 0; i < n; i++) {
-    lua_geti(L, idx, (lua_Integer)i + 1);
-    if (lua_isinteger(L, -1)) {
-      uint32_t v = (uint32_t)(int64_t)lua_tointeger(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else if (lua_isnumber(L, -1)) {
-      float v = (float)lua_tonumber(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else {
-      luaL_error(L, "push constant %d is a %s; expected a number", (int)i + 1, luaL_typename(L, -1));
-    }
-    lua_pop(L, 1);
-  }
-  *out = buf;
-  return n * 4;
-}
-
-static const fg_vk_shader_binding *reflected(const fg_vk_shader_info *si, uint32_t b) {
-  for (uint32_t i = 0; i < si->binding_count; i++)
-    if (si->bindings[i].binding == b) return &si->bindings[i];
-  return NULL;
-}
-
-/* Bindings table {[n] = name | {name, sampler = "nearest"|"linear", history = true}} ->
- * fg_vk_binding array; checks that the declared usage allows the access and
- * records the barriers commands within one node need. */
-static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_info *si, fg_vk_binding *out,
-                             VkPipelineStageFlags2 stage, const char *what) {
-  uint32_t n = 0;
-  if (lua_isnoneornil(L, idx)) return 0;
-  luaL_checktype(L, idx, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    if (!lua_isinteger(L, -2))
-      luaL_error(L, "node '%s': %s bindings must be indexed by binding number, e.g. {[0] = 'src', [1] = 'dst'}",
-                 node_name(c), what);
-    uint32_t bnum = (uint32_t)lua_tointeger(L, -2);
-    if (luaL_testudata(L, -1, FG_LUA_UPLOAD)) {
-      lupload *h = check_upload(L, c, lua_gettop(L), what);
-      const fg_vk_shader_binding *rb = reflected(si, bnum);
-      if (!rb) luaL_error(L, "node '%s': %s binding %d (an upload) does not exist in shader '%s'", node_name(c), what,
-                          (int)bnum, si->name);
-      if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
-      bind_upload(L, c, h, rb, si, bnum, &out[n++], what);
-      lua_pop(L, 1);
-      continue;
-    }
-    const char *name = NULL;
-    VkSampler sampler = VK_NULL_HANDLE;
-    int history = 0;
-    if (lua_type(L, -1) == LUA_TSTRING) {
-      name = lua_tostring(L, -1);
-    } else if (lua_istable(L, -1)) {
-      lua_geti(L, -1, 1);
-      name = lua_tostring(L, -1);
-      lua_pop(L, 1);
-      lua_getfield(L, -1, "sampler");
-      if (lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest")) sampler = c->o->dev->sampler_nearest;
-      lua_pop(L, 1);
-      lua_getfield(L, -1, "history");
-      history = lua_toboolean(L, -1);
-      lua_pop(L, 1);
-    }
-    if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
-                          node_name(c), what, (int)bnum);
-    const fg_vk_shader_binding *rb = reflected(si, bnum);
-    if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
-                        (int)bnum, name, si->name);
-    if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
-    uint32_t u = find_use_h(L, c, name, what, history);
-    fg_rt_res *r = use_res(L, c, u, name);
-    const fg_graph_use *us = use_of(c, u);
-    int declared_write = us->access == FG_ACCESS_CREATE || us->access == FG_ACCESS_MODIFY || us->access == FG_ACCESS_RENAME;
-    fg_vk_binding *b = &out[n++];
-    memset(b, 0, sizeof *b);
-    b->binding = bnum;
-    b->sampler = sampler;
-    VkAccessFlags2 acc = 0;
-    const char *need = NULL;
-    switch (rb->type) {
-      case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
-        if (us->usage != FG_USAGE_STORAGE) need = "storage";
-        acc = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | (rb->readonly ? 0 : VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        break;
-      case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
-        if (us->usage != FG_USAGE_SAMPLED && us->usage != FG_USAGE_STORAGE && us->usage != FG_USAGE_DEPTH_READ)
-          need = "sampled";
-        acc = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-        break;
-      case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
-        if (us->usage != FG_USAGE_STORAGE) need = "storage";
-        acc = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | (rb->readonly ? 0 : VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
-        break;
-      case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
-        if (us->usage != FG_USAGE_UNIFORM && us->usage != FG_USAGE_STORAGE) need = "uniform";
-        acc = VK_ACCESS_2_UNIFORM_READ_BIT;
-        break;
-      default:
-        luaL_error(L, "node '%s': %s binding %d of shader '%s' has a descriptor type the runtime does not bind",
-                   node_name(c), what, (int)bnum, si->name);
-    }
-    if (need)
-      luaL_error(L, "node '%s': %s binds '%s' at binding %d as %s, but the node declares it with usage '%s'; "
-                 "declare it with usage '%s'", node_name(c), what, name, (int)bnum, need, fg_usage_name(us->usage), need);
-    if (fg_rt_access_is_write(acc) && !declared_write)
-      luaL_error(L, "node '%s': %s writes '%s' (binding %d is not readonly in shader '%s') but the node only "
-                 "reads it; mark the binding readonly in GLSL or declare the resource in modify",
-                 node_name(c), what, name, (int)bnum, si->name);
-    if (r->is_image) {
-      if (rb->type != VK_DESCRIPTOR_TYPE_STORAGE_IMAGE && rb->type != VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE &&
-          rb->type != VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER)
-        luaL_error(L, "node '%s': '%s' is a texture but binding %d of '%s' expects a buffer", node_name(c), name,
-                   (int)bnum, si->name);
-      b->view = r->view;
-      b->layout = fg_rt_use_layout(c->o->rt, c->slot, u);
-    } else {
-      if (rb->type != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && rb->type != VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER)
-        luaL_error(L, "node '%s': '%s' is a buffer but binding %d of '%s' expects an image", node_name(c), name,
-                   (int)bnum, si->name);
-      b->buffer = r->buffer;
-    }
-    fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, u, stage, acc);
-    lua_pop(L, 1);
-  }
-  return n;
-}
-
-/* cmd:dispatch(shader, bindings, gx [, gy, gz, push]) */
-static int cmd_dispatch(lua_State *L) {
-  lcmd *c = check_cmd(L);
-  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
-  const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
-  lua_Integer gx = luaL_checkinteger(L, 4), gy = luaL_optinteger(L, 5, 1), gz = luaL_optinteger(L, 6, 1);
-  luaL_argcheck(L, gx > 0 && gy > 0 && gz > 0, 4, "group counts must be positive");
-  if (!si->is_compute) return luaL_argerror(L, 2, "cmd:dispatch needs a compute shader (use cmd:draw for fragment shaders)");
-  if (fg_graph_instance_get(c->o->g, c->slot)->has_pass)
-    return luaL_error(L, "node '%s': cmd:dispatch inside a render pass; move the dispatch to a node without pass",
-                      node_name(c));
-  fg_vk_binding b[FG_VK_MAX_BINDINGS];
-  uint32_t n = get_bindings(L, c, 3, si, b, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT, "cmd:dispatch");
-  uint8_t pbuf[256];
-  const void *push;
-  size_t pn = get_push(L, 7, pbuf, sizeof pbuf, &push);
-  char err[1024];
-  if (!fg_vk_cmd_dispatch(c->o->dev, c->cmd, s, b, n, (uint32_t)gx, (uint32_t)gy, (uint32_t)gz, push,
-                          (uint32_t)pn, err, sizeof err))
-    return luaL_error(L, "node '%s': cmd:dispatch: %s", node_name(c), err);
-  return 0;
-}
-
-/* cmd:draw(shader, bindings, vertices [, push]) inside the node's pass */
-static int cmd_draw(lua_State *L) {
-  lcmd *c = check_cmd(L);
-  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
-  const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
-  lua_Integer verts = luaL_optinteger(L, 4, 3);
-  const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
-  if (!in->has_pass)
-    return luaL_error(L, "node '%s': cmd:draw outside a render pass; give the node pass = {color = {...}}", in->name);
-  if (si->is_compute) return luaL_argerror(L, 2, "cmd:draw needs a fragment shader (use cmd:dispatch for compute)");
-  VkFormat colors[FG_VK_MAX_COLOR];
-  uint32_t nc = 0;
-  uint32_t w = 0, h = 0;
-  for (uint32_t k = 0; k < in->color_count && nc < FG_VK_MAX_COLOR; k++) {
-    fg_rt_res *r = fg_rt_resource(c->o->rt, fg_rt_use_phys(c->o->rt, c->slot, in->colors[k].use));
-    colors[nc++] = r ? r->format : VK_FORMAT_UNDEFINED;
-    if (r && !w) { w = r->width; h = r->height; }
-  }
-  VkFormat depth = VK_FORMAT_UNDEFINED;
-  if (in->has_depth) {
-    fg_rt_res *r = fg_rt_resource(c->o->rt, fg_rt_use_phys(c->o->rt, c->slot, in->depth.use));
-    if (r) { depth = r->format; if (!w) { w = r->width; h = r->height; } }
-  }
-  fg_vk_binding b[FG_VK_MAX_BINDINGS];
-  uint32_t n = get_bindings(L, c, 3, si, b, VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT, "cmd:draw");
-  uint8_t pbuf[256];
-  const void *push;
-  size_t pn = get_push(L, 5, pbuf, sizeof pbuf, &push);
-  fg_vk_cmd_viewport(c->cmd, w, h);
-  char err[1024];
-  if (!fg_vk_cmd_draw(c->o->dev, c->cmd, s, b, n, (uint32_t)verts, push, (uint32_t)pn, colors, nc, depth, err,
-                      sizeof err))
-    return luaL_error(L, "node '%s': cmd:draw: %s", in->name, err);
-  return 0;
-}
-
-/* Layout a transfer command may use for a resource declared with `usage`. */
-static VkImageLayout transfer_layout(lua_State *L, lcmd *c, uint32_t u, const char *name, int dst, const char *what) {
-  const fg_graph_use *us = use_of(c, u);
-  fg_usage want = dst ? FG_USAGE_TRANSFER_DST : FG_USAGE_TRANSFER_SRC;
-  if (us->usage == want) return dst ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-  if (us->usage == FG_USAGE_STORAGE) return VK_IMAGE_LAYOUT_GENERAL;
-  luaL_error(L, "node '%s': %s needs '%s' with usage '%s' (or 'storage'), but the node declares '%s'; "
-             "declare it as e.g. %s = { %s = '%s' }", node_name(c), what, name, fg_usage_name(want),
-             fg_usage_name(us->usage), dst ? "modify" : "read", name, fg_usage_name(want));
-  return VK_IMAGE_LAYOUT_UNDEFINED;
-}
-
-static void check_writable(lua_State *L, lcmd *c, uint32_t u, const char *name, const char *what) {
-  fg_access a = use_of(c, u)->access;
-  if (a == FG_ACCESS_READ || a == FG_ACCESS_HISTORY)
-    luaL_error(L, "node '%s': %s writes '%s' which the node only reads; declare it in create or modify",
-               node_name(c), what, name);
-}
-
-static void no_pass(lua_State *L, lcmd *c, const char *what) {
-  if (fg_graph_instance_get(c->o->g, c->slot)->has_pass)
-    luaL_error(L, "node '%s': %s inside a render pass is not allowed (use the pass's clear, or another node)",
-               node_name(c), what);
-}
-
-/* cmd:clear(name, {r, g, b, a}) (buffers: {value} as uint32 fill) */
-static int cmd_clear(lua_State *L) {
-  lcmd *c = check_cmd(L);
-  const char *name = luaL_checkstring(L, 2);
-  no_pass(L, c, "cmd:clear");
-  uint32_t u = find_use(L, c, name, "cmd:clear");
-  fg_rt_res *r = use_res(L, c, u, name);
-  check_writable(L, c, u, name, "cmd:clear");
-  double v[4] = {0, 0, 0, 0};
-  if (lua_istable(L, 3))
-    for (int i = 0; i < 4; i++) { lua_geti(L, 3, i + 1); v[i] = lua_tonumber(L, -1); lua_pop(L, 1); }
-  VkImageLayout lay = r->is_image ? transfer_layout(L, c, u, name, 1, "cmd:clear") : VK_IMAGE_LAYOUT_UNDEFINED;
-  /* vkCmdFillBuffer is a COPY-stage command for some validation layers and
-   * CLEAR for others: ALL_TRANSFER covers both. */
-  fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, u,
-                   r->is_image ? VK_PIPELINE_STAGE_2_CLEAR_BIT : VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
-                   VK_ACCESS_2_TRANSFER_WRITE_BIT);
-  if (r->is_image) {
-    VkImageSubresourceRange range = {.aspectMask = r->aspect, .levelCount = VK_REMAINING_MIP_LEVELS,
-                                     .layerCount = VK_REMAINING_ARRAY_LAYERS};
-    if (r->aspect & VK_IMAGE_ASPECT_COLOR_BIT) {
-      VkClearColorValue cv;
-      fg_format f = r->g->format;
-      int is_int = f == FG_FORMAT_R8_UINT || f == FG_FORMAT_RGBA8_UINT || f == FG_FORMAT_R16_UINT ||
-                   f == FG_FORMAT_R32_UINT || f == FG_FORMAT_RG32_UINT || f == FG_FORMAT_RGBA32_UINT ||
-                   f == FG_FORMAT_R32_SINT;
-      for (int i = 0; i < 4; i++) {
-        if (is_int) cv.uint32[i] = (uint32_t)(int64_t)v[i];
-        else cv.float32[i] = (float)v[i];
-      }
-      vkCmdClearColorImage(c->cmd, r->image, lay, &cv, 1, &range);
-    } else {
-      VkClearDepthStencilValue dv = {(float)v[0], (uint32_t)v[1]};
-      vkCmdClearDepthStencilImage(c->cmd, r->image, lay, &dv, 1, &range);
-    }
-  } else {
-    if (use_of(c, u)->usage != FG_USAGE_TRANSFER_DST && use_of(c, u)->usage != FG_USAGE_STORAGE)
-      transfer_layout(L, c, u, name, 1, "cmd:clear");
-    vkCmdFillBuffer(c->cmd, r->buffer, 0, VK_WHOLE_SIZE, (uint32_t)(int64_t)v[0]);
-  }
-  return 0;
-}
-
-/* cmd:copy(upload, name [, offset]): upload -> buffer (at byte offset) or
- * texture (mip 0, layer 0, tightly packed rows). */
-static int copy_upload(lua_State *L, lcmd *c) {
-  const char *what = "cmd:copy";
-  lupload *h = check_upload(L, c, 2, what);
-  const char *dn = luaL_checkstring(L, 3);
-  no_pass(L, c, what);
-  uint32_t du = find_use(L, c, dn, what);
-  fg_rt_res *d = use_res(L, c, du, dn);
-  check_writable(L, c, du, dn, what);
-  VkImageLayout dl = transfer_layout(L, c, du, dn, 1, what);
-  VkBuffer src = fg_rt_upload_buffer(c->o->rt);
-  if (d->is_image) {
-    uint32_t texel = fg_format_get(d->g->format)->texel_bytes;
-    uint64_t need = (uint64_t)d->width * d->height * texel;
-    if (!texel) return luaL_error(L, "node '%s': cmd:copy: cannot copy an upload into '%s' of format %s", node_name(c),
-                                  dn, fg_format_get(d->g->format)->name);
-    if (h->size < need)
-      return luaL_error(L, "node '%s': cmd:copy: upload of %d bytes is smaller than texture '%s' (%dx%d %s = %d bytes)",
-                        node_name(c), (int)h->size, dn, (int)d->width, (int)d->height,
-                        fg_format_get(d->g->format)->name, (int)need);
-    if (h->offset % texel || h->offset % 4)
-      return luaL_error(L, "node '%s': cmd:copy: the upload's offset %d is not a multiple of 4 and of the texel size "
-                        "(%d) of '%s'; upload with rt:upload(bytes, %d)", node_name(c), (int)h->offset, (int)texel,
-                        dn, (int)(texel % 4 ? 4 * texel : texel));
-    fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, du, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    VkBufferImageCopy bc = {
-      .bufferOffset = h->offset,
-      .imageSubresource = {.aspectMask = (d->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_IMAGE_ASPECT_COLOR_BIT
-                                                                               : VK_IMAGE_ASPECT_DEPTH_BIT,
-                           .layerCount = 1},
-      .imageExtent = {d->width, d->height, 1}};
-    vkCmdCopyBufferToImage(c->cmd, src, d->image, dl, 1, &bc);
-  } else {
-    lua_Integer off = luaL_optinteger(L, 4, 0);
-    luaL_argcheck(L, off >= 0, 4, "the destination offset must be >= 0");
-    if ((uint64_t)off + h->size > d->bytes)
-      return luaL_error(L, "node '%s': cmd:copy: upload of %d bytes at offset %d does not fit buffer '%s' (%d bytes)",
-                        node_name(c), (int)h->size, (int)off, dn, (int)d->bytes);
-    fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, du, VK_PIPELINE_STAGE_2_COPY_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-    VkBufferCopy bc = {.srcOffset = h->offset, .dstOffset = (VkDeviceSize)off, .size = h->size};
-    vkCmdCopyBuffer(c->cmd, src, d->buffer, 1, &bc);
-  }
-  return 0;
-}
-
-static int copy_or_blit(lua_State *L, int blit) {
-  lcmd *c = check_cmd(L);
-  const char *what = blit ? "cmd:blit" : "cmd:copy";
-  if (luaL_testudata(L, 3, FG_LUA_UPLOAD))
-    return luaL_error(L, "node '%s': %s into an upload: uploads are read-only for the GPU and can only be a copy "
-                      "source", node_name(c), what);
-  if (luaL_testudata(L, 2, FG_LUA_UPLOAD)) {
-    if (blit) return luaL_error(L, "node '%s': cmd:blit cannot read an upload; use cmd:copy(upload, '%s')",
-                                node_name(c), luaL_optstring(L, 3, "name"));
-    return copy_upload(L, c);
-  }
-  const char *sn = luaL_checkstring(L, 2), *dn = luaL_checkstring(L, 3);
-  no_pass(L, c, what);
-  uint32_t su = find_use(L, c, sn, what), du = find_use(L, c, dn, what);
-  fg_rt_res *s = use_res(L, c, su, sn), *d = use_res(L, c, du, dn);
-  check_writable(L, c, du, dn, what);
-  VkImageLayout sl = s->is_image ? transfer_layout(L, c, su, sn, 0, what) : VK_IMAGE_LAYOUT_UNDEFINED;
-  VkImageLayout dl = d->is_image ? transfer_layout(L, c, du, dn, 1, what) : VK_IMAGE_LAYOUT_UNDEFINED;
-  if (!s->is_image) transfer_layout(L, c, su, sn, 0, what);
-  if (!d->is_image) transfer_layout(L, c, du, dn, 1, what);
-  VkPipelineStageFlags2 st = blit ? VK_PIPELINE_STAGE_2_BLIT_BIT : VK_PIPELINE_STAGE_2_COPY_BIT;
-  if (blit && (!s->is_image || !d->is_image)) return luaL_error(L, "node '%s': cmd:blit needs two textures", node_name(c));
-  fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, su, st, VK_ACCESS_2_TRANSFER_READ_BIT);
-  fg_rt_cmd_access(c->o->rt, c->cmd, c->slot, du, st, VK_ACCESS_2_TRANSFER_WRITE_BIT);
-  VkImageSubresourceLayers sl0 = {.aspectMask = s->aspect, .layerCount = 1};
-  VkImageSubresourceLayers dl0 = {.aspectMask = d->aspect, .layerCount = 1};
-  if (blit) {
-    VkImageBlit b = {.srcSubresource = sl0, .dstSubresource = dl0};
-    b.srcOffsets[1] = (VkOffset3D){(int32_t)s->width, (int32_t)s->height, 1};
-    b.dstOffsets[1] = (VkOffset3D){(int32_t)d->width, (int32_t)d->height, 1};
-    VkFilter f = (s->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
-    vkCmdBlitImage(c->cmd, s->image, sl, d->image, dl, 1, &b, f);
-  } else if (s->is_image && d->is_image) {
-    if (s->format != d->format && fg_format_get(s->g->format)->texel_bytes != fg_format_get(d->g->format)->texel_bytes)
-      return luaL_error(L, "node '%s': cmd:copy between '%s' and '%s' of incompatible formats; use cmd:blit",
-                        node_name(c), sn, dn);
-    VkImageCopy ic = {.srcSubresource = sl0, .dstSubresource = dl0,
-                      .extent = {s->width < d->width ? s->width : d->width, s->height < d->height ? s->height : d->height, 1}};
-    vkCmdCopyImage(c->cmd, s->image, sl, d->image, dl, 1, &ic);
-  } else if (!s->is_image && !d->is_image) {
-    VkBufferCopy bc = {.size = s->bytes < d->bytes ? s->bytes : d->bytes};
-    vkCmdCopyBuffer(c->cmd, s->buffer, d->buffer, 1, &bc);
-  } else if (s->is_image) {
-    VkBufferImageCopy bc = {.imageSubresource = sl0, .imageExtent = {s->width, s->height, 1}};
-    if ((uint64_t)s->width * s->height * fg_format_get(s->g->format)->texel_bytes > d->bytes)
-      return luaL_error(L, "node '%s': cmd:copy: buffer '%s' is smaller than texture '%s'", node_name(c), dn, sn);
-    vkCmdCopyImageToBuffer(c->cmd, s->image, sl, d->buffer, 1, &bc);
-  } else {
-    VkBufferImageCopy bc = {.imageSubresource = dl0, .imageExtent = {d->width, d->height, 1}};
-    if ((uint64_t)d->width * d->height * fg_format_get(d->g->format)->texel_bytes > s->bytes)
-      return luaL_error(L, "node '%s': cmd:copy: buffer '%s' is smaller than texture '%s'", node_name(c), sn, dn);
-    vkCmdCopyBufferToImage(c->cmd, s->buffer, d->image, dl, 1, &bc);
-  }
-  return 0;
-}
-
-static int cmd_copy(lua_State *L) { return copy_or_blit(L, 0); }
-static int cmd_blit(lua_State *L) { return copy_or_blit(L, 1); }
-
-static int cmd_tostring(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
-  if (c->valid) lua_pushfstring(L, "framegraph.cmd (%s)", node_name(c));
-  else lua_pushliteral(L, "framegraph.cmd (outside run)");
-  return 1;
-}
-
 static const luaL_Reg rt_methods[] = {
   {"frame", rt_frame},
   {"read", rt_read},
@@ -1382,23 +792,8 @@ static const luaL_Reg rt_meta[] = {
   {NULL, NULL},
 };
 
-static const luaL_Reg cmd_methods[] = {
-  {"dispatch", cmd_dispatch},
-  {"draw", cmd_draw},
-  {"clear", cmd_clear},
-  {"copy", cmd_copy},
-  {"blit", cmd_blit},
-  {NULL, NULL},
-};
-
 void fg_lua_open_runtime(lua_State *L) {
   fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
-  luaL_newmetatable(L, FG_LUA_CMD);
-  lua_pushcfunction(L, cmd_tostring);
-  lua_setfield(L, -2, "__tostring");
-  luaL_newlib(L, cmd_methods);
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
   lua_pushcfunction(L, l_blob);
   lua_setfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
   luaL_newmetatable(L, FG_LUA_UPLOAD);

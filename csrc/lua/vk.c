@@ -67,8 +67,18 @@ static void set_bool(lua_State *L, const char *k, int v) {
 }
 
 static void push_version(lua_State *L, uint32_t v) {
-  lua_pushfstring(L, "%d.%d.%d", (int)VK_API_VERSION_MAJOR(v), (int)VK_API_VERSION_MINOR(v),
-                  (int)VK_API_VERSION_PATCH(v));
+  uint32_t p[3];
+  fg_vk_version_parts(v, p);
+  lua_pushfstring(L, "%d.%d.%d", (int)p[0], (int)p[1], (int)p[2]);
+}
+
+/* Pushes the list {names[0], ..., names[n-1]}. */
+static void push_names(lua_State *L, const char **names, uint32_t n) {
+  lua_createtable(L, (int)n, 0);
+  for (uint32_t i = 0; i < n; i++) {
+    lua_pushstring(L, names[i]);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
 }
 
 static int dev_info(lua_State *L) {
@@ -86,25 +96,13 @@ static int dev_info(lua_State *L) {
   set_int(L, "device_id", p->deviceID);
   set_bool(L, "validation", dev->validation);
 
-  static const struct { VkMemoryPropertyFlags bit; const char *name; } flags[] = {
-    {VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT, "device_local"},
-    {VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT, "host_visible"},
-    {VK_MEMORY_PROPERTY_HOST_COHERENT_BIT, "host_coherent"},
-    {VK_MEMORY_PROPERTY_HOST_CACHED_BIT, "host_cached"},
-    {VK_MEMORY_PROPERTY_LAZILY_ALLOCATED_BIT, "lazily_allocated"},
-    {VK_MEMORY_PROPERTY_PROTECTED_BIT, "protected"},
-  };
   const VkPhysicalDeviceMemoryProperties *m = &dev->memprops;
   lua_createtable(L, (int)m->memoryTypeCount, 0);
   for (uint32_t i = 0; i < m->memoryTypeCount; i++) {
     lua_createtable(L, 0, 3);
-    lua_newtable(L);
-    int n = 0;
-    for (size_t f = 0; f < sizeof flags / sizeof flags[0]; f++)
-      if (m->memoryTypes[i].propertyFlags & flags[f].bit) {
-        lua_pushstring(L, flags[f].name);
-        lua_rawseti(L, -2, ++n);
-      }
+    const char *names[8];
+    uint32_t nn = fg_vk_memory_flag_names(m->memoryTypes[i].propertyFlags, names);
+    push_names(L, names, nn);
     lua_setfield(L, -2, "flags");
     set_int(L, "heap", (lua_Integer)m->memoryTypes[i].heapIndex + 1);  /* 1-based like Lua lists */
     set_int(L, "index", i);                                             /* Vulkan's 0-based index */
@@ -115,7 +113,7 @@ static int dev_info(lua_State *L) {
   for (uint32_t i = 0; i < m->memoryHeapCount; i++) {
     lua_createtable(L, 0, 2);
     set_int(L, "size", (lua_Integer)m->memoryHeaps[i].size);
-    set_bool(L, "device_local", (m->memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT) != 0);
+    set_bool(L, "device_local", fg_vk_memory_heap_device_local(dev, i));
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "memory_heaps");
@@ -140,20 +138,11 @@ static int dev_info(lua_State *L) {
   lua_setfield(L, -2, "limits");
 
   /* What a typical render target costs in alignment: the figure the planner's
-   * profile needs, measured without creating an image (maintenance4). */
-  VkImageCreateInfo ici = {
-    .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
-    .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1080, 1}, .mipLevels = 1, .arrayLayers = 1,
-    .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
-    .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
-             VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
-    .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
-  };
-  VkDeviceImageMemoryRequirements dimr = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS, .pCreateInfo = &ici};
-  VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
-  vkGetDeviceImageMemoryRequirements(dev->device, &dimr, &req);
-  set_int(L, "image_alignment", (lua_Integer)req.memoryRequirements.alignment);
-  set_int(L, "image_size", (lua_Integer)req.memoryRequirements.size);
+   * profile needs. */
+  uint64_t image_alignment, image_size;
+  fg_vk_probe_image_requirements(dev, &image_alignment, &image_size);
+  set_int(L, "image_alignment", (lua_Integer)image_alignment);
+  set_int(L, "image_size", (lua_Integer)image_size);
 
   lua_createtable(L, 0, 4);
   set_bool(L, "push_descriptor", dev->has_push_descriptor);
@@ -180,7 +169,7 @@ static int dev_messages(lua_State *L) {
  * usage is 0 and budget the heap size without VK_EXT_memory_budget. */
 static int dev_memory_budget(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
-  VkDeviceSize budget[VK_MAX_MEMORY_HEAPS], usage[VK_MAX_MEMORY_HEAPS];
+  VkDeviceSize budget[FG_VK_MAX_HEAPS], usage[FG_VK_MAX_HEAPS];
   uint32_t n = fg_vk_memory_budget(dev, budget, usage);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
@@ -202,10 +191,10 @@ static int dev_is_closed(lua_State *L) {
 /* dev:wait_idle(): for tests and teardown. */
 static int dev_wait_idle(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
-  VkResult r = vkDeviceWaitIdle(dev->device);
-  if (r != VK_SUCCESS) {
+  char err[256];
+  if (!fg_vk_wait_idle(dev, err, sizeof err)) {
     luaL_pushfail(L);
-    lua_pushfstring(L, "vkDeviceWaitIdle failed (VkResult %d)", (int)r);
+    lua_pushstring(L, err);
     return 2;
   }
   lua_pushboolean(L, 1);
@@ -292,13 +281,6 @@ static int sh_tostring(lua_State *L) {
   return 1;
 }
 
-static void push_stages(lua_State *L, VkShaderStageFlags st) {
-  lua_newtable(L);
-  int n = 0;
-  if (st & VK_SHADER_STAGE_VERTEX_BIT) { lua_pushliteral(L, "vertex"); lua_rawseti(L, -2, ++n); }
-  if (st & VK_SHADER_STAGE_FRAGMENT_BIT) { lua_pushliteral(L, "fragment"); lua_rawseti(L, -2, ++n); }
-  if (st & VK_SHADER_STAGE_COMPUTE_BIT) { lua_pushliteral(L, "compute"); lua_rawseti(L, -2, ++n); }
-}
 
 static int sh_info(lua_State *L) {
   const fg_vk_shader_info *in = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
@@ -339,7 +321,8 @@ static int sh_info(lua_State *L) {
     }
     set_bool(L, "readonly", b->readonly);
     set_bool(L, "writeonly", b->writeonly);
-    push_stages(L, b->stages);
+    const char *stages[3];
+    push_names(L, stages, fg_vk_shader_stage_names(b->stages, stages));
     lua_setfield(L, -2, "stages");
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
@@ -361,102 +344,47 @@ static const luaL_Reg sh_meta[] = {
 };
 
 /* dev:compute(shader, buffers, gx [, gy, gz, push]) -> {[binding] = bytes}
- * A self-contained compute run for tests and tools: every buffer binding gets
- * a dedicated device-local buffer, filled from a string (its contents) or an
- * integer (that many zero bytes); one dispatch; all buffers read back. */
-typedef struct compute_job {
-  fg_vk_device *dev;
-  fg_vk_shader *s;
-  fg_vk_binding *b;
-  uint32_t n, g[3];
-  const void *push;
-  uint32_t push_bytes;
-  int ok;
-  char err[1024];
-} compute_job;
-
-static void rec_compute(VkCommandBuffer cmd, void *u) {
-  compute_job *j = u;
-  j->ok = fg_vk_cmd_dispatch(j->dev, cmd, j->s, j->b, j->n, j->g[0], j->g[1], j->g[2], j->push, j->push_bytes,
-                             j->err, sizeof j->err);
-}
-
+ * A self-contained compute run for tests and tools (fg_vk_compute_run): each
+ * buffer is a string (its contents) or an integer (that many zero bytes). */
 static int dev_compute(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
   fg_vk_shader *s = fg_lua_checkshader(L, 2);
   luaL_checktype(L, 3, LUA_TTABLE);
-  compute_job j = {.dev = dev, .s = s};
+  uint32_t g[3];
   for (int i = 0; i < 3; i++) {
-    lua_Integer g = luaL_optinteger(L, 4 + i, 1);
-    luaL_argcheck(L, g >= 0 && g <= UINT32_MAX, 4 + i, "group count must be a non-negative 32-bit integer");
-    j.g[i] = (uint32_t)g;
+    lua_Integer v = luaL_optinteger(L, 4 + i, 1);
+    luaL_argcheck(L, v >= 0 && v <= UINT32_MAX, 4 + i, "group count must be a non-negative 32-bit integer");
+    g[i] = (uint32_t)v;
   }
   size_t push_len = 0;
-  j.push = luaL_optlstring(L, 7, NULL, &push_len);
-  j.push_bytes = (uint32_t)push_len;
-  fg_vk_binding b[FG_VK_MAX_BINDINGS];
-  fg_vk_buffer bufs[FG_VK_MAX_BINDINGS];
-  memset(bufs, 0, sizeof bufs);
-  char err[1024] = "";
-  int failed = 0;
+  const char *push = luaL_optlstring(L, 7, NULL, &push_len);
+  fg_vk_compute_buffer bufs[FG_VK_MAX_BINDINGS];
+  uint32_t n = 0;
+  /* The strings stay referenced by the buffers table during the run. */
   lua_pushnil(L);
   while (lua_next(L, 3)) {
-    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0) {
-      failed = 1;
-      snprintf(err, sizeof err, "dev:compute: buffer keys must be binding numbers");
-    } else if (j.n == FG_VK_MAX_BINDINGS) {
-      failed = 1;
-      snprintf(err, sizeof err, "dev:compute: more than %d buffers", FG_VK_MAX_BINDINGS);
-    }
-    if (failed) { lua_pop(L, 2); break; }
-    uint32_t binding = (uint32_t)lua_tointeger(L, -2);
-    size_t len = 0;
-    const char *data = NULL;
-    if (lua_type(L, -1) == LUA_TSTRING) data = lua_tolstring(L, -1, &len);
-    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) len = (size_t)lua_tointeger(L, -1);
-    else {
-      failed = 1;
-      snprintf(err, sizeof err, "dev:compute: buffer %u must be a string (contents) or a positive size", binding);
-      lua_pop(L, 2);
-      break;
-    }
-    VkBufferUsageFlags usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT |
-                               VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    if (!fg_vk_buffer_create(dev, len, usage, &bufs[j.n], err, sizeof err)) { failed = 1; lua_pop(L, 2); break; }
-    void *zeros = data ? NULL : calloc(1, len);
-    int ok = fg_vk_write_buffer(dev, bufs[j.n].buffer, 0, data ? (const void *)data : zeros, len,
-                                VK_PIPELINE_STAGE_2_NONE, 0, err, sizeof err);
-    free(zeros);
-    b[j.n] = (fg_vk_binding){.binding = binding, .buffer = bufs[j.n].buffer};
-    j.n++;
+    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0)
+      return luaL_error(L, "dev:compute: buffer keys must be binding numbers");
+    if (n == FG_VK_MAX_BINDINGS) return luaL_error(L, "dev:compute: more than %d buffers", FG_VK_MAX_BINDINGS);
+    fg_vk_compute_buffer *b = &bufs[n];
+    memset(b, 0, sizeof *b);
+    b->binding = (uint32_t)lua_tointeger(L, -2);
+    if (lua_type(L, -1) == LUA_TSTRING) b->data = lua_tolstring(L, -1, &b->size);
+    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) b->size = (size_t)lua_tointeger(L, -1);
+    else return luaL_error(L, "dev:compute: buffer %I must be a string (contents) or a positive size",
+                           (lua_Integer)b->binding);
+    n++;
     lua_pop(L, 1);
-    if (!ok) { failed = 1; lua_pop(L, 1); break; }
   }
-  j.b = b;
-  if (!failed) {
-    VkResult r = fg_vk_submit_once(dev, rec_compute, &j);
-    if (!j.ok) { failed = 1; snprintf(err, sizeof err, "%s", j.err); }
-    else if (r != VK_SUCCESS) { failed = 1; snprintf(err, sizeof err, "dev:compute: submit failed (VkResult %d)", (int)r); }
+  char err[1024];
+  if (!fg_vk_compute_run(dev, s, bufs, n, g, push, (uint32_t)push_len, err, sizeof err))
+    return luaL_error(L, "%s", err);  /* misuse (bindings, push) raises */
+  lua_createtable(L, 0, (int)n);
+  for (uint32_t i = 0; i < n; i++) {
+    lua_pushlstring(L, bufs[i].result, bufs[i].size);
+    free(bufs[i].result);
+    lua_rawseti(L, -2, bufs[i].binding);
   }
-  if (!failed) {
-    lua_createtable(L, 0, (int)j.n);
-    for (uint32_t i = 0; i < j.n && !failed; i++) {
-      luaL_Buffer lb;
-      char *dst = luaL_buffinitsize(L, &lb, (size_t)bufs[i].size);
-      if (!fg_vk_read_buffer(dev, bufs[i].buffer, 0, bufs[i].size, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
-                             VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, dst, err, sizeof err)) {
-        failed = 1;
-        luaL_pushresultsize(&lb, 0);
-        lua_pop(L, 1);
-        break;
-      }
-      luaL_pushresultsize(&lb, (size_t)bufs[i].size);
-      lua_rawseti(L, -2, b[i].binding);
-    }
-    if (failed) lua_pop(L, 1);
-  }
-  for (uint32_t i = 0; i < j.n; i++) fg_vk_buffer_destroy(dev, &bufs[i]);
-  if (failed) return luaL_error(L, "%s", err);  /* misuse (bindings, push) raises */
   return 1;
 }
 

@@ -188,28 +188,9 @@ static VkSampler make_sampler(fg_vk_device *dev, VkFilter filter) {
   return s;
 }
 
-fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
-  fg_vk_desc d0 = {0};
-  if (!desc) desc = &d0;
-  VkResult r = volkInitialize();
-  if (r != VK_SUCCESS) {
-    fg_errf(err, errlen, "Vulkan loader not found (libvulkan.so.1): install a Vulkan driver, "
-            "e.g. mesa-vulkan-drivers for lavapipe");
-    return NULL;
-  }
-  uint32_t inst_version = volkGetInstanceVersion();
-  if (inst_version < VK_API_VERSION_1_3) {
-    fg_errf(err, errlen, "Vulkan loader supports %u.%u; framegraph needs 1.3",
-            VK_API_VERSION_MAJOR(inst_version), VK_API_VERSION_MINOR(inst_version));
-    return NULL;
-  }
-  fg_vk_device *dev = calloc(1, sizeof *dev);
-  if (!dev) { fg_errf(err, errlen, "out of memory"); return NULL; }
-  pthread_mutex_init(&dev->msg_lock, NULL);
-  pthread_mutex_init(&dev->once_lock, NULL);
-  dev->refs = 1;
-
-  /* ---- instance ---- */
+/* Instance (with the validation layer, its features and the messenger
+ * when desc->validation) and volk's instance functions. 1, or 0 + message. */
+static int create_instance(fg_vk_device *dev, const fg_vk_desc *desc, char *err, size_t errlen) {
   uint32_t ne = 0;
   VkExtensionProperties *ie = instance_exts(NULL, &ne);
   const char *exts[8];
@@ -226,8 +207,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
       free(ie);
       fg_errf(err, errlen, "validation requested but %s is not installed "
               "(Debian: apt install vulkan-validationlayers), or pass validation = false", VALIDATION_LAYER);
-      fg_vk_release(dev);
-      return NULL;
+      return 0;
     }
     layers[nlayers++] = VALIDATION_LAYER;
     uint32_t nle = 0;
@@ -241,8 +221,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
       free(ie);
       fg_errf(err, errlen, "validation requested but VK_EXT_debug_utils is unavailable, "
               "so messages cannot be collected");
-      fg_vk_release(dev);
-      return NULL;
+      return 0;
     }
     exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (features_ext) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
@@ -278,17 +257,15 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     .enabledLayerCount = nlayers, .ppEnabledLayerNames = layers,
     .enabledExtensionCount = next, .ppEnabledExtensionNames = exts,
   };
-  r = vkCreateInstance(&ici, NULL, &dev->instance);
+  VkResult r = vkCreateInstance(&ici, NULL, &dev->instance);
   if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
     fg_errf(err, errlen, "no Vulkan device found: the loader has no Vulkan 1.3 driver "
             "(lavapipe: apt install mesa-vulkan-drivers; check VK_DRIVER_FILES/VK_ICD_FILENAMES)");
-    fg_vk_release(dev);
-    return NULL;
+    return 0;
   }
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "vkCreateInstance failed (VkResult %d)", (int)r);
-    fg_vk_release(dev);
-    return NULL;
+    return 0;
   }
   volkLoadInstance(dev->instance);
   dev->validation = desc->validation;
@@ -302,18 +279,23 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
           ? create_messenger(dev->instance, &mi, NULL, &dev->messenger) : VK_ERROR_EXTENSION_NOT_PRESENT;
     if (r != VK_SUCCESS) {
       fg_errf(err, errlen, "vkCreateDebugUtilsMessengerEXT failed (VkResult %d)", (int)r);
-      fg_vk_release(dev);
-      return NULL;
+      return 0;
     }
   }
 
-  /* ---- physical device ---- */
+  return 1;
+}
+
+/* The best device for desc (FG_DEVICE overrides prefer_software). 1, or 0 +
+ * message listing why each device was refused. */
+static int pick_device(fg_vk_device *dev, const fg_vk_desc *desc, candidate *best, char *err, size_t errlen) {
   uint32_t np = 0;
   vkEnumeratePhysicalDevices(dev->instance, &np, NULL);
   VkPhysicalDevice *pd = calloc(np ? np : 1, sizeof *pd);
-  if (!pd) { fg_errf(err, errlen, "out of memory"); fg_vk_release(dev); return NULL; }
+  if (!pd) { fg_errf(err, errlen, "out of memory"); return 0; }
   vkEnumeratePhysicalDevices(dev->instance, &np, pd);
-  candidate best = {0}, c;
+  candidate c;
+  memset(best, 0, sizeof *best);
   int best_score = -1;
   /* FG_DEVICE=gpu|software overrides the caller's preference, so the same
    * tests and examples run on lavapipe here and on a real GPU unchanged. */
@@ -326,7 +308,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     char why[256];
     if (check_device(pd[i], &c, why, sizeof why)) {
       int s = score(&c, prefer_software);
-      if (s > best_score) { best = c; best_score = s; }
+      if (s > best_score) { *best = c; best_score = s; }
     } else {
       size_t l = strlen(reasons);
       snprintf(reasons + l, sizeof reasons - l, "%s%s", l ? "; " : "", why);
@@ -339,21 +321,24 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     else
       fg_errf(err, errlen, "no Vulkan 1.3 device with synchronization2, dynamicRendering, maintenance4, "
               "timelineSemaphore and a graphics+compute queue: %s", reasons);
-    fg_vk_release(dev);
-    return NULL;
+    return 0;
   }
-  dev->phys = best.phys;
-  dev->props = best.props;
-  dev->queue_family = best.family;
-  dev->timestamp_valid_bits = best.timestamp_bits;
+  dev->phys = best->phys;
+  dev->props = best->props;
+  dev->queue_family = best->family;
+  dev->timestamp_valid_bits = best->timestamp_bits;
   vkGetPhysicalDeviceMemoryProperties(dev->phys, &dev->memprops);
 
-  /* ---- logical device ---- */
+  return 1;
+}
+
+/* Logical device with the features framegraph uses, and its queue. */
+static int create_logical(fg_vk_device *dev, const candidate *best, char *err, size_t errlen) {
   const char *dexts[4];
   uint32_t ndext = 0;
-  if (best.push_descriptor) dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
-  if (best.memory_budget) dexts[ndext++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
-  if (best.portability_subset) dexts[ndext++] = "VK_KHR_portability_subset";
+  if (best->push_descriptor) dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
+  if (best->memory_budget) dexts[ndext++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
+  if (best->portability_subset) dexts[ndext++] = "VK_KHR_portability_subset";
   VkPhysicalDeviceVulkan13Features f13 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_3_FEATURES,
     .synchronization2 = VK_TRUE, .dynamicRendering = VK_TRUE, .maintenance4 = VK_TRUE,
@@ -361,11 +346,11 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   VkPhysicalDeviceVulkan12Features f12 = {
     .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES, .pNext = &f13,
     .timelineSemaphore = VK_TRUE,
-    .scalarBlockLayout = best.scalar_layout ? VK_TRUE : VK_FALSE,
-    .hostQueryReset = best.host_query_reset ? VK_TRUE : VK_FALSE,
+    .scalarBlockLayout = best->scalar_layout ? VK_TRUE : VK_FALSE,
+    .hostQueryReset = best->host_query_reset ? VK_TRUE : VK_FALSE,
   };
   VkPhysicalDeviceFeatures2 f2 = {.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, .pNext = &f12};
-  if (best.storage_without_format) {
+  if (best->storage_without_format) {
     f2.features.shaderStorageImageReadWithoutFormat = VK_TRUE;
     f2.features.shaderStorageImageWriteWithoutFormat = VK_TRUE;
   }
@@ -379,23 +364,27 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi,
     .enabledExtensionCount = ndext, .ppEnabledExtensionNames = dexts,
   };
-  r = vkCreateDevice(dev->phys, &dci, NULL, &dev->device);
+  VkResult r = vkCreateDevice(dev->phys, &dci, NULL, &dev->device);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "vkCreateDevice failed on %s (VkResult %d)", dev->props.deviceName, (int)r);
-    fg_vk_release(dev);
-    return NULL;
+    return 0;
   }
-  dev->has_push_descriptor = best.push_descriptor;
-  dev->has_memory_budget = best.memory_budget;
-  dev->has_storage_without_format = best.storage_without_format;
+  dev->has_push_descriptor = best->push_descriptor;
+  dev->has_memory_budget = best->memory_budget;
+  dev->has_storage_without_format = best->storage_without_format;
   vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
 
+  return 1;
+}
+
+/* Command pool, the one-shot command buffer and fence, the samplers. */
+static int create_once_objects(fg_vk_device *dev, char *err, size_t errlen) {
   VkCommandPoolCreateInfo pci = {
     .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
     .queueFamilyIndex = dev->queue_family,
   };
-  r = vkCreateCommandPool(dev->device, &pci, NULL, &dev->cmdpool);
+  VkResult r = vkCreateCommandPool(dev->device, &pci, NULL, &dev->cmdpool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo ai = {
       .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = dev->cmdpool,
@@ -414,6 +403,35 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   }
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "creating the command pool/fence/samplers failed (VkResult %d)", (int)r);
+    return 0;
+  }
+  return 1;
+}
+
+fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
+  fg_vk_desc d0 = {0};
+  if (!desc) desc = &d0;
+  VkResult r = volkInitialize();
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "Vulkan loader not found (libvulkan.so.1): install a Vulkan driver, "
+            "e.g. mesa-vulkan-drivers for lavapipe");
+    return NULL;
+  }
+  uint32_t inst_version = volkGetInstanceVersion();
+  if (inst_version < VK_API_VERSION_1_3) {
+    fg_errf(err, errlen, "Vulkan loader supports %u.%u; framegraph needs 1.3",
+            VK_API_VERSION_MAJOR(inst_version), VK_API_VERSION_MINOR(inst_version));
+    return NULL;
+  }
+  fg_vk_device *dev = calloc(1, sizeof *dev);
+  if (!dev) { fg_errf(err, errlen, "out of memory"); return NULL; }
+  pthread_mutex_init(&dev->msg_lock, NULL);
+  pthread_mutex_init(&dev->once_lock, NULL);
+  dev->refs = 1;
+
+  candidate best;
+  if (!create_instance(dev, desc, err, errlen) || !pick_device(dev, desc, &best, err, errlen) ||
+      !create_logical(dev, &best, err, errlen) || !create_once_objects(dev, err, errlen)) {
     fg_vk_release(dev);
     return NULL;
   }
@@ -528,4 +546,30 @@ uint32_t fg_vk_memory_budget(const fg_vk_device *dev, VkDeviceSize *budget, VkDe
     for (uint32_t i = 0; i < n; i++) { budget[i] = dev->memprops.memoryHeaps[i].size; usage[i] = 0; }
   }
   return n;
+}
+
+int fg_vk_wait_idle(fg_vk_device *dev, char *err, size_t errlen) {
+  VkResult r = vkDeviceWaitIdle(dev->device);
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "vkDeviceWaitIdle failed (VkResult %d)", (int)r);
+    return 0;
+  }
+  return 1;
+}
+
+void fg_vk_probe_image_requirements(fg_vk_device *dev, uint64_t *alignment, uint64_t *size) {
+  VkImageCreateInfo ici = {
+    .sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO, .imageType = VK_IMAGE_TYPE_2D,
+    .format = VK_FORMAT_R8G8B8A8_UNORM, .extent = {1920, 1080, 1}, .mipLevels = 1, .arrayLayers = 1,
+    .samples = VK_SAMPLE_COUNT_1_BIT, .tiling = VK_IMAGE_TILING_OPTIMAL,
+    .usage = VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT | VK_IMAGE_USAGE_SAMPLED_BIT | VK_IMAGE_USAGE_STORAGE_BIT |
+             VK_IMAGE_USAGE_TRANSFER_SRC_BIT,
+    .initialLayout = VK_IMAGE_LAYOUT_UNDEFINED,
+  };
+  /* maintenance4 (core in 1.3): no image is created. */
+  VkDeviceImageMemoryRequirements dimr = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS, .pCreateInfo = &ici};
+  VkMemoryRequirements2 req = {.sType = VK_STRUCTURE_TYPE_MEMORY_REQUIREMENTS_2};
+  vkGetDeviceImageMemoryRequirements(dev->device, &dimr, &req);
+  *alignment = req.memoryRequirements.alignment;
+  *size = req.memoryRequirements.size;
 }

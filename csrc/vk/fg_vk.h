@@ -83,6 +83,26 @@ uint32_t fg_vk_memory_budget(const fg_vk_device *dev, VkDeviceSize *budget, VkDe
 /* "cpu", "discrete", "integrated", "virtual" or "other". */
 const char *fg_vk_device_type_name(VkPhysicalDeviceType t);
 
+/* ---- added for callers that do not speak Vulkan (the Lua binding) ---- */
+#define FG_VK_MAX_HEAPS VK_MAX_MEMORY_HEAPS   /* array size for fg_vk_memory_budget */
+
+/* vkDeviceWaitIdle: 1, or 0 with "vkDeviceWaitIdle failed (VkResult n)". */
+int fg_vk_wait_idle(fg_vk_device *dev, char *err, size_t errlen);
+
+/* Memory requirements of a typical render target (1920x1080 rgba8, color +
+ * sampled + storage + transfer-src, optimal tiling), asked of the driver
+ * without creating it: the alignment a planning profile needs. */
+void fg_vk_probe_image_requirements(fg_vk_device *dev, uint64_t *alignment, uint64_t *size);
+
+/* names.c: major, minor, patch of a VK_MAKE_API_VERSION value. */
+void fg_vk_version_parts(uint32_t v, uint32_t parts[3]);
+/* Writes the names of the memory property flags set ("device_local",
+ * "host_visible", "host_coherent", "host_cached", "lazily_allocated",
+ * "protected", in that order) to names[] (room for 6); returns the count. */
+uint32_t fg_vk_memory_flag_names(VkMemoryPropertyFlags flags, const char **names);
+/* Whether memory heap `heap` of the device is device-local. */
+int fg_vk_memory_heap_device_local(const fg_vk_device *dev, uint32_t heap);
+
 /* Host-visible buffer with its memory bound and mapped (for staging). Memory is
  * HOST_VISIBLE|HOST_COHERENT, preferring HOST_CACHED when `readback`. */
 typedef struct fg_vk_host_buffer {

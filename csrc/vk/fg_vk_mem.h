@@ -89,6 +89,14 @@ void fg_vk_mempool_destroy(fg_vk_mempool *p);
  * VK_ERROR_FEATURE_NOT_PRESENT (no memory type fits) with a message. */
 VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_allocation *out,
                          char *err, size_t errlen);
+/* The usual property flags without Vulkan names: host_visible requires
+ * HOST_VISIBLE | HOST_COHERENT (mapped, no flushes); device_local prefers
+ * DEVICE_LOCAL. Sets req->required and req->preferred. */
+void fg_vk_mem_request_flags(fg_vk_mem_request *req, int host_visible, int device_local);
+/* fg_vk_mem_alloc's result for callers that do not speak VkResult: 0 done;
+ * 1 no memory type fits the request (a caller's mistake: its bits/flags);
+ * -1 the memory could not be had (out of memory, a Vulkan failure). */
+int fg_vk_mem_result(VkResult r);
 /* Frees what fg_vk_mem_alloc returned; zeroes *a. A zeroed *a is ignored. */
 void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a);
 /* Frees cached dedicated memories and empty blocks. */

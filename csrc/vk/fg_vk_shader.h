@@ -164,4 +164,23 @@ int fg_vk_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags
                         fg_vk_buffer *out, char *err, size_t errlen);
 void fg_vk_buffer_destroy(fg_vk_device *dev, fg_vk_buffer *b);
 
+/* ---- one-shot compute (compute.c) ----
+ * A self-contained compute run for tests and tools: every buffer gets a
+ * dedicated device-local buffer filled with `data` (or `size` zero bytes when
+ * data is NULL), bound at `binding`; one dispatch of groups[0..2]; every buffer
+ * read back into `result` (malloc'ed, `size` bytes; the caller frees it). 1,
+ * or 0 with a message (results are then all NULL). */
+typedef struct fg_vk_compute_buffer {
+  uint32_t binding;
+  const void *data;
+  size_t size;
+  void *result;
+} fg_vk_compute_buffer;
+int fg_vk_compute_run(fg_vk_device *dev, fg_vk_shader *s, fg_vk_compute_buffer *bufs, uint32_t n,
+                      const uint32_t groups[3], const void *push, uint32_t push_bytes, char *err, size_t errlen);
+
+/* names.c: writes "vertex", "fragment", "compute" for the stages set (room
+ * for 3); returns the count. */
+uint32_t fg_vk_shader_stage_names(VkShaderStageFlags stages, const char **names);
+
 #endif

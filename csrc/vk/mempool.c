@@ -489,3 +489,12 @@ int fg_vk_mempool_validate(fg_vk_mempool *p, char *err, size_t errlen) {
   }
   return rc;
 }
+
+void fg_vk_mem_request_flags(fg_vk_mem_request *req, int host_visible, int device_local) {
+  req->required = host_visible ? VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT : 0;
+  req->preferred = device_local ? VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT : 0;
+}
+
+int fg_vk_mem_result(VkResult r) {
+  return r == VK_SUCCESS ? 0 : r == VK_ERROR_FEATURE_NOT_PRESENT ? 1 : -1;
+}

@@ -1,0 +1,289 @@
+/* Lua binding of the command object nodes record with ("framegraph.cmd"):
+ * valid only inside the node's run. Maps the names a node declared to its
+ * uses and calls fg_rt_cmd_* / fg_rt_bind_* (fg_vk_cmd.h), which decide what a
+ * declared usage allows and record. */
+#include "fg_lua_runtime.h"
+#include "fg_vk_cmd.h"
+#include <string.h>
+
+static lcmd *check_cmd(lua_State *L) {
+  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  if (!c->valid) luaL_error(L, "cmd used outside its node's run (keep no reference to cmd)");
+  return c;
+}
+
+static const char *node_name(lcmd *c) { return fg_graph_instance_get(c->o->g, c->slot)->name; }
+
+/* Use index of a resource name the node declared; raises otherwise. */
+static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *what, int history) {
+  const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
+  for (uint32_t u = 0; u < in->use_count; u++) {
+    const fg_graph_use *us = &in->uses[u];
+    if ((us->access == FG_ACCESS_HISTORY) != (history != 0)) continue;
+    if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
+      if (us->missing) luaL_error(L, "node '%s': %s uses optional resource '%s' which nobody provides this frame",
+                                  in->name, what, name);
+      return u;
+    }
+  }
+  if (history)
+    luaL_error(L, "node '%s': %s binds the history of '%s' but the node declares no history read of it; "
+               "add history = { %s = 'storage' } (or 'sampled') to the node", in->name, what, name, name);
+  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare; add it to the node's "
+             "create/read/modify (with the usage the command needs)", in->name, what, name);
+  return 0;
+}
+
+static uint32_t find_use(lua_State *L, lcmd *c, const char *name, const char *what) {
+  return find_use_h(L, c, name, what, 0);
+}
+
+static fg_rt_res *use_res(lua_State *L, lcmd *c, uint32_t u, const char *name) {
+  uint32_t ph = fg_rt_use_phys(c->o->rt, c->slot, u);
+  fg_rt_res *r = ph == FG_GRAPH_NONE ? NULL : fg_rt_resource(c->o->rt, ph);
+  if (!r || (!r->image && !r->buffer))
+    luaL_error(L, "node '%s': resource '%s' has no GPU object (a blob, or an external with no image)", node_name(c), name);
+  return r;
+}
+
+/* An upload handle used by a command: it must be this runtime's and of the
+ * frame being recorded. */
+static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
+  lupload *h = luaL_checkudata(L, idx, FG_LUA_UPLOAD);
+  if (h->o != c->o)
+    luaL_error(L, "node '%s': %s uses an upload made by another runtime; upload with this runtime's rt:upload "
+               "or ctx.upload", node_name(c), what);
+  if (!upload_valid(h))
+    luaL_error(L, "node '%s': %s uses a stale upload (made for frame %d, %d bytes); uploads are valid only in the "
+               "frame they were made for: call rt:upload before each rt:frame, or ctx.upload inside run",
+               node_name(c), what, (int)h->rt_frame, (int)h->size);
+  return h;
+}
+
+/* Push constants: a string (raw bytes) or a list of numbers packed as 32-bit
+ * (integers as int32/uint32, others as float). */
+static size_t get_push(lua_State *L, int idx, uint8_t *buf, size_t cap, const void **out) {
+  *out = NULL;
+  if (lua_isnoneornil(L, idx)) return 0;
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    size_t n;
+    *out = lua_tolstring(L, idx, &n);
+    return n;
+  }
+  luaL_argexpected(L, lua_istable(L, idx), idx, "push constants as a string or a list of numbers");
+  size_t n = (size_t)luaL_len(L, idx);
+  if (n * 4 > cap) luaL_argerror(L, idx, "too many push constants (at most 256 bytes)");
+  for (size_t i = 0; i < n; i++) {
+    lua_geti(L, idx, (lua_Integer)i + 1);
+    if (lua_isinteger(L, -1)) {
+      uint32_t v = (uint32_t)(int64_t)lua_tointeger(L, -1);
+      memcpy(buf + 4 * i, &v, 4);
+    } else if (lua_isnumber(L, -1)) {
+      float v = (float)lua_tonumber(L, -1);
+      memcpy(buf + 4 * i, &v, 4);
+    } else {
+      luaL_error(L, "push constant %d is a %s; expected a number", (int)i + 1, luaL_typename(L, -1));
+    }
+    lua_pop(L, 1);
+  }
+  *out = buf;
+  return n * 4;
+}
+
+/* One bindings entry (at the top of the stack, binding number bnum) ->
+ * *out; raises with the runtime's message when the binding is not legal. */
+static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint32_t bnum, uint32_t n,
+                        fg_vk_binding *out, const char *what) {
+  char err[1024];
+  if (luaL_testudata(L, -1, FG_LUA_UPLOAD)) {
+    lupload *h = check_upload(L, c, lua_gettop(L), what);
+    const fg_vk_shader_binding *rb = fg_vk_shader_find_binding(si, bnum);
+    if (!rb) luaL_error(L, "node '%s': %s binding %d (an upload) does not exist in shader '%s'", node_name(c), what,
+                        (int)bnum, si->name);
+    if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
+    if (fg_rt_bind_upload(c->o->rt, c->slot, si, rb, h->offset, h->size, what, out, err, sizeof err))
+      luaL_error(L, "%s", err);
+    return;
+  }
+  const char *name = NULL;
+  int nearest = 0, history = 0;
+  if (lua_type(L, -1) == LUA_TSTRING) {
+    name = lua_tostring(L, -1);
+  } else if (lua_istable(L, -1)) {
+    lua_geti(L, -1, 1);
+    name = lua_tostring(L, -1);
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "sampler");
+    nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
+    lua_pop(L, 1);
+    lua_getfield(L, -1, "history");
+    history = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
+  if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
+                        node_name(c), what, (int)bnum);
+  const fg_vk_shader_binding *rb = fg_vk_shader_find_binding(si, bnum);
+  if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
+                      (int)bnum, name, si->name);
+  if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
+  uint32_t u = find_use_h(L, c, name, what, history);
+  use_res(L, c, u, name);
+  if (fg_rt_bind_use(c->o->rt, c->cmd, c->slot, u, name, si, rb, nearest, what, out, err, sizeof err))
+    luaL_error(L, "%s", err);
+}
+
+/* Bindings table {[n] = name | {name, sampler = "nearest"|"linear", history = true} | upload} ->
+ * fg_vk_binding array (fg_rt_bind_use / fg_rt_bind_upload check each and
+ * record the barriers commands within one node need). */
+static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_info *si, fg_vk_binding *out,
+                             const char *what) {
+  uint32_t n = 0;
+  if (lua_isnoneornil(L, idx)) return 0;
+  luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    if (!lua_isinteger(L, -2))
+      luaL_error(L, "node '%s': %s bindings must be indexed by binding number, e.g. {[0] = 'src', [1] = 'dst'}",
+                 node_name(c), what);
+    get_binding(L, c, si, (uint32_t)lua_tointeger(L, -2), n, &out[n], what);
+    n++;
+    lua_pop(L, 1);
+  }
+  return n;
+}
+
+/* cmd:dispatch(shader, bindings, gx [, gy, gz, push]) */
+static int cmd_dispatch(lua_State *L) {
+  lcmd *c = check_cmd(L);
+  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
+  lua_Integer gx = luaL_checkinteger(L, 4), gy = luaL_optinteger(L, 5, 1), gz = luaL_optinteger(L, 6, 1);
+  luaL_argcheck(L, gx > 0 && gy > 0 && gz > 0, 4, "group counts must be positive");
+  if (!si->is_compute) return luaL_argerror(L, 2, "cmd:dispatch needs a compute shader (use cmd:draw for fragment shaders)");
+  if (fg_graph_instance_get(c->o->g, c->slot)->has_pass)
+    return luaL_error(L, "node '%s': cmd:dispatch inside a render pass; move the dispatch to a node without pass",
+                      node_name(c));
+  fg_vk_binding b[FG_VK_MAX_BINDINGS];
+  uint32_t n = get_bindings(L, c, 3, si, b, "cmd:dispatch");
+  uint8_t pbuf[256];
+  const void *push;
+  size_t pn = get_push(L, 7, pbuf, sizeof pbuf, &push);
+  uint32_t groups[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
+  char err[1024];
+  if (fg_rt_cmd_dispatch(c->o->rt, c->cmd, s, b, n, groups, push, (uint32_t)pn, err, sizeof err))
+    return luaL_error(L, "node '%s': cmd:dispatch: %s", node_name(c), err);
+  return 0;
+}
+
+/* cmd:draw(shader, bindings, vertices [, push]) inside the node's pass */
+static int cmd_draw(lua_State *L) {
+  lcmd *c = check_cmd(L);
+  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
+  lua_Integer verts = luaL_optinteger(L, 4, 3);
+  const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
+  if (!in->has_pass)
+    return luaL_error(L, "node '%s': cmd:draw outside a render pass; give the node pass = {color = {...}}", in->name);
+  if (si->is_compute) return luaL_argerror(L, 2, "cmd:draw needs a fragment shader (use cmd:dispatch for compute)");
+  fg_vk_binding b[FG_VK_MAX_BINDINGS];
+  uint32_t n = get_bindings(L, c, 3, si, b, "cmd:draw");
+  uint8_t pbuf[256];
+  const void *push;
+  size_t pn = get_push(L, 5, pbuf, sizeof pbuf, &push);
+  char err[1024];
+  if (fg_rt_cmd_draw(c->o->rt, c->cmd, c->slot, s, b, n, (uint32_t)verts, push, (uint32_t)pn, err, sizeof err))
+    return luaL_error(L, "node '%s': cmd:draw: %s", in->name, err);
+  return 0;
+}
+
+static void no_pass(lua_State *L, lcmd *c, const char *what) {
+  if (fg_graph_instance_get(c->o->g, c->slot)->has_pass)
+    luaL_error(L, "node '%s': %s inside a render pass is not allowed (use the pass's clear, or another node)",
+               node_name(c), what);
+}
+
+/* cmd:clear(name, {r, g, b, a}) (buffers: {value} as uint32 fill) */
+static int cmd_clear(lua_State *L) {
+  lcmd *c = check_cmd(L);
+  const char *name = luaL_checkstring(L, 2);
+  no_pass(L, c, "cmd:clear");
+  uint32_t u = find_use(L, c, name, "cmd:clear");
+  use_res(L, c, u, name);
+  double v[4] = {0, 0, 0, 0};
+  if (lua_istable(L, 3))
+    for (int i = 0; i < 4; i++) { lua_geti(L, 3, i + 1); v[i] = lua_tonumber(L, -1); lua_pop(L, 1); }
+  char err[1024];
+  if (fg_rt_cmd_clear(c->o->rt, c->cmd, c->slot, u, name, v, "cmd:clear", err, sizeof err))
+    return luaL_error(L, "%s", err);
+  return 0;
+}
+
+/* cmd:copy(upload, name [, offset]): upload -> buffer (at byte offset) or
+ * texture (mip 0, layer 0, tightly packed rows). */
+static int copy_upload(lua_State *L, lcmd *c) {
+  const char *what = "cmd:copy";
+  lupload *h = check_upload(L, c, 2, what);
+  const char *dn = luaL_checkstring(L, 3);
+  no_pass(L, c, what);
+  uint32_t du = find_use(L, c, dn, what);
+  fg_rt_res *d = use_res(L, c, du, dn);
+  char err[1024];
+  if (fg_rt_cmd_transfer_check(c->o->rt, c->slot, du, dn, 1, what, err, sizeof err)) return luaL_error(L, "%s", err);
+  lua_Integer off = 0;
+  if (!d->is_image) {
+    off = luaL_optinteger(L, 4, 0);
+    luaL_argcheck(L, off >= 0, 4, "the destination offset must be >= 0");
+  }
+  if (fg_rt_cmd_copy_upload(c->o->rt, c->cmd, c->slot, du, dn, h->offset, h->size, (uint64_t)off, err, sizeof err))
+    return luaL_error(L, "%s", err);
+  return 0;
+}
+
+static int copy_or_blit(lua_State *L, int blit) {
+  lcmd *c = check_cmd(L);
+  const char *what = blit ? "cmd:blit" : "cmd:copy";
+  if (luaL_testudata(L, 3, FG_LUA_UPLOAD))
+    return luaL_error(L, "node '%s': %s into an upload: uploads are read-only for the GPU and can only be a copy "
+                      "source", node_name(c), what);
+  if (luaL_testudata(L, 2, FG_LUA_UPLOAD)) {
+    if (blit) return luaL_error(L, "node '%s': cmd:blit cannot read an upload; use cmd:copy(upload, '%s')",
+                                node_name(c), luaL_optstring(L, 3, "name"));
+    return copy_upload(L, c);
+  }
+  const char *sn = luaL_checkstring(L, 2), *dn = luaL_checkstring(L, 3);
+  no_pass(L, c, what);
+  uint32_t su = find_use(L, c, sn, what), du = find_use(L, c, dn, what);
+  use_res(L, c, su, sn);
+  use_res(L, c, du, dn);
+  char err[1024];
+  if (fg_rt_cmd_copy(c->o->rt, c->cmd, c->slot, su, sn, du, dn, blit, err, sizeof err)) return luaL_error(L, "%s", err);
+  return 0;
+}
+
+static int cmd_copy(lua_State *L) { return copy_or_blit(L, 0); }
+static int cmd_blit(lua_State *L) { return copy_or_blit(L, 1); }
+
+static int cmd_tostring(lua_State *L) {
+  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  if (c->valid) lua_pushfstring(L, "framegraph.cmd (%s)", node_name(c));
+  else lua_pushliteral(L, "framegraph.cmd (outside run)");
+  return 1;
+}
+
+static const luaL_Reg cmd_methods[] = {
+  {"dispatch", cmd_dispatch},
+  {"draw", cmd_draw},
+  {"clear", cmd_clear},
+  {"copy", cmd_copy},
+  {"blit", cmd_blit},
+  {NULL, NULL},
+};
+
+void fg_lua_open_cmd(lua_State *L) {
+  luaL_newmetatable(L, FG_LUA_CMD);
+  lua_pushcfunction(L, cmd_tostring);
+  lua_setfield(L, -2, "__tostring");
+  luaL_newlib(L, cmd_methods);
+  lua_setfield(L, -2, "__index");
+  lua_pop(L, 1);
+}

@@ -1,0 +1,166 @@
+/* Descriptor bindings of a node's dispatch/draw: which descriptor types a
+ * declared usage allows, and the access each binding makes (for the barriers
+ * between commands of one node). See fg_vk_cmd.h. */
+#include "fg_vk_cmd.h"
+#include "fg_util.h"
+#include <string.h>
+
+static const char *node_name(const fg_rt *rt, uint32_t slot) {
+  return fg_graph_instance_get(fg_rt_graph(rt), slot)->name;
+}
+
+const fg_vk_shader_binding *fg_vk_shader_find_binding(const fg_vk_shader_info *si, uint32_t binding) {
+  for (uint32_t i = 0; i < si->binding_count; i++)
+    if (si->bindings[i].binding == binding) return &si->bindings[i];
+  return NULL;
+}
+
+/* The access a descriptor type makes and the usage it needs (*need = NULL when
+ * `usage` allows it). 0 for descriptor types the runtime does not bind. */
+static int descriptor_access(const fg_vk_shader_binding *rb, fg_usage usage, VkAccessFlags2 *acc, const char **need) {
+  *need = NULL;
+  switch (rb->type) {
+    case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+      if (usage != FG_USAGE_STORAGE) *need = "storage";
+      *acc = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | (rb->readonly ? 0 : VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+      return 1;
+    case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+      /* Storage images are in GENERAL, depth_read ones in a read-only depth
+       * layout: both can be sampled. */
+      if (usage != FG_USAGE_SAMPLED && usage != FG_USAGE_STORAGE && usage != FG_USAGE_DEPTH_READ) *need = "sampled";
+      *acc = VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
+      return 1;
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+      if (usage != FG_USAGE_STORAGE) *need = "storage";
+      *acc = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | (rb->readonly ? 0 : VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT);
+      return 1;
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER:
+      if (usage != FG_USAGE_UNIFORM && usage != FG_USAGE_STORAGE) *need = "uniform";
+      *acc = VK_ACCESS_2_UNIFORM_READ_BIT;
+      return 1;
+    default:
+      return 0;
+  }
+}
+
+static int is_image_descriptor(VkDescriptorType t) {
+  return t == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || t == VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE ||
+         t == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER;
+}
+
+int fg_rt_bind_use(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use, const char *name,
+                   const fg_vk_shader_info *si, const fg_vk_shader_binding *rb, int nearest, const char *what,
+                   fg_vk_binding *out, char *err, size_t errlen) {
+  const fg_graph_use *us = &fg_graph_instance_get(fg_rt_graph(rt), slot)->uses[use];
+  fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, use));
+  int bnum = (int)rb->binding;
+  int declared_write = us->access == FG_ACCESS_CREATE || us->access == FG_ACCESS_MODIFY || us->access == FG_ACCESS_RENAME;
+  VkAccessFlags2 acc = 0;
+  const char *need;
+  if (!descriptor_access(rb, us->usage, &acc, &need)) {
+    fg_errf(err, errlen, "node '%s': %s binding %d of shader '%s' has a descriptor type the runtime does not bind",
+            node_name(rt, slot), what, bnum, si->name);
+    return -1;
+  }
+  if (need) {
+    fg_errf(err, errlen, "node '%s': %s binds '%s' at binding %d as %s, but the node declares it with usage '%s'; "
+            "declare it with usage '%s'", node_name(rt, slot), what, name, bnum, need, fg_usage_name(us->usage), need);
+    return -1;
+  }
+  if (fg_rt_access_is_write(acc) && !declared_write) {
+    fg_errf(err, errlen, "node '%s': %s writes '%s' (binding %d is not readonly in shader '%s') but the node only "
+            "reads it; mark the binding readonly in GLSL or declare the resource in modify",
+            node_name(rt, slot), what, name, bnum, si->name);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->binding = rb->binding;
+  out->sampler = nearest ? fg_rt_device(rt)->sampler_nearest : VK_NULL_HANDLE;
+  if (r->is_image) {
+    if (!is_image_descriptor(rb->type)) {
+      fg_errf(err, errlen, "node '%s': '%s' is a texture but binding %d of '%s' expects a buffer", node_name(rt, slot),
+              name, bnum, si->name);
+      return -1;
+    }
+    out->view = r->view;
+    out->layout = fg_rt_use_layout(rt, slot, use);
+  } else {
+    if (rb->type != VK_DESCRIPTOR_TYPE_STORAGE_BUFFER && rb->type != VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+      fg_errf(err, errlen, "node '%s': '%s' is a buffer but binding %d of '%s' expects an image", node_name(rt, slot),
+              name, bnum, si->name);
+      return -1;
+    }
+    out->buffer = r->buffer;
+  }
+  VkPipelineStageFlags2 stage = si->is_compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+                                               : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+  fg_rt_cmd_access(rt, cmd, slot, use, stage, acc);
+  return 0;
+}
+
+int fg_rt_bind_upload(fg_rt *rt, uint32_t slot, const fg_vk_shader_info *si, const fg_vk_shader_binding *rb,
+                      VkDeviceSize offset, VkDeviceSize size, const char *what, fg_vk_binding *out, char *err,
+                      size_t errlen) {
+  const VkPhysicalDeviceLimits *lim = &fg_rt_device(rt)->props.limits;
+  int bnum = (int)rb->binding;
+  if (rb->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) {
+    if (!rb->readonly) {
+      fg_errf(err, errlen, "node '%s': %s binds an upload at binding %d of shader '%s', which the shader may write; "
+              "uploads are read-only for the GPU: mark the binding readonly in GLSL", node_name(rt, slot), what, bnum,
+              si->name);
+      return -1;
+    }
+    if (size > lim->maxStorageBufferRange) {
+      fg_errf(err, errlen, "node '%s': %s: upload of %d bytes exceeds maxStorageBufferRange (%d)", node_name(rt, slot),
+              what, (int)size, (int)lim->maxStorageBufferRange);
+      return -1;
+    }
+  } else if (rb->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER) {
+    if (size > lim->maxUniformBufferRange) {
+      fg_errf(err, errlen, "node '%s': %s: upload of %d bytes bound as uniform buffer %d exceeds "
+              "maxUniformBufferRange (%d); bind it as a readonly storage buffer", node_name(rt, slot), what, (int)size,
+              bnum, (int)lim->maxUniformBufferRange);
+      return -1;
+    }
+  } else {
+    fg_errf(err, errlen, "node '%s': %s binds an upload at binding %d of shader '%s', which is not a buffer; an upload "
+            "binds only as a storage or uniform buffer (copy it into a texture with cmd:copy)", node_name(rt, slot),
+            what, bnum, si->name);
+    return -1;
+  }
+  memset(out, 0, sizeof *out);
+  out->binding = rb->binding;
+  out->buffer = fg_rt_upload_buffer(rt);
+  out->offset = offset;
+  out->range = size;
+  return 0;
+}
+
+int fg_rt_cmd_dispatch(fg_rt *rt, VkCommandBuffer cmd, fg_vk_shader *s, const fg_vk_binding *b, uint32_t n,
+                       const uint32_t groups[3], const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+  return fg_vk_cmd_dispatch(fg_rt_device(rt), cmd, s, b, n, groups[0], groups[1], groups[2], push, push_bytes, err,
+                            errlen) ? 0 : -1;
+}
+
+int fg_rt_cmd_draw(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
+                   uint32_t n, uint32_t vertices, const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+  const fg_graph_instance *in = fg_graph_instance_get(fg_rt_graph(rt), slot);
+  VkFormat colors[FG_VK_MAX_COLOR];
+  uint32_t nc = 0;
+  uint32_t w = 0, h = 0;
+  /* The render area is the first attachment's extent (the pass's, as the
+   * runtime began it). */
+  for (uint32_t k = 0; k < in->color_count && nc < FG_VK_MAX_COLOR; k++) {
+    fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, in->colors[k].use));
+    colors[nc++] = r ? r->format : VK_FORMAT_UNDEFINED;
+    if (r && !w) { w = r->width; h = r->height; }
+  }
+  VkFormat depth = VK_FORMAT_UNDEFINED;
+  if (in->has_depth) {
+    fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, in->depth.use));
+    if (r) { depth = r->format; if (!w) { w = r->width; h = r->height; } }
+  }
+  fg_vk_cmd_viewport(cmd, w, h);
+  return fg_vk_cmd_draw(fg_rt_device(rt), cmd, s, b, n, vertices, push, push_bytes, colors, nc, depth, err, errlen)
+             ? 0 : -1;
+}

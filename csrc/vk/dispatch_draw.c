@@ -1,0 +1,297 @@
+/* Dispatch and draw: checks the bindings against the reflection, records
+ * push descriptors and push constants, makes graphics pipelines per
+ * attachment formats. */
+#include "shader_internal.h"
+#include "fg_util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------- commands */
+
+static const char *dtype_name(VkDescriptorType t) {
+  switch (t) {
+    case VK_DESCRIPTOR_TYPE_SAMPLER: return "sampler";
+    case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER: return "combined image sampler";
+    case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE: return "sampled image";
+    case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE: return "storage image";
+    case VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER: return "uniform texel buffer";
+    case VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER: return "storage texel buffer";
+    case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER: return "uniform buffer";
+    case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER: return "storage buffer";
+    default: return "unsupported descriptor type";
+  }
+}
+
+static const struct { VkDescriptorType t; const char *id; } type_ids[] = {
+  {VK_DESCRIPTOR_TYPE_STORAGE_IMAGE, "storage_image"},
+  {VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE, "sampled_image"},
+  {VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, "combined_image_sampler"},
+  {VK_DESCRIPTOR_TYPE_SAMPLER, "sampler"},
+  {VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, "storage_buffer"},
+  {VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER, "uniform_buffer"},
+  {VK_DESCRIPTOR_TYPE_STORAGE_TEXEL_BUFFER, "storage_texel_buffer"},
+  {VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER, "uniform_texel_buffer"},
+};
+
+const char *fg_vk_descriptor_type_id(VkDescriptorType t) {
+  for (size_t i = 0; i < sizeof type_ids / sizeof type_ids[0]; i++)
+    if (type_ids[i].t == t) return type_ids[i].id;
+  return "unsupported";
+}
+
+int fg_vk_descriptor_type_parse(const char *id, VkDescriptorType *out) {
+  for (size_t i = 0; i < sizeof type_ids / sizeof type_ids[0]; i++)
+    if (!strcmp(type_ids[i].id, id)) { *out = type_ids[i].t; return 1; }
+  return 0;
+}
+
+/* Validates the bindings and records push descriptors + push constants. */
+static int push_state(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s, VkPipelineBindPoint bp,
+                      VkPipeline pipeline, const fg_vk_binding *bindings, uint32_t n, const void *push, uint32_t push_bytes,
+                      char *err, size_t errlen) {
+  const fg_vk_shader_info *in = &s->info;
+  if (n > FG_VK_MAX_BINDINGS * 4) {
+    fg_errf(err, errlen, "%s: %u bindings given; the shader has %u", in->name, n, in->binding_count);
+    return 0;
+  }
+  if (push_bytes > in->push_bytes) {
+    fg_errf(err, errlen, "%s: %u bytes of push constants given but the shader's push block is %u bytes",
+            in->name, push_bytes, in->push_bytes);
+    return 0;
+  }
+  if (push_bytes && !push) {
+    fg_errf(err, errlen, "%s: push_bytes is %u but no push data was given", in->name, push_bytes);
+    return 0;
+  }
+  VkWriteDescriptorSet writes[FG_VK_MAX_BINDINGS * 4];
+  VkDescriptorImageInfo images[FG_VK_MAX_BINDINGS * 4];
+  VkDescriptorBufferInfo buffers[FG_VK_MAX_BINDINGS * 4];
+  int seen[FG_VK_MAX_BINDINGS] = {0};
+  const VkPhysicalDeviceLimits *lim = &dev->props.limits;
+  for (uint32_t i = 0; i < n; i++) {
+    const fg_vk_binding *g = &bindings[i];
+    const fg_vk_shader_binding *b = NULL;
+    uint32_t bi = 0;
+    for (; bi < in->binding_count; bi++)
+      if (in->bindings[bi].binding == g->binding) { b = &in->bindings[bi]; break; }
+    if (!b) {
+      fg_errf(err, errlen, "%s: binding %u is given but the shader declares no such binding", in->name, g->binding);
+      return 0;
+    }
+    VkDescriptorType type = g->type ? g->type : b->type;
+    if (type != b->type) {
+      fg_errf(err, errlen, "%s: binding %u ('%s') is a %s in the shader but a %s was given", in->name, g->binding,
+              b->name, dtype_name(b->type), dtype_name(type));
+      return 0;
+    }
+    if (g->element >= b->count) {
+      fg_errf(err, errlen, "%s: binding %u ('%s') element %u is out of range (array of %u)", in->name, g->binding,
+              b->name, g->element, b->count);
+      return 0;
+    }
+    if (g->element == 0) seen[bi] = 1;
+    VkWriteDescriptorSet *w = &writes[i];
+    *w = (VkWriteDescriptorSet){.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET, .dstBinding = g->binding,
+                                .dstArrayElement = g->element, .descriptorCount = 1, .descriptorType = type};
+    switch (type) {
+      case VK_DESCRIPTOR_TYPE_STORAGE_BUFFER:
+      case VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER: {
+        VkDeviceSize align = type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ? lim->minStorageBufferOffsetAlignment
+                                                                       : lim->minUniformBufferOffsetAlignment;
+        if (!g->buffer) {
+          fg_errf(err, errlen, "%s: binding %u ('%s') is a %s but no buffer was given", in->name, g->binding, b->name,
+                  dtype_name(type));
+          return 0;
+        }
+        if (align > 1 && g->offset % align) {
+          fg_errf(err, errlen, "%s: binding %u ('%s') offset %llu is not a multiple of the device's %s offset "
+                  "alignment %llu", in->name, g->binding, b->name, (unsigned long long)g->offset,
+                  dtype_name(type), (unsigned long long)align);
+          return 0;
+        }
+        buffers[i] = (VkDescriptorBufferInfo){.buffer = g->buffer, .offset = g->offset,
+                                              .range = g->range ? g->range : VK_WHOLE_SIZE};
+        w->pBufferInfo = &buffers[i];
+        break;
+      }
+      case VK_DESCRIPTOR_TYPE_STORAGE_IMAGE:
+      case VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE:
+      case VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER:
+      case VK_DESCRIPTOR_TYPE_SAMPLER: {
+        if (type != VK_DESCRIPTOR_TYPE_SAMPLER && !g->view) {
+          fg_errf(err, errlen, "%s: binding %u ('%s') is a %s but no image view was given", in->name, g->binding,
+                  b->name, dtype_name(type));
+          return 0;
+        }
+        VkImageLayout layout = g->layout ? g->layout
+                             : type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE ? VK_IMAGE_LAYOUT_GENERAL
+                                                                        : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+        images[i] = (VkDescriptorImageInfo){
+          .sampler = (type == VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER || type == VK_DESCRIPTOR_TYPE_SAMPLER)
+                       ? (g->sampler ? g->sampler : dev->sampler_linear) : VK_NULL_HANDLE,
+          .imageView = type == VK_DESCRIPTOR_TYPE_SAMPLER ? VK_NULL_HANDLE : g->view,
+          .imageLayout = type == VK_DESCRIPTOR_TYPE_SAMPLER ? VK_IMAGE_LAYOUT_UNDEFINED : layout,
+        };
+        w->pImageInfo = &images[i];
+        break;
+      }
+      default:
+        fg_errf(err, errlen, "%s: binding %u ('%s'): %s bindings are not supported by fg_vk_binding", in->name,
+                g->binding, b->name, dtype_name(type));
+        return 0;
+    }
+  }
+  for (uint32_t bi = 0; bi < in->binding_count; bi++)
+    if (!seen[bi]) {
+      const fg_vk_shader_binding *b = &in->bindings[bi];
+      fg_errf(err, errlen, "%s: binding %u ('%s', %s) is used by the shader but was not given", in->name, b->binding,
+              b->name, dtype_name(b->type));
+      return 0;
+    }
+  vkCmdBindPipeline(cmd, bp, pipeline);
+  if (n) vkCmdPushDescriptorSetKHR(cmd, bp, s->layout, 0, n, writes);
+  if (in->push_bytes) {
+    unsigned char block[256] = {0};  /* maxPushConstantsSize is 128..256 in practice */
+    unsigned char *buf = in->push_bytes <= sizeof block ? block : calloc(1, in->push_bytes);
+    if (!buf) { fg_errf(err, errlen, "out of memory"); return 0; }
+    if (push_bytes) memcpy(buf, push, push_bytes);
+    vkCmdPushConstants(cmd, s->layout, in->stages, 0, in->push_bytes, buf);
+    if (buf != block) free(buf);
+  }
+  return 1;
+}
+
+int fg_vk_cmd_dispatch(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
+                       const fg_vk_binding *bindings, uint32_t n, uint32_t gx, uint32_t gy, uint32_t gz,
+                       const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+  if (!s->info.is_compute) {
+    fg_errf(err, errlen, "%s: is a graphics (fragment) shader; use draw inside a pass, not dispatch", s->info.name);
+    return 0;
+  }
+  const uint32_t *maxg = dev->props.limits.maxComputeWorkGroupCount;
+  if (gx > maxg[0] || gy > maxg[1] || gz > maxg[2]) {
+    fg_errf(err, errlen, "%s: dispatch(%u, %u, %u) exceeds the device's group count limits (%u, %u, %u)",
+            s->info.name, gx, gy, gz, maxg[0], maxg[1], maxg[2]);
+    return 0;
+  }
+  /* push_state validates everything before recording, so a failure records nothing. */
+  if (!push_state(dev, cmd, s, VK_PIPELINE_BIND_POINT_COMPUTE, s->compute, bindings, n, push, push_bytes, err, errlen))
+    return 0;
+  if (gx && gy && gz) vkCmdDispatch(cmd, gx, gy, gz);
+  return 1;
+}
+
+static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const VkFormat *color, uint32_t ncolor,
+                                    VkFormat depth, char *err, size_t errlen) {
+  for (uint32_t i = 0; i < s->ngfx; i++) {
+    gfx_pipeline *g = &s->gfx[i];
+    if (g->ncolor == ncolor && g->depth == depth && !memcmp(g->color, color, ncolor * sizeof *color))
+      return g->pipeline;
+  }
+  if (s->ngfx == s->capgfx) {
+    uint32_t cap = s->capgfx ? s->capgfx * 2 : 4;
+    gfx_pipeline *g = realloc(s->gfx, cap * sizeof *g);
+    if (!g) { fg_errf(err, errlen, "out of memory"); return VK_NULL_HANDLE; }
+    s->gfx = g;
+    s->capgfx = cap;
+  }
+  VkPipelineShaderStageCreateInfo stages[2] = {
+    {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_VERTEX_BIT,
+     .module = s->vmodule, .pName = s->ventry},
+    {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
+     .module = s->module, .pName = s->entry},
+  };
+  VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
+                                               .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
+  VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
+                                          .viewportCount = 1, .scissorCount = 1};
+  VkPipelineRasterizationStateCreateInfo rs = {.sType = VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO,
+                                               .polygonMode = VK_POLYGON_MODE_FILL, .cullMode = VK_CULL_MODE_NONE,
+                                               .frontFace = VK_FRONT_FACE_COUNTER_CLOCKWISE, .lineWidth = 1.0f};
+  VkPipelineMultisampleStateCreateInfo ms = {.sType = VK_STRUCTURE_TYPE_PIPELINE_MULTISAMPLE_STATE_CREATE_INFO,
+                                             .rasterizationSamples = VK_SAMPLE_COUNT_1_BIT};
+  VkPipelineDepthStencilStateCreateInfo ds = {
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO,
+    .depthTestEnable = (depth && s->desc.depth_test) ? VK_TRUE : VK_FALSE,
+    .depthWriteEnable = (depth && s->desc.depth_write) ? VK_TRUE : VK_FALSE,
+    .depthCompareOp = VK_COMPARE_OP_LESS_OR_EQUAL,
+  };
+  VkPipelineColorBlendAttachmentState att[FG_VK_MAX_COLOR];
+  for (uint32_t i = 0; i < ncolor; i++)
+    att[i] = (VkPipelineColorBlendAttachmentState){
+      .blendEnable = s->desc.blend ? VK_TRUE : VK_FALSE,
+      .srcColorBlendFactor = VK_BLEND_FACTOR_ONE, .dstColorBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+      .colorBlendOp = VK_BLEND_OP_ADD,
+      .srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE, .dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA,
+      .alphaBlendOp = VK_BLEND_OP_ADD,
+      .colorWriteMask = VK_COLOR_COMPONENT_R_BIT | VK_COLOR_COMPONENT_G_BIT | VK_COLOR_COMPONENT_B_BIT |
+                        VK_COLOR_COMPONENT_A_BIT,
+    };
+  VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
+                                            .attachmentCount = ncolor, .pAttachments = att};
+  VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
+                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
+  int stencil = depth == VK_FORMAT_D24_UNORM_S8_UINT || depth == VK_FORMAT_D32_SFLOAT_S8_UINT ||
+                depth == VK_FORMAT_D16_UNORM_S8_UINT || depth == VK_FORMAT_S8_UINT;
+  VkPipelineRenderingCreateInfo ri = {
+    .sType = VK_STRUCTURE_TYPE_PIPELINE_RENDERING_CREATE_INFO, .colorAttachmentCount = ncolor,
+    .pColorAttachmentFormats = color,
+    .depthAttachmentFormat = depth == VK_FORMAT_S8_UINT ? VK_FORMAT_UNDEFINED : depth,
+    .stencilAttachmentFormat = stencil ? depth : VK_FORMAT_UNDEFINED,
+  };
+  VkGraphicsPipelineCreateInfo gi = {
+    .sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO, .pNext = &ri, .stageCount = 2, .pStages = stages,
+    .pVertexInputState = &vi, .pInputAssemblyState = &ia, .pViewportState = &vp, .pRasterizationState = &rs,
+    .pMultisampleState = &ms, .pDepthStencilState = &ds, .pColorBlendState = &cb, .pDynamicState = &dy,
+    .layout = s->layout,
+  };
+  VkPipeline p = VK_NULL_HANDLE;
+  VkResult r = vkCreateGraphicsPipelines(dev->device, VK_NULL_HANDLE, 1, &gi, NULL, &p);
+  if (r != VK_SUCCESS) {
+    fg_errf(err, errlen, "%s: vkCreateGraphicsPipelines failed (VkResult %d)", s->info.name, (int)r);
+    return VK_NULL_HANDLE;
+  }
+  gfx_pipeline *g = &s->gfx[s->ngfx++];
+  memset(g, 0, sizeof *g);
+  g->ncolor = ncolor;
+  memcpy(g->color, color, ncolor * sizeof *color);
+  g->depth = depth;
+  g->pipeline = p;
+  return p;
+}
+
+int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
+                   const fg_vk_binding *bindings, uint32_t n, uint32_t vertex_count,
+                   const void *push, uint32_t push_bytes,
+                   const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
+                   char *err, size_t errlen) {
+  if (s->info.is_compute) {
+    fg_errf(err, errlen, "%s: is a compute shader; use dispatch, not draw", s->info.name);
+    return 0;
+  }
+  if (ncolor > FG_VK_MAX_COLOR || (ncolor && !color_formats)) {
+    fg_errf(err, errlen, "%s: %u color attachments (at most %d)", s->info.name, ncolor, FG_VK_MAX_COLOR);
+    return 0;
+  }
+  if (ncolor != s->info.color_outputs) {
+    fg_errf(err, errlen, "%s: the pass has %u color attachment(s) but the fragment shader writes %u output(s) "
+            "(layout(location = N) out); make them match", s->info.name, ncolor, s->info.color_outputs);
+    return 0;
+  }
+  VkPipeline p = graphics_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
+  if (!p) return 0;
+  if (!push_state(dev, cmd, s, VK_PIPELINE_BIND_POINT_GRAPHICS, p, bindings, n, push, push_bytes, err, errlen))
+    return 0;
+  if (vertex_count) vkCmdDraw(cmd, vertex_count, 1, 0, 0);
+  return 1;
+}
+
+void fg_vk_cmd_viewport(VkCommandBuffer cmd, uint32_t width, uint32_t height) {
+  VkViewport v = {0, 0, (float)width, (float)height, 0.0f, 1.0f};
+  VkRect2D sc = {{0, 0}, {width, height}};
+  vkCmdSetViewport(cmd, 0, 1, &v);
+  vkCmdSetScissor(cmd, 0, 1, &sc);
+}

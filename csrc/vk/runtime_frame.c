@@ -1,0 +1,352 @@
+/* Frame recording: prologue (activations, poison), per-node barriers and
+ * passes, commands' own barriers (fg_rt_cmd_access), submission. */
+#include "runtime_internal.h"
+#include "fg_util.h"
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ frames -- */
+
+static uint32_t rnd(fg_rt *rt) {
+  uint64_t x = rt->rng;
+  x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+  rt->rng = x;
+  return (uint32_t)(x >> 11);
+}
+
+static void barrier(fg_rt *rt, VkCommandBuffer cmd, const VkImageMemoryBarrier2 *ib, uint32_t ni,
+                    const VkBufferMemoryBarrier2 *bb, uint32_t nb, const VkMemoryBarrier2 *mb, uint32_t nm) {
+  if (!ni && !nb && !nm) return;
+  VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO,
+                         .memoryBarrierCount = nm, .pMemoryBarriers = mb,
+                         .bufferMemoryBarrierCount = nb, .pBufferMemoryBarriers = bb,
+                         .imageMemoryBarrierCount = ni, .pImageMemoryBarriers = ib};
+  vkCmdPipelineBarrier2(cmd, &di);
+  rt->st_barriers += ni + nb + nm;
+  rt->st_batches++;
+}
+
+const fg_bar_state *end_state(const fg_rt *rt, uint32_t parity, uint32_t res) {
+  return parity ? &rt->end_odd[res] : &rt->end_even[res];
+}
+
+/* First frame: history copies read before anything wrote them are cleared or
+ * merely given their layout, and left in the state the steady plan assumes. */
+static void prologue(fg_rt *rt, VkCommandBuffer cmd) {
+  for (uint32_t i = 0; i < rt->nres; i++) {
+    fg_rt_res *r = &rt->res[i];
+    const fg_graph_resource *gr = r->g;
+    if (!gr->history || gr->frame != 1 || r->is_external || (!r->image && !r->buffer)) continue;
+    const fg_bar_state *st = end_state(rt, 1, i);
+    int clear = gr->history_policy != FG_HISTORY_DISCARD;
+    VkImageLayout final = st->layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : st->layout;
+    fg_bar b = {.res = i, .src_stage = VK_PIPELINE_STAGE_2_NONE, .dst_stage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT,
+                .dst_access = VK_ACCESS_2_TRANSFER_WRITE_BIT, .old_layout = VK_IMAGE_LAYOUT_UNDEFINED,
+                .new_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL};
+    if (clear) {
+      if (r->image) {
+        VkImageMemoryBarrier2 ib;
+        fill_image_barrier(rt, &b, &ib);
+        barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
+        VkImageSubresourceRange range = {.aspectMask = r->aspect, .levelCount = VK_REMAINING_MIP_LEVELS,
+                                         .layerCount = VK_REMAINING_ARRAY_LAYERS};
+        if (r->aspect & VK_IMAGE_ASPECT_COLOR_BIT) {
+          VkClearColorValue cv = {{0, 0, 0, 0}};
+          vkCmdClearColorImage(cmd, r->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &cv, 1, &range);
+        } else {
+          VkClearDepthStencilValue dv = {0, 0};
+          vkCmdClearDepthStencilImage(cmd, r->image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &dv, 1, &range);
+        }
+      } else {
+        VkBufferMemoryBarrier2 bb;
+        fill_buffer_barrier(rt, &b, &bb);
+        barrier(rt, cmd, NULL, 0, &bb, 1, NULL, 0);
+        vkCmdFillBuffer(cmd, r->buffer, 0, VK_WHOLE_SIZE, 0);
+      }
+      b.src_stage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+      b.src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+      b.old_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+    }
+    b.dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+    b.dst_access = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
+    b.new_layout = final;
+    if (r->image) {
+      VkImageMemoryBarrier2 ib;
+      fill_image_barrier(rt, &b, &ib);
+      barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
+    } else {
+      VkBufferMemoryBarrier2 bb;
+      fill_buffer_barrier(rt, &b, &bb);
+      barrier(rt, cmd, NULL, 0, &bb, 1, NULL, 0);
+    }
+  }
+}
+
+/* Externals: bring the provided image from the caller's layout to what the
+ * plan assumes at the start of the frame (only for images read before written). */
+static void external_entry(fg_rt *rt, VkCommandBuffer cmd, uint32_t parity) {
+  for (uint32_t i = 0; i < rt->nres; i++) {
+    fg_rt_res *r = &rt->res[i];
+    if (!r->is_external || r->g->frame != parity || !r->image || !rt->ext_layout[i]) continue;
+    const fg_bar_state *st = end_state(rt, parity ^ 1, i);
+    VkImageLayout want = st->layout == VK_IMAGE_LAYOUT_UNDEFINED ? *rt->ext_layout[i] : st->layout;
+    if (want == *rt->ext_layout[i] && rt->frame > 0) continue;
+    fg_bar b = {.res = i, .src_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                .src_access = VK_ACCESS_2_MEMORY_WRITE_BIT, .dst_stage = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+                .dst_access = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT,
+                .old_layout = *rt->ext_layout[i], .new_layout = want};
+    VkImageMemoryBarrier2 ib;
+    fill_image_barrier(rt, &b, &ib);
+    barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
+  }
+}
+
+static void node_barriers(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t s) {
+  uint32_t k = p * rt->ninst + s;
+  if (!rt->bar_count[k]) return;
+  int dynamic = (rt->batch_flags[k] & 1) || (rt->desc.poison && (rt->batch_flags[k] & 2));
+  if (!dynamic) {
+    barrier(rt, cmd, rt->ib2 + rt->ib_first[k], rt->ib_count[k], rt->bb2 + rt->bb_first[k], rt->bb_count[k], NULL, 0);
+    return;
+  }
+  /* Slow path (poison mode, externals): rebuild the batch, filling activated
+   * resources with garbage first. */
+  VkImageMemoryBarrier2 *pi = rt->scratch_i, *mi = rt->scratch_i + rt->max_batch + 1;
+  VkBufferMemoryBarrier2 *pb = rt->scratch_b, *mbuf = rt->scratch_b + rt->max_batch + 1;
+  uint32_t npi = 0, npb = 0, nmi = 0, nmb = 0;
+  for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k]; j++) {
+    fg_bar b = rt->bars[j];
+    fg_rt_res *r = &rt->res[b.res];
+    if (rt->desc.poison && b.activate && !r->is_external) {
+      fg_bar pre = b;
+      pre.dst_stage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+      pre.dst_access = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+      pre.new_layout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
+      if (r->is_image) fill_image_barrier(rt, &pre, &pi[npi++]);
+      else fill_buffer_barrier(rt, &pre, &pb[npb++]);
+      b.src_stage = VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
+      b.src_access = VK_ACCESS_2_TRANSFER_WRITE_BIT;
+      b.old_layout = r->is_image ? VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED;
+    }
+    if (r->is_image) {
+      fill_image_barrier(rt, &b, &mi[nmi++]);
+    } else {
+      fill_buffer_barrier(rt, &b, &mbuf[nmb++]);
+    }
+  }
+  if (npi || npb) {
+    barrier(rt, cmd, pi, npi, pb, npb, NULL, 0);
+    for (uint32_t j = 0; j < npi; j++) {
+      VkImageSubresourceRange range = pi[j].subresourceRange;
+      VkClearColorValue cv;
+      for (int c = 0; c < 4; c++) cv.uint32[c] = rnd(rt);
+      if (range.aspectMask & VK_IMAGE_ASPECT_COLOR_BIT) {
+        vkCmdClearColorImage(cmd, pi[j].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &cv, 1, &range);
+      } else {
+        VkClearDepthStencilValue dv = {(float)(rnd(rt) % 1000) / 1000.0f, rnd(rt) & 0xff};
+        vkCmdClearDepthStencilImage(cmd, pi[j].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &dv, 1, &range);
+      }
+    }
+    for (uint32_t j = 0; j < npb; j++) vkCmdFillBuffer(cmd, pb[j].buffer, 0, VK_WHOLE_SIZE, rnd(rt));
+  }
+  barrier(rt, cmd, mi, nmi, mbuf, nmb, NULL, 0);
+}
+
+void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
+                      VkPipelineStageFlags2 stage, VkAccessFlags2 access) {
+  if (use >= rt->cs_cap) return;
+  uint32_t k = rt->inst_use_first[slot] + use;
+  cmd_state *c = &rt->cs[use];
+  VkPipelineStageFlags2 sd = rt->use_stage[k];
+  uint8_t ru = rt->use_usage[k];
+  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  int w = fg_rt_access_is_write(access);
+  int outside = (stage & ~sd) || (access & ~ad);
+  VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .dstStageMask = stage, .dstAccessMask = access};
+  int need = 0;
+  if (!c->touched) {
+    if (outside) { mb.srcStageMask = sd; need = 1; }
+  } else if (c->write || w) {
+    mb.srcStageMask = c->stage;
+    mb.srcAccessMask = c->write ? c->access : 0;
+    need = 1;
+  }
+  /* Barriers inside a dynamic render pass need a self-dependency; the
+   * commands there (draws) read what the node declared, so none is needed. */
+  if (need && !rt->recording_pass) barrier(rt, cmd, NULL, 0, NULL, 0, &mb, 1);
+  c->touched = 1;
+  c->stage = stage;
+  c->access = access;
+  c->write = w;
+  if (outside) {
+    c->ext_stage |= stage;
+    if (w) c->ext_access |= access;
+  }
+}
+
+static void node_end(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
+  uint32_t nu = rt->inst_use_first[slot + 1] - rt->inst_use_first[slot];
+  VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};
+  int need = 0;
+  for (uint32_t u = 0; u < nu && u < rt->cs_cap; u++) {
+    cmd_state *c = &rt->cs[u];
+    if (c->ext_stage) {
+      uint32_t k = rt->inst_use_first[slot] + u;
+      uint8_t ru = rt->use_usage[k];
+      mb.srcStageMask |= c->ext_stage;
+      mb.srcAccessMask |= c->ext_access;
+      mb.dstStageMask |= rt->use_stage[k];
+      mb.dstAccessMask |= fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+      need = 1;
+    }
+    memset(c, 0, sizeof *c);
+  }
+  if (need) barrier(rt, cmd, NULL, 0, NULL, 0, &mb, 1);
+}
+
+int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
+  VkDevice d = rt->dev->device;
+  uint64_t n = rt->frame;
+  uint32_t p = (uint32_t)(n & 1);
+  if (!rt->res && rt->nres == 0 && !rt->ri) { fg_errf(err, errlen, "the runtime has no valid plan"); return -2; }
+  if (n >= 2) {
+    uint64_t v = n - 1;
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                              .pSemaphores = &rt->timeline, .pValues = &v};
+    VkResult r = vkWaitSemaphores(d, &wi, UINT64_MAX);
+    if (r != VK_SUCCESS) { fg_errf(err, errlen, "waiting for frame %llu failed (VkResult %d)", (unsigned long long)(n - 2), (int)r); return -2; }
+  }
+  VkCommandBuffer cmd = rt->cmd[p];
+  vkResetCommandBuffer(cmd, 0);
+  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+  VkResult vr = vkBeginCommandBuffer(cmd, &bi);
+  if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkBeginCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
+  rt->st_barriers = rt->st_batches = 0;
+  uint64_t t0 = fg_now_ns(), cb_ns = 0;
+  if (n == 0) prologue(rt, cmd);
+  external_entry(rt, cmd, p);
+  /* Patch external images/views of this frame into barriers and attachments. */
+  for (uint32_t a = 0; a < rt->att_total; a++) {
+    uint32_t ph = rt->att_res[a];
+    if (ph != FG_GRAPH_NONE && ph < rt->nres && rt->res[ph].is_external) rt->att[a].imageView = rt->res[ph].view;
+  }
+  for (uint32_t s = 0; s < rt->ninst; s++) {
+    node_barriers(rt, cmd, p, s);
+    const VkRenderingInfo *ri = &rt->ri[p * rt->ninst + s];
+    int pass = ri->sType == VK_STRUCTURE_TYPE_RENDERING_INFO;
+    if (pass) {
+      vkCmdBeginRendering(cmd, ri);
+      rt->recording_pass = 1;
+    }
+    if (fn) {
+      uint64_t c0 = fg_now_ns();
+      int rc = fn(user, rt, cmd, s);
+      cb_ns += fg_now_ns() - c0;
+      if (rc) {
+        if (pass) vkCmdEndRendering(cmd);
+        rt->recording_pass = 0;
+        vkEndCommandBuffer(cmd);
+        vkResetCommandBuffer(cmd, 0);
+        uint32_t nu = rt->inst_use_first[s + 1] - rt->inst_use_first[s];
+        memset(rt->cs, 0, (nu < rt->cs_cap ? nu : rt->cs_cap) * sizeof *rt->cs);
+        return -1;
+      }
+    }
+    if (pass) {
+      vkCmdEndRendering(cmd);
+      rt->recording_pass = 0;
+    }
+    if (fn) node_end(rt, cmd, s);
+  }
+  vr = vkEndCommandBuffer(cmd);
+  rt->st_record_ns = fg_now_ns() - t0 - cb_ns;
+  rt->st_callback_ns = cb_ns;
+  if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkEndCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
+  uint64_t signal = n + 1;
+  VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
+  /* The upload ring's frame ends with this submit: its segments return when
+   * the GPU signals the ring's semaphore with the ring's frame value. */
+  VkSemaphoreSubmitInfo ssi[2] = {
+    {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = rt->timeline, .value = signal,
+     .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
+    {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
+  };
+  fg_upload_ring *ring = rt->upload;
+  if (ring) {
+    ssi[1].semaphore = fg_upload_semaphore(ring);
+    ssi[1].value = fg_upload_frame(ring);
+  }
+  VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1,
+                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = ring ? 2 : 1,
+                      .pSignalSemaphoreInfos = ssi};
+  vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
+  if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
+  if (ring) fg_upload_next_frame(ring);
+  for (uint32_t i = 0; i < rt->nres; i++)
+    if (rt->res[i].is_external && rt->res[i].g->frame == p && rt->ext_layout[i]) {
+      const fg_bar_state *st = end_state(rt, p, i);
+      if (st->layout != VK_IMAGE_LAYOUT_UNDEFINED) *rt->ext_layout[i] = st->layout;
+    }
+  rt->frame = n + 1;
+  return 0;
+}
+
+/* ------------------------------------------------------------ access -- */
+
+uint64_t fg_rt_frame_index(const fg_rt *rt) { return rt->frame; }
+uint32_t fg_rt_parity(const fg_rt *rt) { return (uint32_t)(rt->frame & 1); }
+const fg_graph *fg_rt_graph(const fg_rt *rt) { return rt->g; }
+fg_vk_device *fg_rt_device(const fg_rt *rt) { return rt->dev; }
+fg_rt_res *fg_rt_resource(fg_rt *rt, uint32_t phys) { return phys < rt->nres ? &rt->res[phys] : NULL; }
+uint32_t fg_rt_resource_count(const fg_rt *rt) { return rt->nres; }
+
+uint32_t fg_rt_use_phys(const fg_rt *rt, uint32_t slot, uint32_t use) {
+  if (slot >= rt->ninst || use >= rt->inst_use_first[slot + 1] - rt->inst_use_first[slot]) return FG_GRAPH_NONE;
+  return rt->use_phys[rt->frame & 1][rt->inst_use_first[slot] + use];
+}
+
+VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use) {
+  if (slot >= rt->ninst) return VK_IMAGE_LAYOUT_UNDEFINED;
+  uint8_t u = rt->use_usage[rt->inst_use_first[slot] + use];
+  return u == 0xff ? VK_IMAGE_LAYOUT_GENERAL : fg_rt_usage_layout(u);
+}
+
+void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView view, VkImageLayout *layout) {
+  if (phys >= rt->nres || !rt->res[phys].is_external) return;
+  rt->res[phys].image = image;
+  rt->res[phys].view = view;
+  rt->ext_layout[phys] = layout;
+  /* Patch planned barriers that name this resource. */
+  for (uint32_t k = 0; k < 2 * rt->ninst; k++) {
+    uint32_t i = rt->ib_first[k];
+    for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k]; j++) {
+      if (!rt->res[rt->bars[j].res].is_image) continue;
+      if (rt->bars[j].res == phys) rt->ib2[i].image = image;
+      i++;
+    }
+  }
+}
+
+uint32_t fg_rt_heap_count(const fg_rt *rt) { return rt->heap_count; }
+void fg_rt_heap_get(const fg_rt *rt, uint32_t i, fg_rt_heap_info *out) {
+  memset(out, 0, sizeof *out);
+  if (i >= rt->heap_count) return;
+  out->bytes = rt->mem[i] ? rt->mem_bytes[i] : 0;
+  out->planned = rt->planned[i];
+  out->memory_type = rt->mem_type[i];
+}
+uint32_t fg_rt_allocations(const fg_rt *rt) { return rt->allocations; }
+
+void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out) {
+  memset(out, 0, sizeof *out);
+  out->frames = rt->frame;
+  out->barriers = rt->st_barriers;
+  out->batches = rt->st_batches;
+  out->planned_barriers[0] = rt->planned_barriers[0];
+  out->planned_barriers[1] = rt->planned_barriers[1];
+  out->record_ns = rt->st_record_ns;
+  out->callback_ns = rt->st_callback_ns;
+  out->instances = rt->ninst;
+}
