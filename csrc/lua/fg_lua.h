@@ -24,6 +24,7 @@ void fg_lua_open_graph(lua_State *L);  /* graph.c: graph compiler */
 void fg_lua_open_alloc(lua_State *L);  /* alloc.c: sub-allocators, upload ring */
 void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, command surface */
+void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
 
 #endif
 
