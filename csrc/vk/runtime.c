@@ -704,13 +704,17 @@ static const fg_bar_state *end_state(const fg_rt *rt, uint32_t parity, uint32_t 
   return parity ? &rt->end_odd[res] : &rt->end_even[res];
 }
 
+const fg_bar_state *fg_rt_end_state(const fg_rt *rt, uint32_t parity, uint32_t phys) {
+  return end_state(rt, parity, phys);
+}
+
 /* First frame: history copies read before anything wrote them are cleared or
  * merely given their layout, and left in the state the steady plan assumes. */
 static void prologue(fg_rt *rt, VkCommandBuffer cmd) {
   for (uint32_t i = 0; i < rt->nres; i++) {
     fg_rt_res *r = &rt->res[i];
     const fg_graph_resource *gr = r->g;
-    if (!gr->history || gr->frame != 1 || r->is_external || (!r->image && !r->buffer)) continue;
+    if (!gr->history || gr->frame != 1 || r->is_external || r->kept || (!r->image && !r->buffer)) continue;
     const fg_bar_state *st = end_state(rt, 1, i);
     int clear = gr->history_policy != FG_HISTORY_DISCARD;
     VkImageLayout final = st->layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : st->layout;
@@ -1214,7 +1218,12 @@ int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, si
   const fg_graph_resource *gx = r->g;
   if (gx->heap != FG_GRAPH_NONE) {
     uint32_t V = rt->ninst, T = 2 * V;
-    for (uint32_t j = 0; j < rt->nres && T; j++) {
+    /* Alive at the frame's last slot (history copies live on into the next
+     * frame): nothing can reuse its memory before the frame ends. */
+    uint32_t tend = T ? ((p + 1) * V + T - 1) % T : 0;
+    int at_end = gx->start < gx->stop ? (tend >= gx->start && tend < gx->stop)
+               : gx->start > gx->stop ? (tend >= gx->start || tend < gx->stop) : 1;
+    for (uint32_t j = 0; j < rt->nres && T && !at_end; j++) {
       const fg_graph_resource *gy = rt->res[j].g;
       if (j == phys || gy->heap != gx->heap || gy->offset >= gx->offset + gx->size ||
           gx->offset >= gy->offset + gy->size)
