@@ -3,7 +3,8 @@
 local fg = { core = require("framegraph.core") }
 fg.version = fg.core.version
 
-local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime" }
+local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime",
+                "framegraph.watch" }
 for _, modname in ipairs(parts) do
   local ok, part = pcall(require, modname)
   if ok then
