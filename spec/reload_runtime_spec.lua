@@ -172,6 +172,33 @@ describe("rt:reload", function()
     end)
   end
 
+  it("a structural reload keeps the resolution rt:set_resolution set", function()
+    local fill = fg.shader(dev, SHADERS .. "/rt_fill.comp.spv")
+    local function p(extra)
+      local nodes = {
+        { name = "fill", create = { noise = { format = "rgba8_unorm", size = "main" } },
+          run = function(cmd, ctx)
+            cmd:dispatch(fill, { [0] = "noise" }, (ctx.width + 7) // 8, (ctx.height + 7) // 8, 1, { 1 })
+          end },
+      }
+      if extra then
+        nodes[2] = { name = "extra", side_effects = true, create = { scratch = { buffer = 256 } },
+                     run = function(cmd) cmd:clear("scratch", { 7 }) end }
+      end
+      return { resolutions = { main = { 16, 16 } }, outputs = { "noise" }, nodes = nodes }
+    end
+    local rt = fg.runtime(dev, p(false))
+    assert.is_true(rt:set_resolution("main", 24, 24))
+    rt:frame()
+    assert.are.equal(24 * 24 * 4, #rt:read("noise"))
+    local ok, changes = rt:reload(p(true))
+    assert.is_true(ok, changes)
+    assert.is_true(changes.recompiled)
+    rt:frame()
+    assert.are.equal(24 * 24 * 4, #rt:read("noise"))
+    rt:close()
+  end)
+
   it("a run error on a pipeline that already rendered still raises", function()
     write{ seed = 1, bad = "run" }
     local rt = fg.runtime(dev, path)

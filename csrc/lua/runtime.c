@@ -741,14 +741,23 @@ static int rt_save_png(lua_State *L) {
 /* Reload primitives; rt:reload itself is Lua (lua/framegraph/runtime.lua:
  * one loader, one compile, roll back on a failing run). */
 
-/* rt:_compile(pipeline) -> graph: compiles with the runtime's options and
- * the device's memory requirements; raises the compile error. */
+/* rt:_compile(pipeline [, opts]) -> graph: compiles with the runtime's
+ * options (or `opts`, made from rt:_opts()) and the device's memory
+ * requirements; raises the compile error. */
 static int rt_compile(lua_State *L) {
   lrt *o = check_rt(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 2);
-  lua_getiuservalue(L, 1, UV_OPTS);
+  lua_settop(L, 3);
+  if (lua_isnil(L, 3)) lua_getiuservalue(L, 1, UV_OPTS), lua_replace(L, 3);
+  luaL_checktype(L, 3, LUA_TTABLE);
   fg_lua_compile(L, 2, 3, fg_rt_sizer, &o->sizer);
+  return 1;
+}
+
+/* rt:_opts() -> the compile options the runtime was made with */
+static int rt_opts(lua_State *L) {
+  check_rt(L, 1);
+  lua_getiuservalue(L, 1, UV_OPTS);
   return 1;
 }
 
@@ -1303,6 +1312,7 @@ static const luaL_Reg rt_methods[] = {
   {"memory", rt_memory},
   {"stats", rt_stats},
   {"_compile", rt_compile},
+  {"_opts", rt_opts},
   {"_adopt", rt_adopt},
   {"_slots", rt_slots},
   {"set_resolution", rt_set_resolution},

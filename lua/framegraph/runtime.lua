@@ -92,7 +92,7 @@ local function locate(msg, path)
 end
 
 function M.runtime(dev, pipeline, opts)
-  local st = { dev = dev, shaders = {}, rollbacks = {} }
+  local st = { dev = dev, shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
   local p, cache = pipeline, nil
   if type(pipeline) == "string" then
     p, cache = load_file(pipeline, st)
@@ -111,7 +111,7 @@ local methods = core.runtime_methods
 local function state_of(rt)
   local st = state[rt]
   if not st then  -- made by core.runtime directly
-    st = { shaders = {}, rollbacks = {} }
+    st = { shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
     state[rt] = st
   end
   return st
@@ -129,6 +129,23 @@ local function set_pipeline(g, p)
       if ci then g:_node_set_user(ci, i) end
     end
   end
+end
+
+-- The runtime's compile options plus what rt:set_resolution / rt:set_dimension
+-- changed since, for the names the new pipeline still declares (nil: none).
+local function compile_opts(rt, st, new)
+  if not next(st.resolutions) and not next(st.dimensions) then return nil end
+  local base, opts = rt:_opts(), {}
+  for k, v in pairs(base) do opts[k] = v end
+  for _, key in ipairs{ "resolutions", "dimensions" } do
+    local merged, declared = {}, type(new[key]) == "table" and new[key] or {}
+    for k, v in pairs(type(base[key]) == "table" and base[key] or {}) do merged[k] = v end
+    for name, v in pairs(st[key]) do
+      if declared[name] ~= nil then merged[name] = v end
+    end
+    opts[key] = next(merged) and merged or nil
+  end
+  return opts
 end
 
 -- rt:reload(pipeline_or_path) -> true, changes | nil, message
@@ -152,7 +169,7 @@ function methods:reload(p)
     changes.recompiled = false
     changes.kept_history = 0
   else
-    local ok, ng = pcall(self._compile, self, new)
+    local ok, ng = pcall(self._compile, self, new, compile_opts(self, st, new))
     if not ok then
       return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
                          .. tostring(ng), path)
@@ -193,6 +210,19 @@ local function run_error(rt, msg)
     end
   end
   return msg
+end
+
+-- Dynamic resolution and dimension changes outlive a structural reload.
+local c_set_resolution, c_set_dimension = methods.set_resolution, methods.set_dimension
+function methods:set_resolution(name, w, h)
+  local ok, err = c_set_resolution(self, name, w, h)
+  if ok then state_of(self).resolutions[name] = { w, h } end
+  return ok, err
+end
+function methods:set_dimension(name, n)
+  local ok, err = c_set_dimension(self, name, n)
+  if ok then state_of(self).dimensions[name] = n end
+  return ok, err
 end
 
 local c_frame = methods.frame
