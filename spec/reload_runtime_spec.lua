@@ -172,6 +172,36 @@ describe("rt:reload", function()
     end)
   end
 
+  it("keeps each multiplexed history copy in its own instance", function()
+    local accum = fg.shader(dev, SHADERS .. "/rt_accum.comp.spv")
+    local function p(extra)
+      local nodes = {
+        { name = "accum", multiplex = { "eye" },
+          create = { acc = { format = "rgba8_unorm", size = { 8, 8 }, history = "clear" } },
+          history = { acc = "storage" },
+          run = function(cmd, ctx)
+            cmd:dispatch(accum, { [0] = { "acc", history = true }, [1] = "acc" }, 1, 1, 1, { ctx.index.eye * 1.0 })
+          end },
+      }
+      if extra then
+        nodes[2] = { name = "extra", side_effects = true, create = { scratch = { buffer = 256 } },
+                     run = function(cmd) cmd:clear("scratch", { 7 }) end }
+      end
+      return { dimensions = { eye = 2 }, outputs = { "acc" }, nodes = nodes }
+    end
+    local rt = fg.runtime(dev, p(false))
+    for _ = 1, 3 do rt:frame() end
+    assert.are.equal(3, rt:read("acc", { eye = 1 }):byte(1))
+    assert.are.equal(6, rt:read("acc", { eye = 2 }):byte(1))
+    local ok, changes = rt:reload(p(true))
+    assert.is_true(ok, changes)
+    assert.are.equal(2, changes.kept_history)
+    rt:frame()
+    assert.are.equal(4, rt:read("acc", { eye = 1 }):byte(1))
+    assert.are.equal(8, rt:read("acc", { eye = 2 }):byte(1))
+    rt:close()
+  end)
+
   it("a structural reload keeps the resolution rt:set_resolution set", function()
     local fill = fg.shader(dev, SHADERS .. "/rt_fill.comp.spv")
     local function p(extra)
