@@ -64,7 +64,8 @@ describe("fg.watch", function()
     finally(function() count.restore() end)
     local rng = 12345
     local function rand(n) rng = (rng * 1103515245 + 12345) % 2147483648 return rng % n + 1 end
-    local kinds = { "run", "run", "structural", "structural", "extra", "syntax", "format", "load", "runerror", "same" }
+    local kinds = { "run", "run", "structural", "structural", "extra", "syntax", "format", "load", "runerror",
+                    "runerror_structural", "same" }
     local seen = {}
     for edit = 1, 110 do
       local kind = kinds[rand(#kinds)]
@@ -72,13 +73,15 @@ describe("fg.watch", function()
       seen[kind] = (seen[kind] or 0) + 1
       local v = { seed = good.seed, blur = good.blur, extra = good.extra }
       if kind == "run" or kind == "runerror" then v.seed = good.seed % 4 + 1
+      elseif kind == "runerror_structural" then v.blur = not good.blur
       elseif kind == "structural" then v.blur = not good.blur
       elseif kind == "extra" then v.extra = not good.extra
       elseif kind == "syntax" or kind == "load" then v.seed = good.seed % 4 + 1
       elseif kind == "format" then v.blur = true
       end
-      if kind == "runerror" then v.bad = "run" end
+      if kind == "runerror" or kind == "runerror_structural" then v.bad = "run" end
       if kind == "syntax" or kind == "load" or kind == "format" then v.bad = kind end
+      if v.bad then v.seed = edit % 4 + 1 end  -- never the same text twice in a row
       local new = kind == "same" and text or file.text(SHADERS, v)  -- "same": saved again unchanged
       local structural = (v.blur or false) ~= (good.blur or false) or (v.extra or false) ~= (good.extra or false)
       if kind ~= "same" then assert.are_not.equal(text, new) end
