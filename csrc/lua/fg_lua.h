@@ -25,6 +25,7 @@ void fg_lua_open_alloc(lua_State *L);  /* alloc.c: sub-allocators, upload ring *
 void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, external images */
 void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
+void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
 
 #endif
 

@@ -51,6 +51,7 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_cmd(L);
   fg_lua_open_options(L);
   open_vocab(L);
+  fg_lua_open_fs(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   return 1;

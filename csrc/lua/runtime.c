@@ -616,110 +616,56 @@ static int rt_save_png(lua_State *L) {
   return 1;
 }
 
-/* Compiles in protected mode: [pipeline, opts, rt] -> graph */
-static int p_compile(lua_State *L) {
-  lrt *o = lua_touserdata(L, 3);
-  fg_lua_compile(L, 1, 2, fg_rt_sizer, &o->sizer);
+/* Reload primitives; rt:reload itself is Lua (lua/framegraph/runtime.lua:
+ * one loader, one compile, roll back on a failing run). */
+
+/* rt:_compile(pipeline [, opts]) -> graph: compiles with the runtime's
+ * options (or `opts`, made from rt:_opts()) and the device's memory
+ * requirements; raises the compile error. */
+static int rt_compile(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  luaL_checktype(L, 2, LUA_TTABLE);
+  lua_settop(L, 3);
+  if (lua_isnil(L, 3)) lua_getiuservalue(L, 1, UV_OPTS), lua_replace(L, 3);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  fg_lua_compile(L, 2, 3, fg_rt_sizer, &o->sizer);
   return 1;
 }
 
-/* The compile error is on top of the stack: fail + message, the last good
- * pipeline keeps running. */
-static int reload_compile_failed(lua_State *L) {
-  const char *why = lua_isstring(L, -1) ? lua_tostring(L, -1) : "(no message)";
-  luaL_pushfail(L);
-  lua_pushfstring(L, "reload: the new pipeline does not compile (still running the previous one):\n%s", why);
+/* rt:_opts() -> the compile options the runtime was made with */
+static int rt_opts(lua_State *L) {
+  check_rt(L, 1);
+  lua_getiuservalue(L, 1, UV_OPTS);
+  return 1;
+}
+
+/* rt:_adopt(graph) -> true, kept | nil, err: runs `graph` from the next
+ * frame, keeping the contents of unchanged history resources. When it cannot
+ * be placed the previous graph keeps running. */
+static int rt_adopt(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  fg_graph *g = fg_lua_checkgraph(L, 2);
+  uint32_t kept = 0;
+  int rc = fg_rt_rebuild_keep_history(o->rt, g, o->g, &kept, o->err, sizeof o->err);
+  if (rc) {
+    luaL_pushfail(L);
+    if (rc == -1) lua_pushfstring(L, "reload: %s (still running the previous pipeline)", o->err);
+    else lua_pushfstring(L, "reload failed: %s", o->err);
+    return 2;
+  }
+  set_graph(L, o, 1, 2);
+  build_slots(L, o, 1);
+  lua_pushboolean(L, 1);
+  lua_pushinteger(L, (lua_Integer)kept);
   return 2;
 }
 
-/* rt:reload(pipeline_or_path) -> true, changes | nil, err. The runtime keeps
- * the last good graph when the new one does not compile or cannot be placed.
- * With graph:update (the compiler's incremental path) only changed nodes are
- * re-declared; a change of run functions alone touches no GPU object. */
-static int rt_reload(lua_State *L) {
+/* rt:_slots(): takes the run functions again from the graph's pipeline (a
+ * reload that changed only run functions). */
+static int rt_slots(lua_State *L) {
   lrt *o = check_rt(L, 1);
-  lua_settop(L, 2);
-  if (lua_type(L, 2) == LUA_TSTRING) {
-    const char *path = lua_tostring(L, 2);
-    if (luaL_loadfile(L, path) != LUA_OK || lua_pcall(L, 0, 1, 0) != LUA_OK) {
-      luaL_pushfail(L);
-      lua_pushfstring(L, "reload '%s': %s", path, lua_tostring(L, -2));
-      return 2;
-    }
-    if (!lua_istable(L, -1)) {
-      luaL_pushfail(L);
-      lua_pushfstring(L, "reload '%s': the file must return a pipeline table, got %s", path, luaL_typename(L, -2));
-      return 2;
-    }
-    lua_replace(L, 2);
-  }
-  luaL_checktype(L, 2, LUA_TTABLE);
-  /* Incremental path: graph:update re-declares only the nodes that changed
-   * and raises (leaving the graph untouched) when the new pipeline is bad. */
-  lua_getiuservalue(L, 1, UV_GRAPH);
-  int gi = lua_gettop(L);
-  lua_getfield(L, gi, "update");
-  if (lua_isfunction(L, -1)) {
-    fg_lua_graph_pipeline(L, gi);
-    int oldp = lua_gettop(L);
-    lua_pushvalue(L, oldp - 1);
-    lua_pushvalue(L, gi);
-    lua_pushvalue(L, 2);
-    if (lua_pcall(L, 2, 1, 0) != LUA_OK) {
-      return reload_compile_failed(L);
-    }
-    int changes = lua_gettop(L);
-    lua_getfield(L, changes, "recompiled");
-    int recompiled = lua_toboolean(L, -1);
-    lua_pop(L, 1);
-    if (recompiled && fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-      char why[2048];
-      memcpy(why, o->err, sizeof why);
-      /* Back to the previous pipeline (it compiled and ran before). */
-      lua_getfield(L, gi, "update");
-      lua_pushvalue(L, gi);
-      lua_pushvalue(L, oldp);
-      if (lua_pcall(L, 2, 0, 0) != LUA_OK || fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-        luaL_pushfail(L);
-        lua_pushfstring(L, "reload failed (%s) and restoring the previous plan failed too", why);
-        return 2;
-      }
-      build_slots(L, o, 1);
-      luaL_pushfail(L);
-      lua_pushfstring(L, "reload: %s (still running the previous pipeline)", why);
-      return 2;
-    }
-    build_slots(L, o, 1);
-    lua_pushboolean(L, 1);
-    lua_pushvalue(L, changes);
-    return 2;
-  }
-  lua_settop(L, 2);
-  lua_pushcfunction(L, p_compile);
-  lua_pushvalue(L, 2);
-  lua_getiuservalue(L, 1, UV_OPTS);
-  lua_pushlightuserdata(L, o);
-  if (lua_pcall(L, 3, 1, 0) != LUA_OK) {
-    return reload_compile_failed(L);
-  }
-  int ng = lua_gettop(L);
-  fg_graph *newg = fg_lua_checkgraph(L, ng);
-  if (fg_rt_rebuild(o->rt, newg, o->err, sizeof o->err)) {
-    char why[2048];
-    memcpy(why, o->err, sizeof why);
-    if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-      luaL_pushfail(L);
-      lua_pushfstring(L, "reload failed (%s) and restoring the previous plan failed too (%s)", why, o->err);
-      return 2;
-    }
-    luaL_pushfail(L);
-    lua_pushfstring(L, "reload: %s (still running the previous pipeline)", why);
-    return 2;
-  }
-  set_graph(L, o, 1, ng);
   build_slots(L, o, 1);
-  lua_pushboolean(L, 1);
-  return 1;
+  return 0;
 }
 
 /* After set_resolution/set_dimension changed the graph in place: re-place the
@@ -775,7 +721,10 @@ static const luaL_Reg rt_methods[] = {
   {"save_png", rt_save_png},
   {"memory", rt_memory},
   {"stats", rt_stats},
-  {"reload", rt_reload},
+  {"_compile", rt_compile},
+  {"_opts", rt_opts},
+  {"_adopt", rt_adopt},
+  {"_slots", rt_slots},
   {"set_resolution", rt_set_resolution},
   {"set_dimension", rt_set_dimension},
   {"graph", rt_graph},
@@ -794,6 +743,10 @@ static const luaL_Reg rt_meta[] = {
 
 void fg_lua_open_runtime(lua_State *L) {
   fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
+  luaL_getmetatable(L, FG_LUA_RUNTIME);
+  lua_getfield(L, -1, "__index");
+  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds reload here */
+  lua_pop(L, 1);
   lua_pushcfunction(L, l_blob);
   lua_setfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
   luaL_newmetatable(L, FG_LUA_UPLOAD);

@@ -61,6 +61,8 @@ typedef struct fg_rt_res {
   VkImageAspectFlags aspect;
   uint32_t width, height;
   uint64_t bytes;               /* buffer size */
+  int kept;                     /* contents restored by fg_rt_rebuild_keep_history: the first
+                                   frame reads them instead of clearing the history */
 } fg_rt_res;
 
 /* Creates objects for a compiled graph. The graph must stay alive and
@@ -71,6 +73,18 @@ fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc
  * VkDeviceMemory when every heap still fits (same memory type), else
  * reallocates. On failure the runtime is left empty (no frames). */
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen);
+/* fg_rt_rebuild for a reload, while the old graph is still valid: history
+ * resources whose latest copy matches a copy of the new plan (same name and
+ * multiplex index; same kind, format, extent, mips, layers, usage or buffer
+ * size) keep their contents (a GPU copy through a staging buffer before the
+ * old objects go); the new plan's first frame reads them as the previous
+ * frame instead of the cleared history. Colour textures (not 3D) and
+ * buffers; depth/stencil history starts cleared as after fg_rt_rebuild.
+ * When the new plan cannot be placed, rebuilds `fallback` (the old graph,
+ * keeping its history too) and returns -1 with err; -2 when that failed as
+ * well (the runtime is then empty). *kept (may be NULL): copies kept. */
+int fg_rt_rebuild_keep_history(fg_rt *rt, const fg_graph *g, const fg_graph *fallback, uint32_t *kept,
+                               char *err, size_t errlen);
 void fg_rt_destroy(fg_rt *rt);
 int fg_rt_wait_idle(fg_rt *rt);
 
@@ -91,6 +105,8 @@ uint32_t fg_rt_resource_count(const fg_rt *rt);
 /* Physical id a node instance's use touches in the frame being recorded
  * (FG_GRAPH_NONE for missing optional uses). */
 uint32_t fg_rt_use_phys(const fg_rt *rt, uint32_t slot, uint32_t use);
+/* State of a physical copy at the end of a frame of `parity` (the plan's). */
+const fg_bar_state *fg_rt_end_state(const fg_rt *rt, uint32_t parity, uint32_t phys);
 /* Layout a use keeps during its node (declared usage). */
 VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use);
 

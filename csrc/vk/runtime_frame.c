@@ -31,13 +31,17 @@ const fg_bar_state *end_state(const fg_rt *rt, uint32_t parity, uint32_t res) {
   return parity ? &rt->end_odd[res] : &rt->end_even[res];
 }
 
+const fg_bar_state *fg_rt_end_state(const fg_rt *rt, uint32_t parity, uint32_t phys) {
+  return end_state(rt, parity, phys);
+}
+
 /* First frame: history copies read before anything wrote them are cleared or
  * merely given their layout, and left in the state the steady plan assumes. */
 static void prologue(fg_rt *rt, VkCommandBuffer cmd) {
   for (uint32_t i = 0; i < rt->nres; i++) {
     fg_rt_res *r = &rt->res[i];
     const fg_graph_resource *gr = r->g;
-    if (!gr->history || gr->frame != 1 || r->is_external || (!r->image && !r->buffer)) continue;
+    if (!gr->history || gr->frame != 1 || r->is_external || r->kept || (!r->image && !r->buffer)) continue;
     const fg_bar_state *st = end_state(rt, 1, i);
     int clear = gr->history_policy != FG_HISTORY_DISCARD;
     VkImageLayout final = st->layout == VK_IMAGE_LAYOUT_UNDEFINED ? VK_IMAGE_LAYOUT_GENERAL : st->layout;

@@ -102,7 +102,12 @@ int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, si
   const fg_graph_resource *gx = r->g;
   if (gx->heap != FG_GRAPH_NONE) {
     uint32_t V = rt->ninst, T = 2 * V;
-    for (uint32_t j = 0; j < rt->nres && T; j++) {
+    /* Alive at the frame's last slot (history copies live on into the next
+     * frame): nothing can reuse its memory before the frame ends. */
+    uint32_t tend = T ? ((p + 1) * V + T - 1) % T : 0;
+    int at_end = gx->start < gx->stop ? (tend >= gx->start && tend < gx->stop)
+               : gx->start > gx->stop ? (tend >= gx->start || tend < gx->stop) : 1;
+    for (uint32_t j = 0; j < rt->nres && T && !at_end; j++) {
       const fg_graph_resource *gy = rt->res[j].g;
       if (j == phys || gy->heap != gx->heap || gy->offset >= gx->offset + gx->size ||
           gx->offset >= gy->offset + gy->size)

@@ -6,7 +6,8 @@ fg.version = fg.core.version
 -- lists framegraph.schema checks against) and default_alignment.
 fg.vocab = fg.core.vocab
 
-local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime" }
+local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime",
+                "framegraph.watch" }
 for _, modname in ipairs(parts) do
   local ok, part = pcall(require, modname)
   if ok then

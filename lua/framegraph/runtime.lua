@@ -1,6 +1,6 @@
--- framegraph.runtime: fg.runtime(dev, pipeline_or_path, opts) -> rt
+-- framegraph.runtime: fg.runtime(dev, pipeline_or_path, opts) -> rt, and rt:reload.
 -- The runtime itself is C (csrc/lua/runtime.c, csrc/vk/runtime.c); this file
--- accepts a pipeline file path and documents the options.
+-- is the one pipeline-file loader and the reload policy.
 --   opts.solver   packing strategy passed to the compiler ("best", "none" = unaliased, ...)
 --   opts.profile  {alignment = n, granularity = n}: inflate the driver's alignment and
 --                 bufferImageGranularity (exercise real-driver placement on lavapipe)
@@ -10,33 +10,248 @@
 --   opts.upload_segment  its segment size (power of two >= 256; default upload_bytes / 16, at most 256 KiB)
 -- Methods: rt:frame([inputs]) -> {barriers, batches, ...}; rt:read(name [, index]) -> bytes;
 -- rt:save_png(name, path [, index]); rt:memory() -> {{bytes, planned, memory_type}, total, allocations};
--- rt:stats(); rt:reload(pipeline_or_path) -> true | nil, err; rt:set_resolution(name, w, h);
+-- rt:stats(); rt:reload(pipeline_or_path) -> true, changes | nil, err; rt:set_resolution(name, w, h);
 -- rt:graph(); rt:close().
 -- rt:upload(bytes [, align]) -> upload | nil, err: bytes for the next frame only, in host-visible
 -- memory; in run, cmd:copy(upload, name [, offset]) or a dispatch/draw binding {[n] = upload}
 -- (readonly storage or uniform buffer); ctx.upload(bytes [, align]) does the same while recording.
 -- upload:size(), upload:offset(), upload:valid(); rt:upload_stats() -> {size, bytes, allocations, ...}.
+--
+-- Reload (docs/api.md "Reload and watch"):
+--  * A pipeline file is a Lua chunk returning the pipeline table; it receives the
+--    device as its first argument (`local dev = ...`). While it runs, fg.shader
+--    returns the shader object an earlier load of this runtime made from the same
+--    SPIR-V and options, so unchanged nodes keep their shaders and VkPipelines.
+--  * rt:reload compiles at most once: a change of run functions only (or of node
+--    positions) swaps callbacks; anything else compiles the new pipeline once and
+--    places it, keeping the contents of history resources whose description did
+--    not change. A bad file or pipeline returns nil, message and changes nothing.
+--  * A reloaded pipeline is on probation until one of its frames completes: when a
+--    node's run raises during that frame, rt:frame rolls back to the last good
+--    pipeline, renders the frame with it and returns its stats with
+--    `rolled_back = message` (node, file:line); watchers report it too.
 local core = require("framegraph.core")
 local schema = require("framegraph.schema")
+local diff = require("framegraph.diff")
+local vulkan = require("framegraph.vulkan")
 
 local M = {}
 
-local function load_pipeline(p)
-  if type(p) ~= "string" then return p end
-  local chunk, err = loadfile(p)
+-- Per runtime: { dev, shaders = {[key] = shader}, good = {graph, pipeline} (while on
+-- probation), rollbacks = {messages} }. Weak keys: the runtime's lifetime decides.
+local state = setmetatable({}, { __mode = "k" })
+
+-- A shader cache for one load: hits come from the previous load's shaders; what
+-- this load uses becomes the next load's cache once it is adopted.
+local function shader_cache(st)
+  local used = {}
+  return {
+    dev = st.dev, used = used,
+    get = function(key)
+      local sh = used[key] or st.shaders[key]
+      if sh and pcall(sh.info, sh) then used[key] = sh return sh end  -- closed ones are made again
+    end,
+    put = function(key, sh) used[key] = sh end,
+  }
+end
+
+-- The one loader of pipeline files: -> pipeline, cache | nil, message (with file:line).
+local function load_file(path, st)
+  local chunk, err = loadfile(path, "t")
   if not chunk then return nil, err end
-  local ok, t = pcall(chunk)
-  if not ok then return nil, t end
-  if type(t) ~= "table" then return nil, p .. ": a pipeline file must return a table" end
-  return t
+  local cache = shader_cache(st)
+  local saved = vulkan._shader_cache
+  vulkan._shader_cache = cache
+  local ok, t = pcall(chunk, st.dev)
+  vulkan._shader_cache = saved
+  if not ok then return nil, tostring(t) end
+  if type(t) ~= "table" then
+    return nil, ("%s: a pipeline file must return the pipeline table, got %s"):format(path, type(t))
+  end
+  return t, cache
+end
+
+-- Adds "node 'x' is declared at file:line" for each node a message names.
+local function locate(msg, path)
+  if not path then return msg end
+  local f = io.open(path, "r")
+  if not f then return msg end
+  local lines = {}
+  for line in f:lines() do lines[#lines + 1] = line end
+  f:close()
+  local seen, out = {}, { msg }
+  for name in msg:gmatch("node '([^'%[]+)") do
+    if not seen[name] then
+      seen[name] = true
+      local pat = "name%s*=%s*[\"']" .. name:gsub("%p", "%%%0") .. "[\"']"
+      for i, line in ipairs(lines) do
+        if line:find(pat) then out[#out + 1] = ("node '%s' is declared at %s:%d"):format(name, path, i) break end
+      end
+    end
+  end
+  return table.concat(out, "\n")
 end
 
 function M.runtime(dev, pipeline, opts)
-  local p, err = load_pipeline(pipeline)
-  if not p then error("fg.runtime: " .. tostring(err), 2) end
+  local st = { dev = dev, shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
+  local p, cache = pipeline, nil
+  if type(pipeline) == "string" then
+    p, cache = load_file(pipeline, st)
+    if not p then error("fg.runtime: " .. tostring(cache), 2) end
+  end
   if type(p) ~= "table" then error("fg.runtime: pipeline must be a table or a file path", 2) end
   schema.check(p, opts, "runtime")  -- the C runtime compiles without calling back into Lua
-  return core.runtime(dev, p, opts)
+  local rt, err = core.runtime(dev, p, opts)
+  if not rt then return rt, err end
+  if cache then st.shaders = cache.used end
+  state[rt] = st
+  return rt
+end
+
+local methods = core.runtime_methods
+
+local function state_of(rt)
+  local st = state[rt]
+  if not st then  -- made by core.runtime directly
+    st = { shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
+    state[rt] = st
+  end
+  return st
+end
+
+-- Points a graph at a pipeline whose nodes are the graph's, maybe moved
+-- (a node's run function is found by its position).
+local function set_pipeline(g, p)
+  local before = g:pipeline().nodes
+  g:_set_pipeline(p)
+  for i, n in ipairs(p.nodes) do
+    local b = before[i]
+    if not (type(b) == "table" and b.name == n.name) then
+      local ci = g:_node_find(n.name)
+      if ci then g:_node_set_user(ci, i) end
+    end
+  end
+end
+
+-- The runtime's compile options plus what rt:set_resolution / rt:set_dimension
+-- changed since, for the names the new pipeline still declares (nil: none).
+local function compile_opts(rt, st, new)
+  if not next(st.resolutions) and not next(st.dimensions) then return nil end
+  local base, opts = rt:_opts(), {}
+  for k, v in pairs(base) do opts[k] = v end
+  for _, key in ipairs{ "resolutions", "dimensions" } do
+    local merged, declared = {}, type(new[key]) == "table" and new[key] or {}
+    for k, v in pairs(type(base[key]) == "table" and base[key] or {}) do merged[k] = v end
+    for name, v in pairs(st[key]) do
+      if declared[name] ~= nil then merged[name] = v end
+    end
+    opts[key] = next(merged) and merged or nil
+  end
+  return opts
+end
+
+-- rt:reload(pipeline_or_path) -> true, changes | nil, message
+-- changes = diff.changes(...) plus recompiled = bool, kept_history = copies kept.
+function methods:reload(p)
+  local st = state_of(self)
+  local path = type(p) == "string" and p or nil
+  local new, cache = p, nil
+  if path then
+    new, cache = load_file(path, st)
+    if not new then return nil, ("reload '%s': %s (still running the previous pipeline)"):format(path, cache) end
+  elseif type(p) ~= "table" then
+    error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 2)
+  end
+  local g = self:graph()
+  local old = g:pipeline()
+  local changes = diff.changes(old, new)
+  if not changes.structural then
+    set_pipeline(g, new)
+    self:_slots()
+    changes.recompiled = false
+    changes.kept_history = 0
+  else
+    -- The C compile does not call back into Lua: the schema check comes first.
+    local ok, ng = pcall(function()
+      schema.check(new, nil, "runtime")
+      return self:_compile(new, compile_opts(self, st, new))
+    end)
+    if not ok then
+      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
+                         .. tostring(ng), path)
+    end
+    local done, kept = self:_adopt(ng)
+    if not done then ng:close() return nil, kept end
+    changes.recompiled = true
+    changes.kept_history = kept
+  end
+  if cache then st.shaders = cache.used end
+  -- The last good pipeline stays the one that last completed a frame.
+  if not st.good then st.good = { graph = g, pipeline = old } end
+  return true, changes
+end
+
+-- Back to the last good pipeline; the message says why.
+local function rollback(rt, st, why)
+  local good = st.good
+  st.good = nil
+  if rt:graph() ~= good.graph then
+    local ok, err = rt:_adopt(good.graph)
+    if not ok then error(why .. "\nand rolling back failed: " .. tostring(err), 0) end
+  end
+  set_pipeline(good.graph, good.pipeline)
+  rt:_slots()
+  st.rollbacks[#st.rollbacks + 1] = why
+end
+
+-- "node 'blur[eye=1]' run failed: f.lua:12: boom" -> the same, plus where run is defined.
+local function run_error(rt, msg)
+  local inst = msg:match("^node '([^']+)' run failed")
+  if not inst then return nil end
+  local name = inst:gsub("%[.*$", "")
+  for _, n in ipairs(rt:graph():pipeline().nodes) do
+    if n.name == name and type(n.run) == "function" then
+      local info = debug.getinfo(n.run, "S")
+      return ("%s (run defined at %s:%d)"):format(msg, info.short_src, info.linedefined)
+    end
+  end
+  return msg
+end
+
+-- Dynamic resolution and dimension changes outlive a structural reload.
+local c_set_resolution, c_set_dimension = methods.set_resolution, methods.set_dimension
+function methods:set_resolution(name, w, h)
+  local ok, err = c_set_resolution(self, name, w, h)
+  if ok then state_of(self).resolutions[name] = { w, h } end
+  return ok, err
+end
+function methods:set_dimension(name, n)
+  local ok, err = c_set_dimension(self, name, n)
+  if ok then state_of(self).dimensions[name] = n end
+  return ok, err
+end
+
+local c_frame = methods.frame
+function methods:frame(inputs)
+  local st = state[self]
+  if not (st and st.good) then return c_frame(self, inputs) end
+  local ok, res, err = pcall(c_frame, self, inputs)
+  if ok then
+    if res then st.good = nil end  -- a frame completed: the reloaded pipeline is good
+    return res, err
+  end
+  local why = run_error(self, tostring(res))
+  if not why then error(res, 0) end
+  why = "reload rolled back: " .. why .. "; running the last good pipeline"
+  rollback(self, st, why)
+  local stats, ferr = c_frame(self, inputs)
+  if stats then stats.rolled_back = why end
+  return stats, ferr
+end
+
+-- For fg.watch: the rollback messages of a runtime so far (a list that grows).
+function M._rollbacks(rt)
+  return state_of(rt).rollbacks
 end
 
 return M

@@ -81,6 +81,17 @@ local function load_spirv(src)
     :format(src, table.concat(candidates, ", "))
 end
 
+-- While a pipeline file loads (framegraph.runtime's loader), the loader puts a
+-- cache here: { dev = dev, get = function(key) -> shader | nil, put = function(key, shader) }.
+-- The key is the SPIR-V and the options, so a reload that asks for the same
+-- shader gets the same object (and its VkPipelines) back.
+M._shader_cache = nil
+
+local function cache_key(bytes, vbytes, name, opts)
+  return table.concat({ bytes, vbytes or "", name, tostring(opts.fragment_only), tostring(opts.depth_test),
+                        tostring(opts.depth_write), tostring(opts.blend) }, "\0")
+end
+
 function M.shader(dev, src, opts)
   if type(src) ~= "string" then
     error(("fg.shader: argument #2 must be SPIR-V bytes or a path, got %s"):format(type(src)), 2)
@@ -98,11 +109,18 @@ function M.shader(dev, src, opts)
   if not core.shader_create then
     error("fg.shader: this build has no shader support", 2)
   end
+  local cache, key = M._shader_cache, nil
+  if cache and cache.dev == dev then
+    key = cache_key(bytes, vbytes, opts.name or where, opts)
+    local hit = cache.get(key)
+    if hit then return hit end
+  end
   local sh, err = core.shader_create(dev, bytes, {
     name = opts.name or where, vertex = vbytes, fragment_only = opts.fragment_only,
     depth_test = opts.depth_test, depth_write = opts.depth_write, blend = opts.blend,
   })
   if not sh then error("fg.shader: " .. err, 2) end
+  if key then cache.put(key, sh) end
   return sh
 end
 

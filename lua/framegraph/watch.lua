@@ -1,0 +1,89 @@
+-- framegraph.watch: live reload of a pipeline file.
+--   w = fg.watch(rt, path [, opts])   -- rt runs `path` (or what it was made from)
+--   w:poll() -> "reloaded", changes | "error", message | nil (nothing new)
+--   w:last_error() -> message | nil (the last poll's error, until a good reload)
+--   w:close()
+-- Call w:poll() between frames; rt:frame never polls (no hidden file I/O in a
+-- frame). A poll costs one stat() and, unless opts.content == false, one read
+-- of the file: the kernel's file clock is coarser than the nanosecond mtime, so
+-- two saves in a row can share mtime and size; comparing the text catches them.
+-- A save that does not change the text reloads nothing. A bad edit (syntax
+-- error, invalid pipeline, error while the file runs) leaves the last good
+-- pipeline running and is reported as "error" with file, line and node; an
+-- error inside a node's run during the first frame after a reload makes
+-- rt:frame roll back (see framegraph.runtime) and the next poll reports it.
+local core = require("framegraph.core")
+local runtime = require("framegraph.runtime")
+
+local M = {}
+local W = {}
+W.__index = W
+
+local function read_all(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local text = f:read("a")
+  f:close()
+  return text
+end
+
+function M.watch(rt, path, opts)
+  if type(rt) ~= "userdata" or type(rt.reload) ~= "function" then
+    error("fg.watch: argument #1 must be a runtime (fg.runtime)", 2)
+  end
+  if type(path) ~= "string" then error("fg.watch: argument #2 must be the pipeline file's path", 2) end
+  opts = opts or {}
+  if type(opts) ~= "table" then error("fg.watch: options must be a table", 2) end
+  for k in pairs(opts) do
+    if k ~= "content" then error(("fg.watch: unknown option '%s' (known: content)"):format(tostring(k)), 2) end
+  end
+  local mtime, size = core.mtime(path)
+  if not mtime then error("fg.watch: " .. size, 2) end
+  return setmetatable({
+    rt = rt, path = path, content = opts.content ~= false,
+    mtime = mtime, size = size, text = read_all(path),
+    seen = #runtime._rollbacks(rt),  -- rollbacks reported so far
+    err = nil,
+  }, W)
+end
+
+function W:poll()
+  if not self.rt then error("watcher is closed", 2) end
+  local rollbacks = runtime._rollbacks(self.rt)
+  if #rollbacks > self.seen then
+    self.seen = #rollbacks
+    self.err = rollbacks[#rollbacks]
+    return "error", self.err
+  end
+  local mtime, size = core.mtime(self.path)
+  if not mtime then return nil end  -- mid-save (editors replace the file): look again next time
+  if mtime == self.mtime and size == self.size and not self.content then return nil end
+  local text = self.content and read_all(self.path) or nil
+  self.mtime, self.size = mtime, size
+  if self.content then
+    if text == nil or text == self.text then return nil end
+    self.text = text
+  end
+  local ok, changes = self.rt:reload(self.path)
+  if not ok then
+    self.err = changes
+    return "error", changes
+  end
+  self.err = nil
+  return "reloaded", changes
+end
+
+function W:last_error() return self.err end
+
+function W:close()
+  self.rt = nil
+  self.text = nil
+end
+
+W.__close = W.close
+
+function W:__tostring()
+  return ("framegraph.watch (%s%s)"):format(self.path, self.rt and "" or ", closed")
+end
+
+return M
