@@ -50,14 +50,14 @@ local nodes = {
                lights = { buffer = 128, usage = "transfer_dst" } },
     run = run(function(cmd, ctx)
       local c = ctx.blob("camera")
-      local a = 0.55 + 0.02 * (ctx.frame - 1)
+      local a = 0.55 + 0.02 * ctx.frame   -- ctx.frame counts from 0
       c.eye = { 6.8 * math.cos(a), 3.4, 6.8 * math.sin(a) }
       c.target = { 0.3, 0.8, 0.0 }
       c.tan_half_fov = math.tan(math.rad(50) / 2)
       local s = { -0.45, 0.62, -0.64 }
       local l = math.sqrt(s[1] ^ 2 + s[2] ^ 2 + s[3] ^ 2)
       c.sun = { s[1] / l, s[2] / l, s[3] / l }
-      c.time = (ctx.frame - 1) / 60
+      c.time = ctx.frame / 60
       -- four point lights: position, radius; colour, intensity (std140: 2 vec4 each)
       local L = {
         { -0.2, 2.6, -1.2, 4.0, 1.0, 0.55, 0.2, 2.5 },   -- inside the emissive orb
