@@ -1,5 +1,5 @@
 -- A deferred renderer's frame as a technical artist writes it, rendering an
--- analytic (SDF) scene: camera and lights upload -> shadow map -> G-buffer
+-- analytic (SDF) scene: camera blob and lights buffer -> shadow map -> G-buffer
 -- (albedo, normal, depth) -> SSAO at half resolution -> lighting into HDR ->
 -- a glass sphere blended on top (a rename: hdr becomes hdr_lit) -> a bloom
 -- chain of 6 downsampled and 5 upsampled transient textures -> tonemap ->
@@ -19,6 +19,7 @@ if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. 
 local ex = require("common")
 
 local sh = ex.shaders(dev, {
+  lights = "def_lights.comp.spv",
   shadow = { "def_shadow.frag.spv", { depth_test = true, depth_write = true } },
   gbuffer = { "def_gbuffer.frag.spv", { depth_test = true, depth_write = true } },
   ssao = "def_ssao.frag.spv",
@@ -47,7 +48,7 @@ local function run(fn) return dev and fn or nil end   -- no device: declarations
 local nodes = {
   { name = "upload",
     create = { camera = { blob = { size = 256 } },
-               lights = { buffer = 128, usage = "transfer_dst" } },
+               lights = { buffer = 128 } },
     run = run(function(cmd, ctx)
       local c = ctx.blob("camera")
       local a = 0.55 + 0.02 * ctx.frame   -- ctx.frame counts from 0
@@ -65,9 +66,13 @@ local nodes = {
         { -2.8, 0.5, 2.4, 3.5, 1.0, 0.3, 0.6, 2.0 },
         { 0.4, 1.4, 1.9, 2.0, 1.0, 0.9, 0.6, 1.5 },
       }
-      local parts = {}
-      for _, v in ipairs(L) do parts[#parts + 1] = string.pack("<ffffffff", table.unpack(v)) end
-      cmd:copy(assert(ctx.upload(table.concat(parts))), "lights")
+      -- written by a tiny compute shader from push constants rather than
+      -- copied from ctx.upload: on lavapipe (Mesa 22.3) a runtime that used
+      -- its upload ring sometimes crashes the driver's queue thread when the
+      -- device is destroyed later (see the report to the lead)
+      local push = {}
+      for _, v in ipairs(L) do for _, x in ipairs(v) do push[#push + 1] = x + 0.0 end end
+      cmd:dispatch(sh.lights, { [0] = "lights" }, 1, 1, 1, push)
     end) },
   { name = "shadows",
     read = { camera = "none" },

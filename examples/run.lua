@@ -32,20 +32,31 @@ extras = extras or {}
 local frames = extras.frames or 2
 
 local t0 = os.clock()
-local saved, ok_after = {}, true
+local saved, ok_after, later = {}, true, {}
 local runs = ex.memory(dev, pipeline, {
   frames = frames, poison = true,
   each = function(rt, label)
     if label ~= "best" then return end
     saved = ex.save_outputs(rt, pipeline, out_dir, name)
     if extras.after then
-      ok_after = extras.after(rt, { dev = dev, pipeline = pipeline, out_dir = out_dir, ex = ex, name = name,
-                                    path = path }) ~= false
+      -- what the example prints goes below the memory table
+      local print0 = print
+      print = function(...)
+        local t = table.pack(...)
+        for i = 1, t.n do t[i] = tostring(t[i]) end
+        later[#later + 1] = table.concat(t, "\t")
+      end
+      local ok, res = pcall(extras.after, rt, { dev = dev, pipeline = pipeline, out_dir = out_dir, ex = ex,
+                                               name = name, path = path })
+      print = print0
+      if not ok then error(res, 0) end
+      ok_after = res ~= false
     end
   end,
 })
 print(("%s: %d frames per run, %d runs in %.1f s CPU"):format(name, frames, #runs, os.clock() - t0))
 ex.print_memory(pipeline.name or name, runs)
+for _, l in ipairs(later) do print(l) end
 for _, p in ipairs(saved) do print("wrote " .. p) end
 local same = ex.identical(runs)
 local nmsg = ex.report_messages(dev)

@@ -7,9 +7,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ $# -lt 1 ]; then
   echo "usage: bash scripts/example.sh NAME [out_dir]; NAME is one of:" >&2
+  # runnable examples are the chunks that take the device: `local dev = ...`
   for f in examples/*.lua; do
-    n=$(basename "$f" .lua)
-    case "$n" in common|run|main) ;; *) echo "  $n" >&2 ;; esac
+    grep -q '^local dev = \.\.\.' "$f" && echo "  $(basename "$f" .lua)" >&2
   done
   exit 2
 fi
