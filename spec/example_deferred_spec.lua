@@ -41,6 +41,27 @@ describe("examples/deferred.lua", function()
     end
   end)
 
+  it("runs by its one command (examples/run.lua) and writes its PNG", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    local cmd = ("FG_DEVICE=%s lua5.4 examples/run.lua deferred %s 2>&1"):format(os.getenv("FG_DEVICE") or "software",
+                                                                                  dir)
+    local f = assert(io.popen(cmd))
+    local out = f:read("a")
+    local ok, _, code = f:close()
+    assert.is_true(ok, out)
+    assert.are.equal(0, code)
+    assert.matches("none .* pool .* best .* best%+poison", out:gsub("\n", " "))
+    assert.matches("outputs identical across runs: true", out)
+    assert.matches("bloom chain in this plan: .* reuses the memory of", out)
+    assert.matches("validation messages: 0", out)
+    local png = assert(io.open(dir .. "/deferred.png", "rb"))
+    assert.are.equal("\137PNG", png:read(4))
+    png:close()
+    os.remove(dir .. "/deferred.png")
+    os.remove(dir)
+  end)
+
   describe("on a device", function()
     local dev
     setup(function() dev = ex.device("software") end)
@@ -55,7 +76,7 @@ describe("examples/deferred.lua", function()
       for _, r in ipairs(runs) do by[r.label] = r end
       assert.is_true(by.best.device < by.pool.device)
       assert.is_true(by.pool.device < by.none.device)
-      assert.are.equal(by.best.heap, by.best.load)             -- our plan reaches LOAD here
+      assert.near_optimal({ heap_bytes = by.best.heap, load_bytes = by.best.load }, 1.05)   -- on the device too
       assert.are.same({}, dev:messages())
 
       -- a real render, not a cleared or uniform image: the sky at the top is
