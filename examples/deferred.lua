@@ -113,7 +113,7 @@ local nodes = {
 }
 
 -- The bloom chain: bloom_down1..6 halve the size each time (the first keeps
--- only what is brighter than 1), bloom_up5..1 add each level to the tent-
+-- only what is brighter than 1.5), bloom_up5..1 add each level to the tent-
 -- filtered level below it. Every mip is its own transient texture.
 local function size_of(k) return { "main", 0.5 ^ k } end
 for k = 1, LEVELS do
@@ -127,7 +127,7 @@ for k = 1, LEVELS do
     run = run(function(cmd, ctx)
       local w, h = ctx.width * 2, ctx.height * 2   -- close enough to the source's size for its texel
       cmd:draw(sh.down, { [0] = src }, 3, { 1.0 / w, 1.0 / h, ctx.width + 0.0, ctx.height + 0.0,
-                                           k == 1 and 1.0 or 0.0 })
+                                           k == 1 and 1.5 or 0.0 })
     end) }
 end
 for k = LEVELS - 1, 1, -1 do
@@ -152,7 +152,7 @@ nodes[#nodes + 1] = {
   pass = { color = { "final" } },
   run = run(function(cmd, ctx)
     cmd:draw(sh.tonemap, { [0] = "hdr_lit", [1] = "bloom_up1" }, 3,
-             { ctx.width + 0.0, ctx.height + 0.0, 0.12, 0.8 })
+             { ctx.width + 0.0, ctx.height + 0.0, 0.3, 0.8 })
   end) }
 nodes[#nodes + 1] = {
   name = "debug_normals",

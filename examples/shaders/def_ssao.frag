@@ -64,5 +64,7 @@ void main() {
     float dist = length(v);
     if (sd < dist - 0.02) occ += smoothstep(0.0, 1.0, radius / max(dist - sd, 1e-3) * 0.5);
   }
-  ao = vec4(clamp(1.0 - occ / 16.0, 0.0, 1.0));
+  // fade out in the distance, where the floor meets the rays at grazing angles
+  float fade = clamp((18.0 - d * far) / 6.0, 0.0, 1.0);
+  ao = vec4(mix(1.0, clamp(1.0 - occ / 16.0, 0.0, 1.0), fade));
 }
