@@ -69,7 +69,8 @@ local nodes = {
       -- written by a tiny compute shader from push constants rather than
       -- copied from ctx.upload: on lavapipe (Mesa 22.3) a runtime that used
       -- its upload ring sometimes crashes the driver's queue thread when the
-      -- device is destroyed later (see the report to the lead)
+      -- device is destroyed later (rt:close waits for the runtime's timeline
+      -- only, then destroys the ring's semaphore that the same submits signal)
       local push = {}
       for _, v in ipairs(L) do for _, x in ipairs(v) do push[#push + 1] = x + 0.0 end end
       cmd:dispatch(sh.lights, { [0] = "lights" }, 1, 1, 1, push)
