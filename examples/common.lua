@@ -20,13 +20,18 @@ function M.device(prefer)
   return fg.vulkan{ validation = true, prefer = prefer or os.getenv("FG_DEVICE") or "gpu" }
 end
 
--- Load a pipeline file, giving it the device (nil: plan only).
+-- Load a pipeline file, giving it the device (nil: plan only). Returns the
+-- pipeline and its extras, `{ frames = n, after = function(rt, env) end, ... }`
+-- (see examples/run.lua): the file's second return value, else
+-- `pipeline.example`. The schema refuses unknown pipeline fields, so a file
+-- that wants `fg.compile(dofile(path))` to keep working provides `example`
+-- through the table's metatable (`setmetatable(p, {__index = {example = x}})`).
 function M.load(path, dev)
   local chunk, err = loadfile(path)
   if not chunk then error(err, 2) end
-  local p = chunk(dev)
+  local p, extras = chunk(dev)
   if type(p) ~= "table" then error(path .. ": a pipeline file must return a table", 2) end
-  return p
+  return p, extras or p.example
 end
 
 -- Shaders by name: `{ scene = "ex_scene.frag.spv", blur = { "ex_blur.comp.spv", {...opts} } }`.
@@ -54,7 +59,7 @@ end
 
 -- Index tables of every instance of an output: {nil} when it is not multiplexed,
 -- else one index table per multiplex combination the resource has.
-local function output_indices(graph, name)
+function M.output_indices(graph, name)
   local seen, list = {}, {}
   for _, r in ipairs(graph:resources()) do
     if r.name == name and r.frame == 0 then
@@ -76,7 +81,8 @@ end
 -- identical descriptions share, best = our plan), `frames` frames each, and
 -- collect the planned heap, LOAD, the VkDeviceMemory really allocated and the
 -- outputs' bytes (every multiplex instance). opts.poison adds a poisoned run
--- of `best`. opts.each(rt, solver) runs after the frames (save PNGs there).
+-- of `best`. opts.each(rt, label) runs after the frames (save PNGs there).
+-- opts.profile (as for fg.runtime) inflates alignments to plan like a real GPU.
 function M.memory(dev, pipeline, opts)
   opts = opts or {}
   local frames = opts.frames or 4
@@ -87,7 +93,8 @@ function M.memory(dev, pipeline, opts)
   if opts.poison then list[#list + 1] = { label = "best+poison", solver = "best", poison = true } end
   for _, run in ipairs(list) do
     local rt = fg.runtime(dev, pipeline, { solver = run.solver, poison = run.poison, seed = 1234,
-                                         resolutions = opts.resolutions, dimensions = opts.dimensions })
+                                         resolutions = opts.resolutions, dimensions = opts.dimensions,
+                                         profile = opts.profile })
     local st
     for f = 1, frames do st = rt:frame(opts.inputs and opts.inputs(f)) end
     local graph = rt:graph()
@@ -95,7 +102,7 @@ function M.memory(dev, pipeline, opts)
     local mem = rt:memory()
     local images = {}
     for _, name in ipairs(pipeline.outputs or {}) do
-      for _, idx in ipairs(output_indices(graph, name)) do
+      for _, idx in ipairs(M.output_indices(graph, name)) do
         local key = name
         if idx then
           local parts = {}
@@ -113,6 +120,32 @@ function M.memory(dev, pipeline, opts)
     rt:close()
   end
   return runs
+end
+
+-- Save every output instance of the last completed frame as a PNG under
+-- out_dir: `base.png` when the pipeline has one output image, else
+-- `base_<output>[_<dim><n>...].png`. Returns the paths written.
+function M.save_outputs(rt, pipeline, out_dir, base)
+  local graph = rt:graph()
+  local list = {}
+  for _, name in ipairs(pipeline.outputs or {}) do
+    for _, idx in ipairs(M.output_indices(graph, name)) do list[#list + 1] = { name = name, index = idx or nil } end
+  end
+  local paths = {}
+  for _, o in ipairs(list) do
+    local file = base
+    if #list > 1 then
+      file = file .. "_" .. o.name
+      local parts = {}
+      for k, v in pairs(o.index or {}) do parts[#parts + 1] = k .. v end
+      table.sort(parts)
+      if #parts > 0 then file = file .. "_" .. table.concat(parts, "_") end
+    end
+    local path = out_dir .. "/" .. file .. ".png"
+    assert(rt:save_png(o.name, path, o.index))
+    paths[#paths + 1] = path
+  end
+  return paths
 end
 
 -- True when every run's outputs are byte-identical to the first run's.

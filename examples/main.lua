@@ -1,15 +1,23 @@
 -- The main job: compile examples/deferred.lua and print its plan (execution
 -- order, node states with reasons, physical resources with their lifetimes and
--- offsets, memory stats), then run it on a Vulkan device (a GPU when there is
--- one, else lavapipe) with validation and synchronization validation on, and
--- report the VkDeviceMemory really allocated, aliased vs unaliased.
---   . scripts/env.sh && lua5.4 examples/main.lua [pipeline.lua] [profile] [solver]
+-- offsets, memory stats), then render it on a Vulkan device (a GPU when there
+-- is one, else lavapipe) with validation and synchronization validation on:
+-- once per solver (no aliasing, pool, our plan, our plan on poisoned memory),
+-- reporting the VkDeviceMemory really allocated and checking the images are
+-- bit-identical. Writes out/deferred.png and the report page
+-- out/deferred-report.html (when framegraph.report has one) and says where.
+--   bash scripts/main.sh   or   . scripts/env.sh && lua5.4 examples/main.lua [pipeline.lua] [profile] [solver]
 -- FG_NO_DEVICE=1 stops after the plan; FG_DEVICE=software forces lavapipe.
 local fg = require("framegraph")
 
 local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "."
+package.path = dir .. "/?.lua;" .. package.path
+local ex = require("common")
 local path = arg[1] or (dir .. "/deferred.lua")
-local pipeline = dofile(path)
+local name = path:match("([^/]+)%.lua$") or "pipeline"
+local root = dir == "examples" and "." or (dir:match("^(.*)/examples$") or (dir .. "/.."))
+local out_dir = root .. "/out"
+local pipeline = ex.load(path)             -- no device yet: the declarations, for the plan
 local opts = { profile = arg[2] or "lavapipe", solver = arg[3] }
 
 local graph = fg.compile(pipeline, opts)
@@ -59,7 +67,7 @@ p(string.format("  nodes: %d active, %d culled, %d broken; %d instances, T = %d;
 if os.getenv("FG_NO_DEVICE") then return end
 
 -- Run the same pipeline on a device: real heaps, barriers, recorded frames.
-local ok, dev = pcall(fg.vulkan, { validation = true, prefer = "gpu" })
+local ok, dev = pcall(ex.device)
 if not ok then
   p("\nno Vulkan device: " .. tostring(dev))
   os.exit(1)
@@ -68,19 +76,44 @@ local info = dev:info()
 p(string.format("\ndevice: %s (%s), image alignment %d, bufferImageGranularity %d, %d memory types",
                 info.name, info.type, info.image_alignment, info.limits.buffer_image_granularity,
                 #info.memory_types))
-local frames = 8
-for _, solver in ipairs{ opts.solver or "best", "none" } do
-  local rt = fg.runtime(dev, pipeline, { solver = solver })
-  local last
-  for _ = 1, frames do last = rt:frame() end
-  local m = rt:memory()
-  p(string.format("  solver %-5s %d frames: VkDeviceMemory %s in %d allocation(s), %d barriers/frame, "
-                  .. "record %.1f us/frame", solver, frames, human(m.total), m.allocations, last.barriers,
-                  last.record_us))
-  rt:close()
+local live, extras = ex.load(path, dev)     -- with the device: shaders and run functions
+extras = extras or {}
+os.execute("mkdir -p '" .. out_dir:gsub("'", "'\\''") .. "'")
+local pngs, record_us = {}, {}
+local runs = ex.memory(dev, live, {
+  frames = extras.frames or 2, poison = true, solvers = { "none", "pool", opts.solver or "best" },
+  each = function(rt, label)
+    if label == (opts.solver or "best") then
+      pngs = ex.save_outputs(rt, live, out_dir, name)
+      if extras.after then extras.after(rt, { dev = dev, pipeline = live, out_dir = out_dir, ex = ex, name = name,
+                                              path = path }) end
+    end
+    record_us[label] = rt:frame().record_us     -- one more frame, timed (after the images are taken)
+  end,
+})
+p("")
+ex.print_memory(pipeline.name or name, runs)
+for _, r in ipairs(runs) do
+  p(string.format("  %-12s %d VkDeviceMemory allocation(s), %d barriers/frame, record %.1f us/frame", r.label,
+                  r.allocations, r.barriers, record_us[r.label] or 0))
 end
-local msgs = dev:messages()
-p(string.format("  validation messages: %d", #msgs))
-for _, m in ipairs(msgs) do p("    " .. m) end
+local same = ex.identical(runs)
+
+-- The report page (framegraph.report.html, when the installed module has it).
+local has, report = pcall(require, "framegraph.report")
+local page
+if has and type(report) == "table" and type(report.html) == "function" then
+  page = out_dir .. "/" .. name .. "-report.html"
+  local f = assert(io.open(page, "w"))
+  f:write(report.html(graph, { title = "framegraph: " .. (pipeline.name or name), source = path }))
+  f:close()
+else
+  p("\n(no report page: this framegraph.report has no html())")
+end
+p("")
+for _, f in ipairs(pngs) do p("image:       " .. f) end
+if page then p("report page: " .. page) end
+
+local nmsg = ex.report_messages(dev)
 dev:close()
-if #msgs > 0 then os.exit(1) end
+if nmsg > 0 or not same then os.exit(1) end

@@ -371,7 +371,9 @@ describe("introspection", function()
     local g = fg.compile(dofile("examples/deferred.lua"))
     assert.are.equal("culled", node(g, "debug_normals").state)
     assert.are.equal("broken", node(g, "lens_dirt").state)
-    assert.are.same({ "upload", "shadows", "gbuffer", "ssao", "lighting", "transparent", "taa", "bloom", "tonemap" },
+    assert.are.same({ "upload", "shadows", "gbuffer", "ssao", "lighting", "transparent",
+                      "bloom_down1", "bloom_down2", "bloom_down3", "bloom_down4", "bloom_down5", "bloom_down6",
+                      "bloom_up5", "bloom_up4", "bloom_up3", "bloom_up2", "bloom_up1", "tonemap" },
                     g:order())
   end)
 end)

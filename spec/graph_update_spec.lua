@@ -96,13 +96,20 @@ describe("graph:update equivalence", function()
     table.sort(n)
     return { order = g:order(), resources = r, nodes = n }
   end
+  local function at(p, name)   -- a node's position in the declaration list
+    for i, n in ipairs(p.nodes) do if n.name == name then return i end end
+    error("no node " .. name)
+  end
   local mutations = {
-    function(p) table.remove(p.nodes, 4) end,                                  -- drop ssao (optional ao)
+    function(p) table.remove(p.nodes, at(p, "ssao")) end,                     -- drop ssao (optional ao)
     function(p) table.insert(p.nodes, 3, { name = "extra", side_effects = true, read = { camera = "none" } }) end,
-    function(p) p.nodes[3].create.albedo.format = "rgba16_sfloat" end,
-    function(p) p.nodes[10].side_effects = true end,                           -- un-cull debug_normals
-    function(p) p.nodes[9], p.nodes[8] = p.nodes[8], p.nodes[9] end,           -- reorder declarations
-    function(p) p.nodes[11] = nil end,                                         -- drop the broken node
+    function(p) p.nodes[at(p, "gbuffer")].create.albedo.format = "rgba16_sfloat" end,
+    function(p) p.nodes[at(p, "debug_normals")].side_effects = true end,      -- un-cull debug_normals
+    function(p)                                                               -- reorder declarations
+      local a, b = at(p, "tonemap"), at(p, "bloom_up1")
+      p.nodes[a], p.nodes[b] = p.nodes[b], p.nodes[a]
+    end,
+    function(p) table.remove(p.nodes, at(p, "lens_dirt")) end,                -- drop the broken node
   }
   for i, mutate in ipairs(mutations) do
     it("matches a fresh compile after mutation " .. i, function()

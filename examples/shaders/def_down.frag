@@ -1,0 +1,25 @@
+#version 450
+// deferred example, bloom downsample: one mip of the chain from the one above
+// (13 bilinear taps, Jimenez 2014); the first level also keeps only what is
+// brighter than the threshold.
+layout(set = 0, binding = 0) uniform sampler2D src;
+layout(location = 0) out vec4 color;
+layout(push_constant) uniform Push { vec2 texel; vec2 size; float threshold; } pc;   // texel of src, size of this level
+
+vec3 tap(vec2 uv) { return texture(src, uv).rgb; }
+
+void main() {
+  vec2 uv = gl_FragCoord.xy / pc.size;
+  vec2 t = pc.texel;
+  vec3 a = tap(uv + t * vec2(-2, -2)), b = tap(uv + t * vec2(0, -2)), c = tap(uv + t * vec2(2, -2));
+  vec3 d = tap(uv + t * vec2(-1, -1)), e = tap(uv + t * vec2(1, -1));
+  vec3 f = tap(uv + t * vec2(-2, 0)), g = tap(uv), h = tap(uv + t * vec2(2, 0));
+  vec3 i = tap(uv + t * vec2(-1, 1)), j = tap(uv + t * vec2(1, 1));
+  vec3 k = tap(uv + t * vec2(-2, 2)), l = tap(uv + t * vec2(0, 2)), m = tap(uv + t * vec2(2, 2));
+  vec3 col = (d + e + i + j) * 0.125 + (a + c + k + m) * 0.03125 + (b + f + h + l) * 0.0625 + g * 0.125;
+  if (pc.threshold > 0.0) {
+    float lum = max(col.r, max(col.g, col.b));
+    col *= max(lum - pc.threshold, 0.0) / max(lum, 1e-4);
+  }
+  color = vec4(min(col, vec3(64.0)), 1.0);
+}
