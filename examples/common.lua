@@ -20,13 +20,16 @@ function M.device(prefer)
   return fg.vulkan{ validation = true, prefer = prefer or os.getenv("FG_DEVICE") or "gpu" }
 end
 
--- Load a pipeline file, giving it the device (nil: plan only).
+-- Load a pipeline file, giving it the device (nil: plan only). Returns the
+-- pipeline and the file's optional second value, its example-specific extras
+-- ({frames =, after = function(rt, out_dir, ex)}): the schema refuses unknown
+-- top-level pipeline fields, so they cannot live in the pipeline table.
 function M.load(path, dev)
   local chunk, err = loadfile(path)
   if not chunk then error(err, 2) end
-  local p = chunk(dev)
+  local p, extras = chunk(dev)
   if type(p) ~= "table" then error(path .. ": a pipeline file must return a table", 2) end
-  return p
+  return p, extras
 end
 
 -- Shaders by name: `{ scene = "ex_scene.frag.spv", blur = { "ex_blur.comp.spv", {...opts} } }`.
