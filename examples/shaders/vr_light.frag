@@ -21,6 +21,7 @@ float shadow(vec3 p, vec3 n) {
   vec2 size = vec2(textureSize(shadow_map, 0));
   p += n * 0.05;   // normal offset: no acne on faces at grazing angles to the light
   vec2 st = (vec2(dot(p, lx), dot(p, ly)) / R * 0.5 + 0.5) * size;
+  if (any(lessThan(st, vec2(1.0))) || any(greaterThanEqual(st, size - 1.0))) return 1.0;   // beyond the map: lit
   float z = (D - dot(p, LZ)) / (2.0 * D) - 0.0005;
   float lit = 0.0;
   for (int y = -1; y <= 1; y++)
