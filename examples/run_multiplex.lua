@@ -18,14 +18,17 @@ local dev = ex.device()
 print(("device: %s"):format(dev:info().name))
 local pipeline, extras = ex.load(dir .. "/" .. name .. ".lua", dev)
 extras = extras or {}
-local files = {}
+local files, lines = {}, {}
+-- the example's own report (ex.log when it uses it) is printed after the memory table
+local exl = setmetatable({ log = function(line) lines[#lines + 1] = line end }, { __index = ex })
 local runs = ex.memory(dev, pipeline, {
   frames = extras.frames, poison = true,
   each = function(rt, label)
-    if label == "best" and extras.after then files = extras.after(rt, out_dir, ex) or {} end
+    if label == "best" and extras.after then files = extras.after(rt, out_dir, exl) or {} end
   end,
 })
 ex.print_memory(pipeline.name or name, runs)
+for _, l in ipairs(lines) do print(l) end
 for _, f in ipairs(files) do print("wrote " .. f) end
 local same = ex.identical(runs)
 local msgs = ex.report_messages(dev)

@@ -113,6 +113,7 @@ local extras = {
   plans = plans,
   after = function(rt, out_dir, exm)
     exm = exm or ex
+    local print = exm.log or print
     local path = out_dir .. "/screenshot.png"
     assert(rt:save_png("shot", path))
     local m = plans()
