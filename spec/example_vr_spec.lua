@@ -22,6 +22,18 @@ local function differing(a, b)
   return d / (#a // 4)
 end
 
+-- Mean green difference between right[x] and left[x + s] over the middle columns.
+local function sad(left, right, s, w)
+  local sum, n = 0, 0
+  for y = 0, w - 1 do
+    for x = w // 4, w - w // 4 - 1 do
+      sum = sum + math.abs(left:byte((y * w + x + s) * 4 + 2) - right:byte((y * w + x) * 4 + 2))
+      n = n + 1
+    end
+  end
+  return sum / n
+end
+
 describe("examples/vr.lua", function()
   local dev
   setup(function() dev = ex.device("software") end)
@@ -80,6 +92,15 @@ describe("examples/vr.lua", function()
     assert.is_true(distinct(left) > 200, "left eye image looks flat")
     assert.is_true(distinct(right) > 200, "right eye image looks flat")
     assert.is_true(differing(left, right) > 0.2, "the eye offset should move most pixels")
+    -- and they differ by the eye offset: the right eye sees the scene shifted
+    -- left (parallax), so right[x] matches left[x + s] best for some s > 0
+    local best, best_s = math.huge, 0
+    for sh = -12, 12 do
+      local d = sad(left, right, sh, 64)
+      if d < best then best, best_s = d, sh end
+    end
+    assert.is_true(best_s >= 2, "expected a positive parallax shift, got " .. best_s)
+    assert.is_true(best < 0.5 * sad(left, right, 0, 64), "the shifted right eye should match the left one")
     assert.are.equal(2, #files)
     for _, f in ipairs(files) do
       local h = assert(io.open(f, "rb"))
