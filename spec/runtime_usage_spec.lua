@@ -131,6 +131,27 @@ describe("fg.runtime usages", function()
     rt:close()
   end)
 
+  it("CPU blobs per multiplex index: each eye's readers see that eye's blob", function()
+    local seen = {}
+    local p = {
+      dimensions = { eye = 2 }, outputs = { "final" },
+      nodes = {
+        { name = "camera", multiplex = { "eye" }, create = { cam = { blob = true } },
+          run = function(_, ctx) ctx.blob("cam").seed = 10 * ctx.index.eye end },
+        { name = "fill", multiplex = { "eye" }, read = { "cam" },
+          create = { final = { format = "rgba8_unorm", size = { 8, 8 } } },
+          run = function(cmd, ctx)
+            seen[#seen + 1] = ctx.index.eye .. "=" .. tostring(ctx.blob("cam").seed)
+            cmd:dispatch(sh.fill, { [0] = "final" }, 1, 1, 1, { ctx.blob("cam").seed })
+          end },
+      },
+    }
+    local rt = fg.runtime(dev, p, {})
+    rt:frame(); rt:frame()
+    assert.are.same({ "1=10", "2=20", "1=10", "2=20" }, seen)
+    rt:close()
+  end)
+
   it("history per multiplex index: each eye accumulates its own copy", function()
     local p = {
       dimensions = { eye = 2 }, outputs = { "acc" },

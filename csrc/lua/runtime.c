@@ -254,7 +254,8 @@ static void build_slots(lua_State *L, lrt *o, int self) {
     lua_setfield(L, -2, "index");
     lua_getfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
     lua_pushvalue(L, self);
-    lua_pushcclosure(L, lua_tocfunction(L, -2), 1);
+    lua_pushinteger(L, (lua_Integer)s);
+    lua_pushcclosure(L, lua_tocfunction(L, -3), 2);
     lua_remove(L, -2);
     lua_setfield(L, -2, "blob");
     lua_pushvalue(L, self);
@@ -302,14 +303,29 @@ static int l_blob(lua_State *L) {
     lua_pop(L, 1);
   }
   lua_pop(L, 1);
+  /* A multiplexed blob has one copy per index: key it by the physical
+   * resource this instance uses (so camera[eye=2] and gbuffer[eye=2] share
+   * one table, apart from eye 1's); names the node did not declare keep one
+   * table per name. */
+  uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2)), ph = FG_GRAPH_NONE;
+  const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
+  for (uint32_t u = 0; in && u < in->use_count && ph == FG_GRAPH_NONE; u++) {
+    const fg_graph_use *us = &in->uses[u];
+    if (!us->missing && (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))))
+      ph = fg_rt_use_phys(o->rt, slot, u);
+  }
   lua_getiuservalue(L, self, UV_BLOBS);
   lua_geti(L, -1, (lua_Integer)fg_rt_parity(o->rt) + 1);
-  lua_getfield(L, -1, name);
+  if (ph != FG_GRAPH_NONE) lua_pushinteger(L, (lua_Integer)ph);
+  else lua_pushstring(L, name);
+  lua_pushvalue(L, -1);
+  lua_gettable(L, -3);
   if (lua_isnil(L, -1)) {
     lua_pop(L, 1);
     lua_newtable(L);
-    lua_pushvalue(L, -1);
-    lua_setfield(L, -3, name);
+    lua_pushvalue(L, -2);
+    lua_pushvalue(L, -2);
+    lua_settable(L, -5);
   }
   return 1;
 }
