@@ -11,7 +11,8 @@
 -- The example's file may return extras after its pipeline:
 --   { frames = n,                       -- frames per run (default 2)
 --     after = function(rt, env) end }   -- after the best run's frames; env =
---                                       -- {dev, pipeline, out_dir, ex, name, path}; return false to fail
+--                                       -- {dev, pipeline, out_dir, ex, name, path}; return false
+--                                       -- to fail, or the list of files it wrote
 local dir = (arg and arg[0] or ""):match("^(.*)/[^/]*$") or "examples"
 package.path = dir .. "/?.lua;" .. package.path
 local ex = require("common")
@@ -51,6 +52,9 @@ local runs = ex.memory(dev, pipeline, {
       print = print0
       if not ok then error(res, 0) end
       ok_after = res ~= false
+      if type(res) == "table" then  -- the files it wrote
+        for _, f in ipairs(res) do saved[#saved + 1] = f end
+      end
     end
   end,
 })

@@ -111,9 +111,9 @@ local extras = {
   budget = BUDGET,
   whole_opts = whole_opts,
   plans = plans,
-  after = function(rt, out_dir, exm)
-    exm = exm or ex
-    local print = exm.log or print
+  after = function(rt, env)
+    local out_dir, exm = env.out_dir, env.ex or ex
+    local print = env.log or print
     local path = out_dir .. "/screenshot.png"
     assert(rt:save_png("shot", path))
     local m = plans()
@@ -137,4 +137,6 @@ local extras = {
   end,
 }
 
-return pipeline, extras
+-- The extras ride on the metatable: the schema refuses unknown pipeline fields,
+-- and fg.compile(dofile(path)) must keep working (examples/common.lua, ex.load).
+return setmetatable(pipeline, { __index = { example = extras } })

@@ -110,11 +110,14 @@ add({ name = "compose", multiplex = { "player" },
 
 local extras = {
   frames = 2,
-  after = function(rt, out_dir)
+  after = function(rt, env)
+    local out_dir = env.out_dir
     local path = out_dir .. "/split_screen.png"
     assert(rt:save_png("screen", path))
     return { path }
   end,
 }
 
-return pipeline, extras
+-- The extras ride on the metatable: the schema refuses unknown pipeline fields,
+-- and fg.compile(dofile(path)) must keep working (examples/common.lua, ex.load).
+return setmetatable(pipeline, { __index = { example = extras } })

@@ -99,7 +99,8 @@ add({ name = "tonemap", multiplex = { "eye" },
 -- Example-specific step for the runner: one PNG per eye.
 local extras = {
   frames = 2,
-  after = function(rt, out_dir)
+  after = function(rt, env)
+    local out_dir = env.out_dir
     local files = {}
     for eye, label in ipairs({ "left", "right" }) do
       local path = out_dir .. "/vr_" .. label .. ".png"
@@ -110,4 +111,6 @@ local extras = {
   end,
 }
 
-return pipeline, extras
+-- The extras ride on the metatable: the schema refuses unknown pipeline fields,
+-- and fg.compile(dofile(path)) must keep working (examples/common.lua, ex.load).
+return setmetatable(pipeline, { __index = { example = extras } })

@@ -75,7 +75,7 @@ describe("examples/screenshot.lua", function()
     -- after() re-renders whole at the pipeline's own resolutions: give it small ones
     p.resolutions = SMALL
     local lines = {}   -- its report, kept out of the spec's output
-    files = extras.after(rt, dir, setmetatable({ log = function(line) lines[#lines + 1] = line end }, { __index = ex }))
+    files = extras.after(rt, { out_dir = dir, ex = ex, log = function(line) lines[#lines + 1] = line end })
     assert.matches("bit%-identical to the whole render: true", table.concat(lines, "\n"))
     rt:close()
     local h = assert(io.open(files[1], "rb"))

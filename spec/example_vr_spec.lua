@@ -82,7 +82,7 @@ describe("examples/vr.lua", function()
     local runs = ex.memory(dev, p, { frames = 2, poison = true, resolutions = SMALL,
                                      solvers = { "none", "best" },
                                      each = function(rt, label)
-                                       if label == "best" then files = extras.after(rt, dir) end
+                                       if label == "best" then files = extras.after(rt, { out_dir = dir, ex = ex }) end
                                      end })
     assert.are.same({ "none", "best", "best+poison" }, { runs[1].label, runs[2].label, runs[3].label })
     assert.is_true(ex.identical(runs))
