@@ -12,6 +12,9 @@
 -- runner checks and prints next to the memory each way needs.
 --   bash scripts/example.sh screenshot          (PNG: out/screenshot.png)
 local dev = ...
+-- common.lua sits beside this file; make it findable however the file was loaded
+local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
+if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. "/?.lua;" .. package.path end
 local ex = require("common")
 local fg = require("framegraph")
 

@@ -8,6 +8,9 @@
 -- transients reuse player 1's memory.
 --   bash scripts/example.sh split_screen          (PNG: out/split_screen.png)
 local dev = ...
+-- common.lua sits beside this file; make it findable however the file was loaded
+local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
+if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. "/?.lua;" .. package.path end
 local ex = require("common")
 
 local sh = ex.shaders(dev, {

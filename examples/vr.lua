@@ -8,6 +8,9 @@
 -- memory of eye 1's, which the memory table shows.
 --   bash scripts/example.sh vr          (PNGs: out/vr_left.png, out/vr_right.png)
 local dev = ...
+-- common.lua sits beside this file; make it findable however the file was loaded
+local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
+if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. "/?.lua;" .. package.path end
 local ex = require("common")
 
 local sh = ex.shaders(dev, {
