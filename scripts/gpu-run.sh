@@ -24,6 +24,9 @@ for phase in "${@:-tests bench}"; do
         echo "== busted"; lua5.4 /opt/fg/usr/bin/busted --cpath='build-gpu/?.so' -o utfTerminal spec
         echo "== examples/compute4.lua"; lua5.4 examples/compute4.lua "$OUT/compute4.png" gpu
         echo "== examples/main.lua (profile nvidia)"; lua5.4 examples/main.lua examples/deferred.lua nvidia
+        for ex in deferred taa vr screenshot split_screen; do
+          echo "== examples/run.lua $ex"; lua5.4 examples/run.lua "$ex" "$OUT/examples"
+        done
       } > "$OUT/tests.log" 2>&1
       grep -E "tests passed|successes|identical|validation messages|VkDeviceMemory" "$OUT/tests.log" ;;
     bench)
@@ -33,7 +36,7 @@ for phase in "${@:-tests bench}"; do
         echo "== bench/frame.lua"; lua5.4 bench/frame.lua
         echo "== bench_compile"; ./build-gpu/bench_compile none scanline best
       } > "$OUT/bench.log" 2>&1
-      grep -E "^deferred|^vr_ssaa|faster|^ *1000 nodes|re-plan" "$OUT/bench.log" ;;
+      grep -E "^\| [a-z_]+ +\||faster|^ *1000 nodes|re-plan" "$OUT/bench.log" ;;
     cdsa)
       n=${CDSA_INSTANCES:-2000}; cl=${CDSA_CLIQUE:-200}; pids=""
       for ns in 25 50 75 100 125 150 175 200 500 1000; do
