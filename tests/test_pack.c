@@ -578,6 +578,29 @@ static void test_best_unchanged(void) {
   free(hint);
 }
 
+/* ------------------------------------------------- the solver table */
+/* fg_pack_solver_count/name and fg_pack_solvers list the same names, in
+ * order, and fg_pack takes each of them. */
+static void test_solver_names(void) {
+  size_t n = fg_pack_solver_count(), k = 0;
+  while (fg_pack_solvers[k]) k++;
+  CHECK(n == k && n == 7, "solver count %zu, fg_pack_solvers has %zu", n, k);
+  CHECK(fg_pack_solver_name(n) == NULL, "a name past the end");
+  CHECK(!strcmp(fg_pack_solver_name(0), "best"), "the default is not first: %s", fg_pack_solver_name(0));
+  fg_pack_item a[2] = {it(0, 5, 100, 1), it(5, 9, 100, 1)};
+  uint64_t off[2];
+  char err[256];
+  for (size_t i = 0; i < n; i++) {
+    CHECK(!strcmp(fg_pack_solver_name(i), fg_pack_solvers[i]), "name %zu: %s vs %s", i, fg_pack_solver_name(i),
+          fg_pack_solvers[i]);
+    fg_pack_desc d = {0};
+    d.solver = fg_pack_solver_name(i);
+    fg_pack_result r;
+    CHECK(fg_pack(a, 2, &d, off, &r, err, sizeof err) == 0, "%s: %s", d.solver, err);
+    CHECK(fg_check_packing(a, 2, off, &d, err, sizeof err) == 1, "%s: %s", d.solver, err);
+  }
+}
+
 int main(void) {
   test_checker();
   test_errors();
@@ -591,6 +614,7 @@ int main(void) {
   test_history_clique();
   test_baselines_unchanged();
   test_best_unchanged();
+  test_solver_names();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;

@@ -35,8 +35,12 @@
  *    items at the same offset. Finishing it proves optimality.
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
-#include "pack_internal.h"
+#include "pack_best.h"
+#include "pack_bound.h"
+#include "pack_greedy.h"
+#include "pack_place.h"
 #include "pack_search.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,79 +108,6 @@ static uint64_t ff_from(bs *b, size_t p) {
     b->pre[k + 1] = m;
   }
   return m;
-}
-
-/* Range max / range raise over time points without pushing tags down: a
- * raise only lifts values (chmax commutes), so a query takes the canonical
- * nodes' maxima plus the tags of their ancestors, which are the ancestors of
- * the range's two end leaves. */
-typedef struct sky { uint64_t *t, *d; uint32_t N; } sky; /* t: 2N maxima; d: N tags */
-static uint64_t sky_max(const sky *s, uint32_t a, uint32_t z) { /* [a, z), a < z */
-  uint64_t r = 0;
-  for (uint32_t l = a + s->N, h = z + s->N; l < h; l >>= 1, h >>= 1) {
-    if ((l & 1) && s->t[l] > r) r = s->t[l];
-    if ((h & 1) && s->t[h - 1] > r) r = s->t[h - 1];
-    l += l & 1;
-    h -= h & 1;
-  }
-  for (uint32_t p = (a + s->N) >> 1; p; p >>= 1) if (s->d[p] > r) r = s->d[p];
-  for (uint32_t p = (z - 1 + s->N) >> 1; p; p >>= 1) if (s->d[p] > r) r = s->d[p];
-  return r;
-}
-static void sky_raise(sky *s, uint32_t a, uint32_t z, uint64_t v) {
-  for (uint32_t l = a + s->N, h = z + s->N; l < h; l >>= 1, h >>= 1) {
-    if (l & 1) {
-      if (v > s->t[l]) s->t[l] = v;
-      if (l < s->N && v > s->d[l]) s->d[l] = v;
-      l++;
-    }
-    if (h & 1) {
-      h--;
-      if (v > s->t[h]) s->t[h] = v;
-      if (h < s->N && v > s->d[h]) s->d[h] = v;
-    }
-  }
-  for (uint32_t p = (a + s->N) >> 1; p; p >>= 1) if (v > s->t[p]) s->t[p] = v;
-  for (uint32_t p = (z - 1 + s->N) >> 1; p; p >>= 1) if (v > s->t[p]) s->t[p] = v;
-}
-
-uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, uint64_t *off) {
-  uint32_t K = in->K, lg = 1;
-  while ((1u << lg) < K) lg++;
-  uint64_t covered = 0, top = lo0;
-  for (size_t k = 0; k < m; k++) covered += in->len[ord[k]] < K ? in->len[ord[k]] : K;
-  /* short arcs: a plain skyline array, O(points covered); long ones: the tree */
-  int tree = covered > 8 * (uint64_t)m * lg;
-  sky s = {NULL, NULL, 1u << lg};
-  uint64_t *h = calloc(tree ? 3 * (size_t)s.N : (K ? K : 1), sizeof(uint64_t));
-  if (!h) return UINT64_MAX;
-  if (tree) { s.t = h; s.d = h + 2 * (size_t)s.N; }
-  for (size_t k = 0; k < m; k++) {
-    size_t i = ord[k];
-    uint32_t a = in->s[i], len = in->len[i] < K ? in->len[i] : K;
-    uint32_t z1 = a + len <= K ? a + len : K, z2 = a + len <= K ? 0 : a + len - K; /* [a, z1) and [0, z2) */
-    uint64_t o = lo0;
-    if (tree) {
-      uint64_t v = sky_max(&s, a, z1);
-      if (z2) { uint64_t w = sky_max(&s, 0, z2); if (w > v) v = w; }
-      if (v > o) o = v;
-    } else {
-      for (uint32_t t = a; t < z1; t++) if (h[t] > o) o = h[t];
-      for (uint32_t t = 0; t < z2; t++) if (h[t] > o) o = h[t];
-    }
-    off[i] = o = pk_align_up(o, in->align[i]);
-    uint64_t e = o + in->size[i];
-    if (tree) {
-      sky_raise(&s, a, z1, e);
-      if (z2) sky_raise(&s, 0, z2, e);
-    } else {
-      for (uint32_t t = a; t < z1; t++) h[t] = e;
-      for (uint32_t t = 0; t < z2; t++) h[t] = e;
-    }
-    if (e > top) top = e;
-  }
-  free(h);
-  return top;
 }
 
 static void set_order_kv(bs *b, pk_kv *kv, int warm) {

@@ -18,6 +18,7 @@
  * tried round robin under a node limit that doubles, as MiniMalloc does; any
  * of them running to the end without a solution proves there is none. */
 #include "pack_search.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
