@@ -642,11 +642,6 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
 
 /* ------------------------------------------------------------ public entry */
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t capacity,
                    double budget_ms, uint64_t *offsets, char *err, size_t errlen) {
   fg_pack_desc d0;
@@ -663,47 +658,12 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
   }
   if (!n) return PS_FOUND;
   pk_inst in;
-  memset(&in, 0, sizeof in);
-  in.n = n;
-  in.items = items;
-  in.cyclic = P > 0;
-  in.s = malloc(sizeof(uint32_t) * n); in.e = malloc(sizeof(uint32_t) * n);
-  in.len = malloc(sizeof(uint32_t) * n);
-  in.size = malloc(sizeof(uint64_t) * n); in.align = malloc(sizeof(uint64_t) * n);
-  uint64_t *v = malloc(sizeof(uint64_t) * 2 * n);
-  int rc = -1, kinds = 0;
-  if (!in.s || !in.e || !in.len || !in.size || !in.align || !v) goto out;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    v[m++] = items[i].start;
-    v[m++] = (P && items[i].stop == P) ? 0 : items[i].stop;
+  if (pk_build(&in, items, n, desc)) {
+    fg_errf(err, errlen, "out of memory");
+    return -1;
   }
-  qsort(v, m, sizeof *v, cmp_u64);
-  uint32_t K = 0;
-  for (size_t k = 0; k < m; k++)
-    if (!K || v[K - 1] != v[k]) v[K++] = v[k];
-  in.K = K;
-  for (size_t i = 0; i < n; i++) {
-    in.s[i] = pk_find_pt(v, K, items[i].start);
-    in.e[i] = pk_find_pt(v, K, (P && items[i].stop == P) ? 0 : items[i].stop);
-    kinds |= items[i].kind ? 2 : 1;
-  }
-  pk_set_len(&in);
-  uint64_t g = desc->granularity;
-  in.gran = (g > 1 && kinds == 3) ? g : 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t a = items[i].align ? items[i].align : 1, sz = items[i].size;
-    if (in.gran && items[i].kind) {
-      if (a < g) a = g;
-      sz = fg_align_up(sz, g);
-    }
-    in.size[i] = sz;
-    in.align[i] = a;
-  }
-  rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
+  int rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
   if (rc < 0) fg_errf(err, errlen, "out of memory");
-out:
-  free(v);
-  free(in.s); free(in.e); free(in.len); free(in.size); free(in.align);
+  pk_free(&in);
   return rc;
 }
