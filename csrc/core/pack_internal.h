@@ -1,9 +1,13 @@
 /* Every private header of the packers at once, for tests and tools. The
- * packers themselves include only the layers they use; from the top:
- *   pack.c (solver table, entry)
- *   -> pack_best -> pack_greedy, pack_search, pack_bound
- *   -> pack_place -> pack_inst -> pack_sort, pack_cache, pack_check
- * No file calls up this list. */
+ * packers themselves include only the layers they use, each calling only
+ * the files on the lines below its own:
+ *   pack.c                      the solver table and fg_pack
+ *   pack_best                   best: drives everything below
+ *   pack_greedy, pack_search    the baselines; the exact decision search
+ *   pack_bound                  clique lower bounds
+ *   pack_place                  placed lists, time index, gap scan, drop
+ *   pack_inst                   the normalised instance, profiles, size orders
+ *   pack_sort, pack_cache, pack_check   sorts; the memo; validation, LOAD, checker */
 #ifndef FG_PACK_INTERNAL_H
 #define FG_PACK_INTERNAL_H
 #include "pack_best.h"
