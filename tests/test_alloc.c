@@ -315,11 +315,47 @@ static void test_block_allocator(void) {
   free(L);
 }
 
+/* The kind table: every name parses back to its kind, and the requests a
+ * kind can never take are refused with a message before trying. */
+static void test_kind_table(void) {
+  for (int k = 0; k < FG_ALLOC_KIND_COUNT; k++)
+    CHECKM(fg_alloc_kind_parse(fg_alloc_kind_name((fg_alloc_kind)k)) == k, "kind %d: name %s", k,
+           fg_alloc_kind_name((fg_alloc_kind)k));
+  CHECK(fg_alloc_kind_parse("nope") == -1 && fg_alloc_kind_parse(NULL) == -1);
+  CHECK(!strcmp(fg_alloc_kind_name(FG_ALLOC_KIND_COUNT), "?"));
+  static const struct { fg_alloc_kind kind; uint64_t block, size, align; const char *msg; } bad[] = {
+    {FG_ALLOC_TLSF, 0, 0, 1, "tlsf: size must be > 0"},
+    {FG_ALLOC_BUDDY, 16, 32, 24, "buddy: alignment 24 is not a power of two"},
+    {FG_ALLOC_SLAB, 64, 32, 24, "slab: alignment 24 is not a power of two"},
+    {FG_ALLOC_SLAB, 64, 65, 1, "slab: size 65 exceeds the slot size 64 (opts.block)"},
+    {FG_ALLOC_SLAB, 64, 8, 128, "slab: alignment 128 does not divide the slot size 64"},
+    {FG_ALLOC_LINEAR, 0, 2000, 1, "linear: out of space for 2000 bytes (align 1): 0 of 1024 used"},
+    {FG_ALLOC_RING, 0, 8, 3, NULL}, /* any alignment: it fits */
+    {FG_ALLOC_FREELIST, 0, 8, 24, NULL},
+  };
+  for (size_t q = 0; q < sizeof bad / sizeof *bad; q++) {
+    fg_allocator *a = make(bad[q].kind, 1024, bad[q].block);
+    if (!a) continue;
+    char err[256] = "";
+    uint64_t off = fg_allocator_alloc_err(a, bad[q].size, bad[q].align, err, sizeof err);
+    if (bad[q].msg) {
+      CHECKM(off == FG_ALLOC_FAIL && !strcmp(err, bad[q].msg), "case %zu: got %llu, '%s', want '%s'", q,
+             (unsigned long long)off, err, bad[q].msg);
+      CHECKM(fg_allocator_alloc(a, bad[q].size, bad[q].align) == FG_ALLOC_FAIL, "case %zu: alloc took it", q);
+    } else {
+      CHECKM(off != FG_ALLOC_FAIL && off % bad[q].align == 0, "case %zu: %s", q, err);
+    }
+    validate(a, "kind table");
+    fg_allocator_destroy(a);
+  }
+}
+
 int main(void) {
   test_tlsf_directed();
   test_buddy_directed();
   test_slab_linear_ring();
   test_block_allocator();
+  test_kind_table();
   for (uint64_t seed = 1; seed <= 3; seed++) {
     random_model(FG_ALLOC_TLSF, 1u << 16, 0, seed, 4000, 3000);
     random_model(FG_ALLOC_TLSF, 777777, 0, seed + 10, 3000, 40000);

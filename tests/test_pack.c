@@ -529,6 +529,78 @@ static void test_baselines_unchanged(void) {
   free(off);
 }
 
+/* ------------------------------------------------ best stays the same */
+/* best with a budget no run can spend (only node counts and patience stop
+ * it) is deterministic: fingerprints of its packings, plain and re-planned
+ * with a hint, of 300 seeded instances of up to 64 items, recorded before
+ * the packers were split into layers (issue 11). A restructuring must not
+ * move a single offset. */
+static void test_best_unchanged(void) {
+  static const uint64_t want[2] = {0xed88e90a69243cffull, 0x724c883950314143ull};
+  uint64_t s = 23, h[2] = {0, 0};
+  fg_pack_item *it = malloc(sizeof(fg_pack_item) * 64);
+  uint64_t *off = malloc(sizeof(uint64_t) * 64), *hint = malloc(sizeof(uint64_t) * 64);
+  char err[256];
+  for (int rep = 0; rep < 300; rep++) {
+    size_t n = 1 + (size_t)(rep % 64);
+    uint64_t T = rep % 5 == 0 ? 0 : 10 + (uint64_t)(rep % 90);
+    for (size_t i = 0; i < n; i++) {
+      s = s * 6364136223846793005ull + 1442695040888963407ull;
+      uint64_t a = (s >> 33) % (T ? T : 150), l = 1 + (s >> 20) % 40, b = T ? (a + l) % T : a + l;
+      if (rep % 7 == 0 && T && (s >> 5) % 3 == 0) b = a;
+      it[i] = (fg_pack_item){a, b, 1 + ((s >> 40) % 9) * 1000 * (1 + (s >> 60)), 1u << ((s >> 10) % 5),
+                             (uint32_t)((s >> 8) & 1), 0};
+    }
+    for (int k = 0; k < 2; k++) {
+      fg_pack_desc d = {0};
+      d.period = T;
+      d.granularity = rep % 3 == 0 ? 1024 : 0;
+      d.time_budget_ms = 1e9;
+      d.node_budget = 300;
+      d.seed = (uint64_t)rep + 1;
+      d.offset_hint = k ? hint : NULL;
+      fg_pack_result r;
+      CHECK(fg_pack(it, n, &d, off, &r, err, sizeof err) == 0, "best: %s", err);
+      CHECK(fg_check_packing(it, n, off, &d, err, sizeof err) == 1, "best: %s", err);
+      for (size_t i = 0; i < n; i++) h[k] = (h[k] ^ off[i]) * 1099511628211ull;
+      h[k] = (h[k] ^ (uint64_t)r.optimal) * 1099511628211ull;
+      if (!k) { /* the re-plan: the same lifetimes, some sizes grown */
+        memcpy(hint, off, sizeof(uint64_t) * n);
+        for (size_t i = 0; i < n; i++) it[i].size += it[i].size * (i % 3) / 2;
+      }
+    }
+  }
+  for (int k = 0; k < 2; k++)
+    CHECK(h[k] == want[k], "best%s packs differently than before (fingerprint %016llx, want %016llx)",
+          k ? " with a hint" : "", (unsigned long long)h[k], (unsigned long long)want[k]);
+  free(it);
+  free(off);
+  free(hint);
+}
+
+/* ------------------------------------------------- the solver table */
+/* fg_pack_solver_count/name and fg_pack_solvers list the same names, in
+ * order, and fg_pack takes each of them. */
+static void test_solver_names(void) {
+  size_t n = fg_pack_solver_count(), k = 0;
+  while (fg_pack_solvers[k]) k++;
+  CHECK(n == k && n == 7, "solver count %zu, fg_pack_solvers has %zu", n, k);
+  CHECK(fg_pack_solver_name(n) == NULL, "a name past the end");
+  CHECK(!strcmp(fg_pack_solver_name(0), "best"), "the default is not first: %s", fg_pack_solver_name(0));
+  fg_pack_item a[2] = {it(0, 5, 100, 1), it(5, 9, 100, 1)};
+  uint64_t off[2];
+  char err[256];
+  for (size_t i = 0; i < n; i++) {
+    CHECK(!strcmp(fg_pack_solver_name(i), fg_pack_solvers[i]), "name %zu: %s vs %s", i, fg_pack_solver_name(i),
+          fg_pack_solvers[i]);
+    fg_pack_desc d = {0};
+    d.solver = fg_pack_solver_name(i);
+    fg_pack_result r;
+    CHECK(fg_pack(a, 2, &d, off, &r, err, sizeof err) == 0, "%s: %s", d.solver, err);
+    CHECK(fg_check_packing(a, 2, off, &d, err, sizeof err) == 1, "%s: %s", d.solver, err);
+  }
+}
+
 int main(void) {
   test_checker();
   test_errors();
@@ -541,6 +613,8 @@ int main(void) {
   test_thesis_family();
   test_history_clique();
   test_baselines_unchanged();
+  test_best_unchanged();
+  test_solver_names();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;

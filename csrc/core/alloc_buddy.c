@@ -30,7 +30,8 @@ static void unlink_free(fg_buddy *b, uint32_t leaf, uint32_t k) {
   b->tag[leaf] = 0;
 }
 
-int fg__buddy_init(fg_allocator *a, uint64_t block, char *err, size_t errlen) {
+static int buddy_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
+  uint64_t block = desc->block;
   fg_buddy *b = &a->u.buddy;
   if (block == 0) {
     block = a->capacity >> 20;
@@ -61,13 +62,13 @@ int fg__buddy_init(fg_allocator *a, uint64_t block, char *err, size_t errlen) {
   return 0;
 }
 
-void fg__buddy_fini(fg_allocator *a) {
+static void buddy_fini(fg_allocator *a) {
   fg_free(&a->hooks, a->u.buddy.tag);
   fg_free(&a->hooks, a->u.buddy.fnext);
   fg_free(&a->hooks, a->u.buddy.fprev);
 }
 
-void fg__buddy_reset(fg_allocator *a) {
+static void buddy_reset(fg_allocator *a) {
   fg_buddy *b = &a->u.buddy;
   memset(b->tag, 0, b->leaves);
   memset(b->heads, 0xff, sizeof b->heads);
@@ -83,7 +84,7 @@ void fg__buddy_reset(fg_allocator *a) {
   }
 }
 
-uint64_t fg__buddy_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
+static uint64_t buddy_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_buddy *b = &a->u.buddy;
   uint64_t s = size > align ? size : align;
   if (align & (align - 1) || s > a->capacity) return FG_ALLOC_FAIL;
@@ -105,7 +106,7 @@ uint64_t fg__buddy_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   return (uint64_t)leaf << b->min_log2;
 }
 
-int fg__buddy_free(fg_allocator *a, uint64_t off) {
+static int buddy_free(fg_allocator *a, uint64_t off) {
   fg_buddy *b = &a->u.buddy;
   if (off & (b->min - 1) || (off >> b->min_log2) >= b->leaves) return -1;
   uint32_t leaf = (uint32_t)(off >> b->min_log2);
@@ -125,19 +126,19 @@ int fg__buddy_free(fg_allocator *a, uint64_t off) {
   return 0;
 }
 
-uint64_t fg__buddy_size(const fg_allocator *a, uint64_t off) {
+static uint64_t buddy_size(const fg_allocator *a, uint64_t off) {
   const fg_buddy *b = &a->u.buddy;
   if (off & (b->min - 1) || (off >> b->min_log2) >= b->leaves) return 0;
   uint8_t t = b->tag[off >> b->min_log2];
   return (t & TAG_USED) ? b->min << (t & 0x3f) : 0;
 }
 
-uint64_t fg__buddy_largest(const fg_allocator *a) {
+static uint64_t buddy_largest(const fg_allocator *a) {
   const fg_buddy *b = &a->u.buddy;
   return b->map ? b->min << (63 - __builtin_clzll(b->map)) : 0;
 }
 
-int fg__buddy_validate(const fg_allocator *a, char *err, size_t errlen) {
+static int buddy_validate(const fg_allocator *a, char *err, size_t errlen) {
   const fg_buddy *b = &a->u.buddy;
   uint64_t used = 0, count = 0, nfree = 0;
   uint32_t leaf = 0;
@@ -175,3 +176,8 @@ int fg__buddy_validate(const fg_allocator *a, char *err, size_t errlen) {
   if (listed != nfree) { fg_errf(err, errlen, "buddy: free blocks not all listed"); return -1; }
   return 0;
 }
+
+const fg_alloc_ops fg__buddy_ops = {
+    .init = buddy_init, .fini = buddy_fini, .alloc = buddy_alloc, .free = buddy_free,
+    .size = buddy_size, .reset = buddy_reset, .largest = buddy_largest, .validate = buddy_validate,
+};

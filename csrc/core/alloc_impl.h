@@ -2,88 +2,9 @@
 #ifndef FG_ALLOC_IMPL_H
 #define FG_ALLOC_IMPL_H
 #include "fg_alloc.h"
+#include "alloc_omap.h"
 
 #define FG_NIL UINT32_MAX
-
-/* offset -> value hash map (open addressing, linear probing, backward-shift
- * deletion): lets free(offset) find its bookkeeping without headers in the range. */
-typedef struct fg_omap {
-  uint64_t *keys, *vals;   /* key UINT64_MAX = empty */
-  uint32_t cap, count;     /* cap is a power of two */
-} fg_omap;
-
-int fg_omap_init(fg_omap *m, const fg_alloc_hooks *h, uint32_t cap);
-void fg_omap_free(fg_omap *m, const fg_alloc_hooks *h);
-int fg_omap_grow(fg_omap *m, const fg_alloc_hooks *h);
-void fg_omap_clear(fg_omap *m);
-
-/* The lookups are inline: they sit on every alloc/free. */
-static inline uint32_t fg_omap_slot(const fg_omap *m, uint64_t key) {
-  return (uint32_t)((key * 0x9E3779B97F4A7C15ull) >> 32) & (m->cap - 1);
-}
-
-static inline int fg_omap_put(fg_omap *m, const fg_alloc_hooks *h, uint64_t key, uint64_t val) {
-  if ((m->count + 1) * 4 > m->cap * 3 && fg_omap_grow(m, h)) return -1; /* load <= 3/4 */
-  uint32_t s = fg_omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { m->vals[s] = val; return 0; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  m->keys[s] = key;
-  m->vals[s] = val;
-  m->count++;
-  return 0;
-}
-
-/* Returns 1 and *val when found. */
-static inline int fg_omap_get(const fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
-  uint32_t s = fg_omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { if (val) *val = m->vals[s]; return 1; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  return 0;
-}
-
-/* Existing key only; 1 when found. */
-static inline int fg_omap_set(fg_omap *m, uint64_t key, uint64_t val) {
-  if (!m->cap) return 0;
-  uint32_t s = fg_omap_slot(m, key);
-  while (m->keys[s] != UINT64_MAX) {
-    if (m->keys[s] == key) { m->vals[s] = val; return 1; }
-    s = (s + 1) & (m->cap - 1);
-  }
-  return 0;
-}
-
-static inline int fg_omap_del(fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
-  uint32_t mask = m->cap - 1, s = fg_omap_slot(m, key);
-  while (m->keys[s] != key) {
-    if (m->keys[s] == UINT64_MAX) return 0;
-    s = (s + 1) & mask;
-  }
-  if (val) *val = m->vals[s];
-  /* backward shift: pull later members of the probe run into the hole */
-  uint32_t hole = s, j = s;
-  for (;;) {
-    j = (j + 1) & mask;
-    if (m->keys[j] == UINT64_MAX) break;
-    uint32_t home = fg_omap_slot(m, m->keys[j]);
-    /* j stays unless its home lies cyclically in (hole, j] */
-    int stays = hole <= j ? (home > hole && home <= j) : (home > hole || home <= j);
-    if (!stays) {
-      m->keys[hole] = m->keys[j];
-      m->vals[hole] = m->vals[j];
-      hole = j;
-    }
-  }
-  m->keys[hole] = UINT64_MAX;
-  m->count--;
-  return 1;
-}
-
 
 /* TLSF */
 typedef struct fg_tlsf_node {
@@ -136,29 +57,35 @@ typedef struct fg_linear {
   uint64_t seq_first;             /* RING: sequence number of recs[rec_first] */
 } fg_linear;
 
+/* What each kind implements (alloc_tlsf.c: TLSF and FREELIST,
+ * alloc_buddy.c, alloc_slab.c, alloc_linear.c: LINEAR and RING). alloc.c
+ * picks one by kind from its table; no kind calls back into alloc.c. */
+typedef struct fg_alloc_ops {
+  /* a->capacity and a->hooks are set (the kind may round capacity down);
+   * the kind reads its own fields of desc (block, granularity) */
+  int (*init)(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen);
+  void (*fini)(fg_allocator *a);   /* also after a failed init */
+  /* size > 0, align >= 1; keeps a->used and a->count */
+  uint64_t (*alloc)(fg_allocator *a, uint64_t size, uint64_t align);
+  int (*free)(fg_allocator *a, uint64_t off);
+  uint64_t (*size)(const fg_allocator *a, uint64_t off);
+  void (*reset)(fg_allocator *a);  /* a->used and a->count are 0 already */
+  uint64_t (*largest)(const fg_allocator *a);
+  int (*validate)(const fg_allocator *a, char *err, size_t errlen);
+  /* optional: -1 and a message when the kind can never take such a request
+   * (size > 0, align >= 1), for fg_allocator_alloc_err; else 0 */
+  int (*refuse)(const fg_allocator *a, uint64_t size, uint64_t align, char *err, size_t errlen);
+} fg_alloc_ops;
+
+extern const fg_alloc_ops fg__tlsf_ops, fg__freelist_ops, fg__buddy_ops, fg__slab_ops, fg__linear_ops,
+    fg__ring_ops;
+
 struct fg_allocator {
   fg_alloc_kind kind;
+  const fg_alloc_ops *ops;        /* the kind's, from alloc.c's table */
   fg_alloc_hooks hooks;
   uint64_t capacity, used, count;
   union { fg_tlsf tlsf; fg_buddy buddy; fg_slab slab; fg_linear lin; } u;
 };
-
-int fg__tlsf_init(fg_allocator *a, uint64_t gran, char *err, size_t errlen);
-void fg__tlsf_fini(fg_allocator *a);
-uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align);
-int fg__tlsf_free(fg_allocator *a, uint64_t off);
-uint64_t fg__tlsf_size(const fg_allocator *a, uint64_t off);
-void fg__tlsf_reset(fg_allocator *a);
-uint64_t fg__tlsf_largest(const fg_allocator *a);
-int fg__tlsf_validate(const fg_allocator *a, char *err, size_t errlen);
-
-int fg__buddy_init(fg_allocator *a, uint64_t block, char *err, size_t errlen);
-void fg__buddy_fini(fg_allocator *a);
-uint64_t fg__buddy_alloc(fg_allocator *a, uint64_t size, uint64_t align);
-int fg__buddy_free(fg_allocator *a, uint64_t off);
-uint64_t fg__buddy_size(const fg_allocator *a, uint64_t off);
-void fg__buddy_reset(fg_allocator *a);
-uint64_t fg__buddy_largest(const fg_allocator *a);
-int fg__buddy_validate(const fg_allocator *a, char *err, size_t errlen);
 
 #endif

@@ -96,8 +96,9 @@ static inline void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
   node_release(t, j);
 }
 
-int fg__tlsf_init(fg_allocator *a, uint64_t gran, char *err, size_t errlen) {
+static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
   fg_tlsf *t = &a->u.tlsf;
+  uint64_t gran = desc->granularity;
   if (gran == 0) gran = 1;
   if (gran & (gran - 1) || gran > a->capacity) {
     fg_errf(err, errlen, "tlsf: granularity %llu must be a power of two no larger than the capacity %llu",
@@ -111,12 +112,12 @@ int fg__tlsf_init(fg_allocator *a, uint64_t gran, char *err, size_t errlen) {
   return 0;
 }
 
-void fg__tlsf_fini(fg_allocator *a) {
+static void tlsf_fini(fg_allocator *a) {
   fg_free(&a->hooks, a->u.tlsf.nodes);
   fg_omap_free(&a->u.tlsf.live, &a->hooks);
 }
 
-void fg__tlsf_reset(fg_allocator *a) {
+static void tlsf_reset(fg_allocator *a) {
   fg_tlsf *t = &a->u.tlsf;
   t->fl_map = 0;
   memset(t->sl_map, 0, sizeof t->sl_map);
@@ -151,7 +152,7 @@ static inline int fits(const fg_tlsf_node *n, uint64_t size, uint64_t align) {
   return off >= n->off && off - n->off <= n->size && n->size - (off - n->off) >= size;
 }
 
-uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
+static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_tlsf *t = &a->u.tlsf;
   if (size > a->capacity) return FG_ALLOC_FAIL;
   if (t->gran > 1) {
@@ -216,7 +217,7 @@ uint64_t fg__tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   return off;
 }
 
-int fg__tlsf_free(fg_allocator *a, uint64_t off) {
+static int tlsf_free(fg_allocator *a, uint64_t off) {
   fg_tlsf *t = &a->u.tlsf;
   uint64_t v;
   if (!fg_omap_del(&t->live, off, &v)) return -1;
@@ -230,12 +231,12 @@ int fg__tlsf_free(fg_allocator *a, uint64_t off) {
   return 0;
 }
 
-uint64_t fg__tlsf_size(const fg_allocator *a, uint64_t off) {
+static uint64_t tlsf_size(const fg_allocator *a, uint64_t off) {
   uint64_t v;
   return fg_omap_get(&a->u.tlsf.live, off, &v) ? a->u.tlsf.nodes[v].size : 0;
 }
 
-uint64_t fg__tlsf_largest(const fg_allocator *a) {
+static uint64_t tlsf_largest(const fg_allocator *a) {
   const fg_tlsf *t = &a->u.tlsf;
   if (!t->fl_map) return 0;
   if (t->single) {
@@ -252,7 +253,7 @@ uint64_t fg__tlsf_largest(const fg_allocator *a) {
   return best;
 }
 
-int fg__tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
+static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
   const fg_tlsf *t = &a->u.tlsf;
   uint64_t off = 0, used = 0, count = 0, nfree = 0;
   uint32_t prev = FG_NIL;
@@ -310,3 +311,19 @@ int fg__tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
   if (listed != nfree) { fg_errf(err, errlen, "tlsf: %llu free blocks but %llu listed", (unsigned long long)nfree, (unsigned long long)listed); return -1; }
   return 0;
 }
+
+/* FREELIST: the same blocks on one address-ordered list, best fit by scan. */
+static int freelist_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
+  int rc = tlsf_init(a, desc, err, errlen);
+  a->u.tlsf.single = 1;
+  return rc;
+}
+
+const fg_alloc_ops fg__tlsf_ops = {
+    .init = tlsf_init, .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free, .size = tlsf_size,
+    .reset = tlsf_reset, .largest = tlsf_largest, .validate = tlsf_validate,
+};
+const fg_alloc_ops fg__freelist_ops = {
+    .init = freelist_init, .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free,
+    .size = tlsf_size, .reset = tlsf_reset, .largest = tlsf_largest, .validate = tlsf_validate,
+};

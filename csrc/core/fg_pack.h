@@ -78,5 +78,9 @@ uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period);
 
 /* Names of all strategies, NULL-terminated (for benches and Lua). */
 extern const char *const fg_pack_solvers[];
+/* The same names by index (the first is the default): count, and name i or
+ * NULL past the end. */
+size_t fg_pack_solver_count(void);
+const char *fg_pack_solver_name(size_t i);
 
 #endif

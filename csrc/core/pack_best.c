@@ -35,8 +35,12 @@
  *    items at the same offset. Finishing it proves optimality.
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
-#include "pack_internal.h"
+#include "pack_best.h"
+#include "pack_bound.h"
+#include "pack_greedy.h"
+#include "pack_place.h"
 #include "pack_search.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,79 +108,6 @@ static uint64_t ff_from(bs *b, size_t p) {
     b->pre[k + 1] = m;
   }
   return m;
-}
-
-/* Range max / range raise over time points without pushing tags down: a
- * raise only lifts values (chmax commutes), so a query takes the canonical
- * nodes' maxima plus the tags of their ancestors, which are the ancestors of
- * the range's two end leaves. */
-typedef struct sky { uint64_t *t, *d; uint32_t N; } sky; /* t: 2N maxima; d: N tags */
-static uint64_t sky_max(const sky *s, uint32_t a, uint32_t z) { /* [a, z), a < z */
-  uint64_t r = 0;
-  for (uint32_t l = a + s->N, h = z + s->N; l < h; l >>= 1, h >>= 1) {
-    if ((l & 1) && s->t[l] > r) r = s->t[l];
-    if ((h & 1) && s->t[h - 1] > r) r = s->t[h - 1];
-    l += l & 1;
-    h -= h & 1;
-  }
-  for (uint32_t p = (a + s->N) >> 1; p; p >>= 1) if (s->d[p] > r) r = s->d[p];
-  for (uint32_t p = (z - 1 + s->N) >> 1; p; p >>= 1) if (s->d[p] > r) r = s->d[p];
-  return r;
-}
-static void sky_raise(sky *s, uint32_t a, uint32_t z, uint64_t v) {
-  for (uint32_t l = a + s->N, h = z + s->N; l < h; l >>= 1, h >>= 1) {
-    if (l & 1) {
-      if (v > s->t[l]) s->t[l] = v;
-      if (l < s->N && v > s->d[l]) s->d[l] = v;
-      l++;
-    }
-    if (h & 1) {
-      h--;
-      if (v > s->t[h]) s->t[h] = v;
-      if (h < s->N && v > s->d[h]) s->d[h] = v;
-    }
-  }
-  for (uint32_t p = (a + s->N) >> 1; p; p >>= 1) if (v > s->t[p]) s->t[p] = v;
-  for (uint32_t p = (z - 1 + s->N) >> 1; p; p >>= 1) if (v > s->t[p]) s->t[p] = v;
-}
-
-uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, uint64_t *off) {
-  uint32_t K = in->K, lg = 1;
-  while ((1u << lg) < K) lg++;
-  uint64_t covered = 0, top = lo0;
-  for (size_t k = 0; k < m; k++) covered += in->len[ord[k]] < K ? in->len[ord[k]] : K;
-  /* short arcs: a plain skyline array, O(points covered); long ones: the tree */
-  int tree = covered > 8 * (uint64_t)m * lg;
-  sky s = {NULL, NULL, 1u << lg};
-  uint64_t *h = calloc(tree ? 3 * (size_t)s.N : (K ? K : 1), sizeof(uint64_t));
-  if (!h) return UINT64_MAX;
-  if (tree) { s.t = h; s.d = h + 2 * (size_t)s.N; }
-  for (size_t k = 0; k < m; k++) {
-    size_t i = ord[k];
-    uint32_t a = in->s[i], len = in->len[i] < K ? in->len[i] : K;
-    uint32_t z1 = a + len <= K ? a + len : K, z2 = a + len <= K ? 0 : a + len - K; /* [a, z1) and [0, z2) */
-    uint64_t o = lo0;
-    if (tree) {
-      uint64_t v = sky_max(&s, a, z1);
-      if (z2) { uint64_t w = sky_max(&s, 0, z2); if (w > v) v = w; }
-      if (v > o) o = v;
-    } else {
-      for (uint32_t t = a; t < z1; t++) if (h[t] > o) o = h[t];
-      for (uint32_t t = 0; t < z2; t++) if (h[t] > o) o = h[t];
-    }
-    off[i] = o = pk_align_up(o, in->align[i]);
-    uint64_t e = o + in->size[i];
-    if (tree) {
-      sky_raise(&s, a, z1, e);
-      if (z2) sky_raise(&s, 0, z2, e);
-    } else {
-      for (uint32_t t = a; t < z1; t++) h[t] = e;
-      for (uint32_t t = 0; t < z2; t++) h[t] = e;
-    }
-    if (e > top) top = e;
-  }
-  free(h);
-  return top;
 }
 
 static void set_order_kv(bs *b, pk_kv *kv, int warm) {
@@ -354,360 +285,472 @@ out:
 }
 
 
-typedef int (*pk_fn)(const pk_inst *, uint64_t *);
+/* ------------------------------------------------------------------ best */
 
-int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
-  size_t n = in0->n;
-  *optimal = 0;
-  pk_inst in = *in0, rev;
+/* What the steps of one call share. in is the caller's instance with the
+ * conflict bits, size ranks and cut best adds; in0 measures real makespans. */
+typedef struct best_run {
+  const pk_inst *in0;
+  pk_inst in, rev;          /* rev: in mirrored in time (when have_rev) */
+  const uint64_t *hint;     /* desc->offset_hint */
+  uint64_t *out;            /* the best packing so far */
+  size_t n, m;              /* items; non-whole items (listed in bord by setup) */
   pk_tix tix;
-  int ti = 0;
-  const uint64_t *hint = desc->offset_hint;
-  const uint64_t *bits = NULL; /* built once there is time to search */
-  uint64_t *bits_own = NULL;
-  uint32_t *srank = NULL;
-  double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
+  int ti, have_rev, have_hint;
+  const uint64_t *bits;     /* built once there is time to search */
+  uint64_t *bits_own;
+  uint32_t *srank;
+  uint64_t deadline, nodes;
+  uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
+  uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
+  uint64_t realBest, hintM, bestM;
+  bs b;
+  size_t *bord;             /* best order so far */
+  uint64_t *boff;           /* its packing */
+  uint64_t *tmp;
+  size_t *sord;             /* saved suffix for reverting */
+  uint64_t *soff;
+  pk_kv *kv;
+} best_run;
+
+/* What a step returns besides -1 (OOM): go on to the next step, stop with
+ * out at a bound (optimal when it reaches reallb), or stop with *optimal
+ * decided already. */
+enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2 };
+
+/* Bounds, buffers, conflict bits of small instances, size ranks, placement
+ * list; whole-cycle items stacked at the bottom (largest alignment first)
+ * and the others listed in bord. 0 or -1 on OOM (best_free cleans up). */
+static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out) {
+  memset(r, 0, sizeof *r);
+  size_t n = in0->n;
+  r->in0 = in0;
+  r->in = *in0;
+  r->n = n;
+  r->out = out;
+  r->hint = desc->offset_hint;
+  pk_inst *in = &r->in;
+  double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : r->hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
   uint64_t budget_ns = (uint64_t)(bms * 1e6);
-  uint64_t nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
-  uint64_t t_start = fg_now_ns(), deadline = t_start + budget_ns;
+  r->nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
+  uint64_t t_start = fg_now_ns();
+  r->deadline = t_start + budget_ns;
   /* effective sizes: what first fit can reach (the real ones without granularity) */
-  uint64_t lb = in.gran ? pk_profile(&in, NULL, 0) : load, eload = lb;
-  uint64_t reallb = load;                  /* real sizes: what proves optimality */
-  if (in.cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
-    uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(&in, 5000, &cr) : pk_clique_greedy(&in, &cr);
-    if (cl > lb) lb = cl;
-    if (cr > reallb) reallb = cr;
+  r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;
+  r->reallb = load;
+  if (in->cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
+    uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(in, 5000, &cr) : pk_clique_greedy(in, &cr);
+    if (cl > r->lb) r->lb = cl;
+    if (cr > r->reallb) r->reallb = cr;
   }
 
-  bs b = {0};
-  b.in = &in;
-  b.rng = desc->seed ? desc->seed : 0x5EEDull;
-  b.ord = malloc(sizeof(size_t) * n);
-  b.pos = malloc(sizeof(uint32_t) * n);
-  b.off = malloc(sizeof(uint64_t) * n);
-  b.pre = calloc(n + 1, sizeof(uint64_t));
-  b.kv = malloc(sizeof(pk_kv) * n);
-  size_t *bord = malloc(sizeof(size_t) * n);    /* best order so far */
-  uint64_t *boff = malloc(sizeof(uint64_t) * n); /* its packing */
-  uint64_t *tmp = malloc(sizeof(uint64_t) * n);
-  size_t *sord = malloc(sizeof(size_t) * n);     /* saved suffix for reverting */
-  uint64_t *soff = malloc(sizeof(uint64_t) * n);
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
-  int rc = -1, have_rev = 0, have_hint = 0;
-  if (!b.kv || !b.ord || !b.pos || !b.off || !b.pre || !bord || !boff || !tmp || !sord ||
-      !soff || !kv)
-    goto done;
+  bs *b = &r->b;
+  b->in = in;
+  b->rng = desc->seed ? desc->seed : 0x5EEDull;
+  b->ord = malloc(sizeof(size_t) * n);
+  b->pos = malloc(sizeof(uint32_t) * n);
+  b->off = malloc(sizeof(uint64_t) * n);
+  b->pre = calloc(n + 1, sizeof(uint64_t));
+  b->kv = malloc(sizeof(pk_kv) * n);
+  r->bord = malloc(sizeof(size_t) * n);
+  r->boff = malloc(sizeof(uint64_t) * n);
+  r->tmp = malloc(sizeof(uint64_t) * n);
+  r->sord = malloc(sizeof(size_t) * n);
+  r->soff = malloc(sizeof(uint64_t) * n);
+  r->kv = malloc(sizeof(pk_kv) * n);
+  if (!b->kv || !b->ord || !b->pos || !b->off || !b->pre || !r->bord || !r->boff || !r->tmp || !r->sord ||
+      !r->soff || !r->kv)
+    return -1;
   /* small instances: conflict bits before the baselines (a bit test per
    * pair is the cheapest placement there); large ones: placement looks only
    * at items near in time */
-  if (n <= SMALL_BITS_N || (in.cache && in.cache->bits)) {
-    bits = get_bits(&in, &in.cwords, &bits_own);
-    in.cbits = bits;
+  if (n <= SMALL_BITS_N || (in->cache && in->cache->bits)) {
+    r->bits = get_bits(in, &in->cwords, &r->bits_own);
+    in->cbits = r->bits;
   }
   /* the baselines' size orders, once */
-  srank = malloc(sizeof(uint32_t) * n);
-  if (!srank || !(in.nsrank = pk_size_rank(&in, srank))) goto done;
-  in.srank = srank;
-  if (pk_pl_init(&b.pl, &in)) goto done;
-  ti = pk_tix_init(&tix, &in);
-  if (ti < 0) goto done;
-  if (ti) b.pl.tix = &tix;
+  r->srank = malloc(sizeof(uint32_t) * n);
+  if (!r->srank || !(in->nsrank = pk_size_rank(in, r->srank))) return -1;
+  in->srank = r->srank;
+  if (pk_pl_init(&b->pl, in)) return -1;
+  r->ti = pk_tix_init(&r->tix, in);
+  if (r->ti < 0) return -1;
+  if (r->ti) b->pl.tix = &r->tix;
 
-  /* whole-cycle items stacked at the bottom (largest alignment first) */
+  pk_kv *kv = r->kv;
   size_t m = 0, nw = 0;
   for (size_t i = 0; i < n; i++)
-    if (is_whole(&in, i)) kv[nw++] = (pk_kv){UINT64_MAX - in.align[i], UINT64_MAX - in.size[i], i};
+    if (is_whole(in, i)) kv[nw++] = (pk_kv){UINT64_MAX - in->align[i], UINT64_MAX - in->size[i], i};
   pk_sort_kv(kv, nw);
   uint64_t h = 0;
   for (size_t k = 0; k < nw; k++) {
     size_t i = kv[k].i;
-    b.off[i] = pk_align_up(h, in.align[i]);
-    h = b.off[i] + in.size[i];
-    b.pos[i] = UINT32_MAX; /* never counted as an earlier neighbour */
+    b->off[i] = pk_align_up(h, in->align[i]);
+    h = b->off[i] + in->size[i];
+    b->pos[i] = UINT32_MAX; /* never counted as an earlier neighbour */
   }
-  b.lo0 = h;
-  b.pre[0] = h;
+  b->lo0 = h;
+  b->pre[0] = h;
   for (size_t i = 0; i < n; i++)
-    if (!is_whole(&in, i)) bord[m++] = i;
-  b.n = m;
+    if (!is_whole(in, i)) r->bord[m++] = i;
+  b->n = r->m = m;
+  r->realBest = r->hintM = r->bestM = UINT64_MAX;
+  return 0;
+}
 
-  /* 0. warm start (a re-plan): first fit in the previous packing's offset
-   * order; at a lower bound nothing can beat it, baselines included */
-  uint64_t realBest = UINT64_MAX, hintM = UINT64_MAX;
-  if (hint) {
-    fg_pack_cache *c = in.cache;
-    /* from the last re-plan's order when there is one: it barely moves */
-    const uint32_t *warm = c && c->hint_ord && c->nhint == m ? c->hint_ord : NULL;
-    for (size_t k = 0; k < m; k++) {
-      size_t i = warm ? warm[k] : bord[k];
-      kv[k] = (pk_kv){hint[i], UINT64_MAX - in.size[i], i};
-    }
-    set_order_kv(&b, kv, warm != NULL);
-    if (c && (c->hint_ord || (c->hint_ord = malloc(sizeof(uint32_t) * (m ? m : 1))))) {
-      for (size_t k = 0; k < m; k++) c->hint_ord[k] = (uint32_t)b.ord[k];
-      c->nhint = m;
-    }
-    hintM = pk_drop(&in, b.ord, m, b.lo0, b.off);
-    if (hintM == UINT64_MAX) goto done;
-    memcpy(out, b.off, sizeof(uint64_t) * n);
-    realBest = pk_makespan(in0, out);
-    if (realBest <= reallb) goto proved;
-    memcpy(soff, b.off, sizeof(uint64_t) * n); /* soff is free until the search */
-    have_hint = 1;
+static void best_free(best_run *r) {
+  bs *b = &r->b;
+  if (r->have_rev) pk_free(&r->rev);
+  if (r->ti > 0) pk_tix_free(&r->tix);
+  free(r->bits_own); free(r->srank);
+  pk_pl_free(&b->pl);
+  free(b->kv); free(b->ord); free(b->pos); free(b->off); free(b->pre);
+  free(r->bord); free(r->boff); free(r->tmp); free(r->sord); free(r->soff); free(r->kv);
+}
+
+/* 0. warm start (a re-plan): first fit in the previous packing's offset
+ * order; at a lower bound nothing can beat it, baselines included */
+static int best_warm(best_run *r) {
+  if (!r->hint) return BEST_ON;
+  pk_inst *in = &r->in;
+  bs *b = &r->b;
+  size_t m = r->m, n = r->n;
+  fg_pack_cache *c = in->cache;
+  /* from the last re-plan's order when there is one: it barely moves */
+  const uint32_t *warm = c && c->hint_ord && c->nhint == m ? c->hint_ord : NULL;
+  for (size_t k = 0; k < m; k++) {
+    size_t i = warm ? warm[k] : r->bord[k];
+    r->kv[k] = (pk_kv){r->hint[i], UINT64_MAX - in->size[i], i};
   }
-
-  /* 1. a quick first fit: where it reaches a bound (most frame graphs do,
-   * their history copies making the clique bound), no baseline can beat it
-   * and none needs to run. Only where the baselines are dear (large n) or
-   * a clique weighs more than LOAD (the structure it is made for). */
-  if (!hint && (n > SMALL_BITS_N || lb > eload)) {
-    for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){UINT64_MAX - in.size[bord[k]], UINT32_MAX - pk_len(&in, bord[k]), bord[k]};
-    set_order_kv(&b, kv, 0);
-    /* arcs over half the cycle first (a frame graph's history copies: they
-     * make the clique bound, stacked they leave gaps the rest fits in) */
-    size_t nl = 0;
-    for (size_t k = 0; k < m; k++)
-      if (2 * (uint64_t)pk_len(&in, b.ord[k]) > in.K) bord[nl++] = b.ord[k];
-    for (size_t k = 0; k < m; k++)
-      if (2 * (uint64_t)pk_len(&in, b.ord[k]) <= in.K) bord[nl++] = b.ord[k];
-    memcpy(b.ord, bord, sizeof(size_t) * m);
-    for (size_t k = 0; k < m; k++) b.pos[b.ord[k]] = (uint32_t)k;
-    ff_from(&b, 0);
-    realBest = pk_makespan(in0, b.off);
-    memcpy(out, b.off, sizeof(uint64_t) * n);
-    if (realBest <= reallb) goto proved;
+  set_order_kv(b, r->kv, warm != NULL);
+  if (c && (c->hint_ord || (c->hint_ord = malloc(sizeof(uint32_t) * (m ? m : 1))))) {
+    for (size_t k = 0; k < m; k++) c->hint_ord[k] = (uint32_t)b->ord[k];
+    c->nhint = m;
   }
+  r->hintM = pk_drop(in, b->ord, m, b->lo0, b->off);
+  if (r->hintM == UINT64_MAX) return -1;
+  memcpy(r->out, b->off, sizeof(uint64_t) * n);
+  r->realBest = pk_makespan(r->in0, r->out);
+  if (r->realBest <= r->reallb) return BEST_PROVED;
+  memcpy(r->soff, b->off, sizeof(uint64_t) * n); /* soff is free until the search */
+  r->have_hint = 1;
+  return BEST_ON;
+}
 
-  /* 2. every baseline (real makespan decides), thesis/scanline reversed too;
-   * one that reaches a bound ends the call. Each stops as soon as what it
-   * has placed reaches the incumbent: it could no longer beat it */
-  uint64_t baseBest = UINT64_MAX;
-  static const pk_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
+/* 1. a quick first fit: where it reaches a bound (most frame graphs do,
+ * their history copies making the clique bound), no baseline can beat it
+ * and none needs to run. Only where the baselines are dear (large n) or
+ * a clique weighs more than LOAD (the structure it is made for). */
+static int best_quick(best_run *r) {
+  if (r->hint || !(r->n > SMALL_BITS_N || r->lb > r->eload)) return BEST_ON;
+  pk_inst *in = &r->in;
+  bs *b = &r->b;
+  size_t m = r->m, *bord = r->bord;
+  for (size_t k = 0; k < m; k++)
+    r->kv[k] = (pk_kv){UINT64_MAX - in->size[bord[k]], UINT32_MAX - pk_len(in, bord[k]), bord[k]};
+  set_order_kv(b, r->kv, 0);
+  /* arcs over half the cycle first (a frame graph's history copies: they
+   * make the clique bound, stacked they leave gaps the rest fits in) */
+  size_t nl = 0;
+  for (size_t k = 0; k < m; k++)
+    if (2 * (uint64_t)pk_len(in, b->ord[k]) > in->K) bord[nl++] = b->ord[k];
+  for (size_t k = 0; k < m; k++)
+    if (2 * (uint64_t)pk_len(in, b->ord[k]) <= in->K) bord[nl++] = b->ord[k];
+  memcpy(b->ord, bord, sizeof(size_t) * m);
+  for (size_t k = 0; k < m; k++) b->pos[b->ord[k]] = (uint32_t)k;
+  ff_from(b, 0);
+  r->realBest = pk_makespan(r->in0, b->off);
+  memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
+  return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
+}
+
+/* 2. every baseline (real makespan decides), thesis/scanline reversed too;
+ * one that reaches a bound ends the call. Each stops as soon as what it
+ * has placed reaches the incumbent: it could no longer beat it. Leaves the
+ * best baseline's packing in boff (or out's, when the hint's replay or the
+ * quick fit beat them all). */
+static int best_baselines(best_run *r) {
+  static const pk_baseline_fn base[] = {pk_bysize, pk_scanline, pk_thesis, pk_buckets, pk_pool, pk_none};
   const size_t nbase = sizeof base / sizeof *base;
-  uint64_t *baseoff = boff; /* the best baseline packing, kept in boff until the search starts */
+  pk_inst *in = &r->in;
+  size_t n = r->n;
+  uint64_t baseBest = UINT64_MAX;
+  uint64_t *baseoff = r->boff; /* the best baseline packing, kept in boff until the search starts */
   for (size_t f = 0; f < nbase + 2; f++) {
-    const pk_inst *src = &in;
-    pk_fn fn;
+    const pk_inst *src = in;
+    pk_baseline_fn fn;
     if (f < nbase) fn = base[f];
-    else if (fg_now_ns() > deadline) continue; /* extra starts only in budget */
+    else if (fg_now_ns() > r->deadline) continue; /* extra starts only in budget */
     else {
-      if (!have_rev && pk_reverse(&in, &rev)) continue; /* made only for them */
-      have_rev = 1;
-      src = &rev;
+      if (!r->have_rev && pk_reverse(in, &r->rev)) continue; /* made only for them */
+      r->have_rev = 1;
+      src = &r->rev;
       fn = f == nbase ? pk_thesis : pk_scanline;
     }
-    in.cut = realBest == UINT64_MAX ? 0 : realBest;
-    if (have_rev) rev.cut = in.cut;
-    int fr = fn(src, tmp);
-    if (fr < 0) goto done;
+    in->cut = r->realBest == UINT64_MAX ? 0 : r->realBest;
+    if (r->have_rev) r->rev.cut = in->cut;
+    int fr = fn(src, r->tmp);
+    if (fr < 0) return -1;
     if (fr) continue;
-    uint64_t rm = pk_makespan(in0, tmp);
+    uint64_t rm = pk_makespan(r->in0, r->tmp);
     if (rm < baseBest) {
       baseBest = rm;
-      memcpy(baseoff, tmp, sizeof(uint64_t) * n);
+      memcpy(baseoff, r->tmp, sizeof(uint64_t) * n);
     }
-    if (rm < realBest) {
-      realBest = rm;
-      memcpy(out, tmp, sizeof(uint64_t) * n);
+    if (rm < r->realBest) {
+      r->realBest = rm;
+      memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
     }
-    if (realBest <= reallb) goto proved;
+    if (r->realBest <= r->reallb) return BEST_PROVED;
   }
-  in.cut = 0;
+  in->cut = 0;
   /* the start below: the best baseline, unless the hint's replay or the
    * quick fit beat them all */
-  if (baseBest > realBest) memcpy(baseoff, out, sizeof(uint64_t) * n);
+  if (baseBest > r->realBest) memcpy(baseoff, r->out, sizeof(uint64_t) * n);
   /* past the deadline only the replay of the best baseline below runs */
-  if (!ti && !bits && fg_now_ns() < deadline) { /* the time index already confines the tests */
-    bits = get_bits(&in, &in.cwords, &bits_own);
-    in.cbits = bits;
+  if (!r->ti && !r->bits && fg_now_ns() < r->deadline) { /* the time index already confines the tests */
+    r->bits = get_bits(in, &in->cwords, &r->bits_own);
+    in->cbits = r->bits;
   }
+  return BEST_ON;
+}
 
-  /* 2b. starts: the best baseline as an order, then classic orders */
-  uint64_t bestM = UINT64_MAX;
-  for (int o = -1; o < 5 && bestM > lb; o++) {
+/* 2b. starts: the best baseline (in boff) as an order, then classic orders;
+ * the best of them in bord/boff, its makespan in bestM */
+static int best_starts(best_run *r) {
+  pk_inst *in = &r->in;
+  bs *b = &r->b;
+  size_t n = r->n, m = 0;
+  const uint64_t *baseoff = r->boff; /* read by the first order only, before boff changes */
+  for (int o = -1; o < 5 && r->bestM > r->lb; o++) {
     /* the best baseline's order replayed by first fit always runs (it
      * never places an item higher, so it only improves on the baseline),
      * unless the hint's replay stands in for it */
-    if ((o >= 0 || have_hint) && fg_now_ns() > deadline) break;
+    if ((o >= 0 || r->have_hint) && fg_now_ns() > r->deadline) break;
     m = 0;
     for (size_t i = 0; i < n; i++) {
-      if (is_whole(&in, i)) continue;
-      uint64_t len = pk_len(&in, i), sz = in.size[i];
+      if (is_whole(in, i)) continue;
+      uint64_t len = pk_len(in, i), sz = in->size[i];
       uint64_t key = o == -1 ? baseoff[i]
                    : o == 0 ? UINT64_MAX - sz
                    : o == 1 ? UINT64_MAX - sz * len
                    : o == 2 ? UINT64_MAX - len
-                   : o == 3 ? (uint64_t)in.s[i]
-                   : (uint64_t)(UINT32_MAX - in.e[i]);
-      kv[m++] = (pk_kv){key, UINT64_MAX - sz, i};
+                   : o == 3 ? (uint64_t)in->s[i]
+                   : (uint64_t)(UINT32_MAX - in->e[i]);
+      r->kv[m++] = (pk_kv){key, UINT64_MAX - sz, i};
     }
-    b.n = m;
-    set_order_kv(&b, kv, 0);
-    uint64_t mk = ff_from(&b, 0);
-    if (mk < bestM) {
-      bestM = mk;
-      memcpy(bord, b.ord, sizeof(size_t) * m);
-      memcpy(boff, b.off, sizeof(uint64_t) * n);
+    b->n = m;
+    set_order_kv(b, r->kv, 0);
+    uint64_t mk = ff_from(b, 0);
+    if (mk < r->bestM) {
+      r->bestM = mk;
+      memcpy(r->bord, b->ord, sizeof(size_t) * m);
+      memcpy(r->boff, b->off, sizeof(uint64_t) * n);
     }
   }
-  if (have_hint && hintM < bestM) { /* the re-plan's replay is a start too */
-    bestM = hintM;
-    memcpy(boff, soff, sizeof(uint64_t) * n);
+  if (r->have_hint && r->hintM < r->bestM) { /* the re-plan's replay is a start too */
+    r->bestM = r->hintM;
+    memcpy(r->boff, r->soff, sizeof(uint64_t) * n);
   }
-  if (fg_now_ns() >= deadline) { /* no time left to improve it (a re-plan, usually) */
-    if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
-    goto proved;
+  if (fg_now_ns() >= r->deadline) { /* no time left to improve it (a re-plan, usually) */
+    if (r->bestM != UINT64_MAX && pk_makespan(r->in0, r->boff) < r->realBest)
+      memcpy(r->out, r->boff, sizeof(uint64_t) * n);
+    return BEST_PROVED;
   }
-  /* 3. ruin and recreate around the peak: take an item touching the
-   * makespan and the items whose lifetimes meet it within a band below the
-   * top, put them back by first/best fit in a shuffled size order with
-   * everything else fixed; keep the result unless the makespan grows (or,
-   * at equal makespan, more bytes stick out above LOAD). */
-  m = b.n;
-  uint64_t *off = b.off;
-  memcpy(off, boff, sizeof(uint64_t) * n);
-  size_t *list = bord; /* the non-whole items */
-  pk_plist *pl = &b.pl;
-  for (size_t k = 0; k < m; k++) kv[k] = (pk_kv){off[list[k]], 0, list[k]};
-  pk_sort_kv(kv, m);
-  pk_pl_clear(pl);
-  for (size_t k = 0; k < m; k++) pk_pl_insert(pl, off, (uint32_t)kv[k].i);
-  char *ruined = calloc(n, 1);
-  if (!ruined) goto done;
-  uint64_t M = bestM, over = 0, iter = 0;
+  return BEST_ON;
+}
+
+/* The state of the ruin-and-recreate loop. */
+typedef struct ruin {
+  uint64_t M, over, iter, last_gain;
+  double cost, hist[LAHC_LEN];
+  char *ruined;
+  size_t *R, *top;
+  int at_bound;
+} ruin;
+
+/* One move: take an item touching the makespan and the items whose
+ * lifetimes meet it within a band below the top, put them back by first or
+ * best fit in a shuffled size order; keep the result or revert. 1 when no
+ * item touches the makespan (the peak is the whole-cycle stack itself). */
+static int ruin_step(best_run *r, ruin *z) {
+  const pk_inst *in = &r->in;
+  bs *b = &r->b;
+  size_t m = r->m, n = r->n, *list = r->bord, *R = z->R;
+  uint64_t *off = b->off, *soff = r->soff;
+  pk_plist *pl = &b->pl;
+  pk_kv *kv = r->kv;
+  size_t nt = 0;
+  for (size_t k = 0; k < m; k++)
+    if (off[list[k]] + in->size[list[k]] == z->M) z->top[nt++] = list[k];
+  if (!nt) return 1;
+  size_t t = z->top[rnd(&b->rng) % nt];
+  uint64_t span = z->M - b->lo0, r0 = rnd(&b->rng);
+  uint64_t depth = in->size[t] + span / 100 * (r0 % 81);
+  uint64_t band = z->M > depth ? z->M - depth : 0;
+  size_t nr = 0;
+  R[nr++] = t;
+  size_t rot = rnd(&b->rng) % m; /* no bias toward any part of the list */
+  for (size_t kk = 0; kk < m && nr < 48; kk++) {
+    size_t j = list[(kk + rot) % m];
+    if (j == t || off[j] + in->size[j] <= band) continue;
+    if (pk_conflict(in, t, j) || (rnd(&b->rng) & 15) == 0) R[nr++] = j;
+  }
+  for (size_t q = 0; q < nr; q++) {
+    soff[q] = off[R[q]];
+    z->ruined[R[q]] = 1;
+  }
+  pk_pl_remove_set(pl, z->ruined, R, nr);
+  /* recreate order: size scaled by a random factor, largest first */
+  for (size_t q = 0; q < nr; q++) {
+    uint64_t f = 64 + rnd(&b->rng) % 64;
+    kv[q] = (pk_kv){UINT64_MAX - (in->size[R[q]] >> 7) * f, rnd(&b->rng), q};
+  }
+  pk_sort_kv(kv, nr);
+  int bestfit = (r0 >> 32) & 1;
+  for (size_t q = 0; q < nr; q++) {
+    size_t i = R[kv[q].i];
+    off[i] = b_place(b, i, bestfit);
+    b_add(b, i);
+  }
+  uint64_t M2 = b->lo0, over2 = 0;
   for (size_t k = 0; k < m; k++) {
-    uint64_t e = off[list[k]] + in.size[list[k]];
-    if (e > lb) over += e - lb;
+    uint64_t e = off[list[k]] + in->size[list[k]];
+    if (e > M2) M2 = e;
+    if (e > r->lb) over2 += e - r->lb;
   }
-  size_t *R = sord, *top = (size_t *)tmp;
-  double cost = (double)M + (double)over / (4.0 * (double)(m ? m : 1)), hist[LAHC_LEN];
-  for (size_t k = 0; k < LAHC_LEN; k++) hist[k] = cost;
+  /* late acceptance: no worse than now, or than the solution LAHC_LEN
+   * iterations ago; cost = makespan, then (softly) bytes above LOAD */
+  double c2 = (double)M2 + (double)over2 / (4.0 * (double)m);
+  size_t hv = z->iter % LAHC_LEN;
+  if (c2 <= z->cost || c2 < z->hist[hv]) {
+    z->M = M2;
+    z->over = over2;
+    z->cost = c2;
+    if (z->M < r->bestM) {
+      r->bestM = z->M;
+      memcpy(r->boff, off, sizeof(uint64_t) * n);
+      z->at_bound = r->bestM <= r->lb || pk_makespan(r->in0, r->boff) <= r->reallb;
+      z->last_gain = z->iter;
+    }
+  } else { /* revert */
+    pk_pl_remove_set(pl, z->ruined, R, nr);
+    for (size_t q = 0; q < nr; q++) {
+      off[R[q]] = soff[q];
+      pk_pl_insert(pl, off, (uint32_t)R[q]);
+    }
+  }
+  for (size_t q = 0; q < nr; q++) z->ruined[R[q]] = 0;
+  z->hist[hv] = z->cost;
+  return 0;
+}
+
+/* 3. ruin and recreate around the peak (ruin_step) from the best start;
+ * keep every move unless the makespan grows (or, at equal makespan, more
+ * bytes stick out above LOAD). */
+static int best_ruin(best_run *r) {
+  const pk_inst *in = &r->in;
+  bs *b = &r->b;
+  size_t m = r->m = b->n, n = r->n, *list = r->bord; /* the non-whole items */
+  uint64_t *off = b->off;
+  memcpy(off, r->boff, sizeof(uint64_t) * n);
+  for (size_t k = 0; k < m; k++) r->kv[k] = (pk_kv){off[list[k]], 0, list[k]};
+  pk_sort_kv(r->kv, m);
+  pk_pl_clear(&b->pl);
+  for (size_t k = 0; k < m; k++) pk_pl_insert(&b->pl, off, (uint32_t)r->kv[k].i);
+  ruin z;
+  z.ruined = calloc(n, 1);
+  if (!z.ruined) return -1;
+  z.M = r->bestM;
+  z.over = z.iter = z.last_gain = 0;
+  for (size_t k = 0; k < m; k++) {
+    uint64_t e = off[list[k]] + in->size[list[k]];
+    if (e > r->lb) z.over += e - r->lb;
+  }
+  z.R = r->sord;
+  z.top = (size_t *)r->tmp;
+  z.cost = (double)z.M + (double)z.over / (4.0 * (double)(m ? m : 1));
+  for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
   /* the exact search gets half of what is left where it runs at all */
-  uint64_t now = fg_now_ns(), rr_deadline = now;
+  uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
   /* pack_search: above EXACT_MAX_N on lines the decision search after this
    * loop gets 7/8 (it solves perfect-fit instances this search stalls on);
    * on cycles (where it is only a heuristic) this loop keeps everything */
   if (now < deadline)
     rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
-                : in.cyclic      ? deadline
+                : in->cyclic     ? deadline
                                  : now + (deadline - now) / 8;
   /* stop once the best (not the wandering current) reaches a bound, in
    * effective sizes or in real bytes: nothing can beat it */
-  int at_bound = bestM <= lb || pk_makespan(in0, boff) <= reallb;
+  z.at_bound = r->bestM <= r->lb || pk_makespan(r->in0, r->boff) <= r->reallb;
   /* Stagnation stop: where the optimum lies above every bound (small cyclic
    * instances) this loop cannot prove anything and would burn its whole share
    * of the budget; the exact search below settles those in microseconds. */
-  uint64_t last_gain = 0, patience = 20000 + 100 * (uint64_t)m;
-  while (m > 1 && !at_bound && iter < nodes && iter - last_gain < patience) {
-    if ((iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
-    iter++;
-    size_t nt = 0;
-    for (size_t k = 0; k < m; k++)
-      if (off[list[k]] + in.size[list[k]] == M) top[nt++] = list[k];
-    if (!nt) break; /* the peak is the whole-cycle stack itself */
-    size_t t = top[rnd(&b.rng) % nt];
-    uint64_t span = M - b.lo0, r0 = rnd(&b.rng);
-    uint64_t depth = in.size[t] + span / 100 * (r0 % 81);
-    uint64_t band = M > depth ? M - depth : 0;
-    size_t nr = 0;
-    R[nr++] = t;
-    size_t rot = rnd(&b.rng) % m; /* no bias toward any part of the list */
-    for (size_t kk = 0; kk < m && nr < 48; kk++) {
-      size_t j = list[(kk + rot) % m];
-      if (j == t || off[j] + in.size[j] <= band) continue;
-      if (pk_conflict(&in, t, j) || (rnd(&b.rng) & 15) == 0) R[nr++] = j;
-    }
-    for (size_t q = 0; q < nr; q++) {
-      soff[q] = off[R[q]];
-      ruined[R[q]] = 1;
-    }
-    pk_pl_remove_set(pl, ruined, R, nr);
-    /* recreate order: size scaled by a random factor, largest first */
-    for (size_t q = 0; q < nr; q++) {
-      uint64_t f = 64 + rnd(&b.rng) % 64;
-      kv[q] = (pk_kv){UINT64_MAX - (in.size[R[q]] >> 7) * f, rnd(&b.rng), q};
-    }
-    pk_sort_kv(kv, nr);
-    int bestfit = (r0 >> 32) & 1;
-    for (size_t q = 0; q < nr; q++) {
-      size_t i = R[kv[q].i];
-      off[i] = b_place(&b, i, bestfit);
-      b_add(&b, i);
-    }
-    uint64_t M2 = b.lo0, over2 = 0;
-    for (size_t k = 0; k < m; k++) {
-      uint64_t e = off[list[k]] + in.size[list[k]];
-      if (e > M2) M2 = e;
-      if (e > lb) over2 += e - lb;
-    }
-    /* late acceptance: no worse than now, or than the solution LAHC_LEN
-     * iterations ago; cost = makespan, then (softly) bytes above LOAD */
-    double c2 = (double)M2 + (double)over2 / (4.0 * (double)m);
-    size_t hv = iter % LAHC_LEN;
-    if (c2 <= cost || c2 < hist[hv]) {
-      M = M2;
-      over = over2;
-      cost = c2;
-      if (M < bestM) {
-        bestM = M;
-        memcpy(boff, off, sizeof(uint64_t) * n);
-        at_bound = bestM <= lb || pk_makespan(in0, boff) <= reallb;
-        last_gain = iter;
-      }
-    } else { /* revert */
-      pk_pl_remove_set(pl, ruined, R, nr);
-      for (size_t q = 0; q < nr; q++) {
-        off[R[q]] = soff[q];
-        pk_pl_insert(pl, off, (uint32_t)R[q]);
-      }
-    }
-    for (size_t q = 0; q < nr; q++) ruined[R[q]] = 0;
-    hist[hv] = cost;
+  uint64_t patience = 20000 + 100 * (uint64_t)m;
+  while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience) {
+    if ((z.iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
+    z.iter++;
+    if (ruin_step(r, &z)) break;
   }
-  free(ruined);
-  if (bestM != UINT64_MAX && pk_makespan(in0, boff) < realBest) memcpy(out, boff, sizeof(uint64_t) * n);
-  /* pack_search */
-  if (n > EXACT_MAX_N && fg_now_ns() < deadline) {
-    int sp_proved = 0;
-    memcpy(tmp, out, sizeof(uint64_t) * n);
-    int sp = pk_search_improve(&in, lb, deadline, tmp, &sp_proved);
-    if (sp < 0) goto done;
-    if (sp > 0 && pk_makespan(in0, tmp) < pk_makespan(in0, out)) memcpy(out, tmp, sizeof(uint64_t) * n);
-    if (sp_proved && !in.gran) { /* proved minimal; real sizes are the effective ones */
-      *optimal = pk_makespan(in0, out) <= pk_makespan(in0, tmp);
-      rc = 0;
-      goto done;
-    }
+  free(z.ruined);
+  if (r->bestM != UINT64_MAX && pk_makespan(r->in0, r->boff) < r->realBest)
+    memcpy(r->out, r->boff, sizeof(uint64_t) * n);
+  return BEST_ON;
+}
+
+/* pack_search: the decision search by bisection below the incumbent, above
+ * EXACT_MAX_N items, with the time that is left */
+static int best_search(best_run *r, int *optimal) {
+  size_t n = r->n;
+  if (n <= EXACT_MAX_N || fg_now_ns() >= r->deadline) return BEST_ON;
+  int sp_proved = 0;
+  memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
+  int sp = pk_search_improve(&r->in, r->lb, r->deadline, r->tmp, &sp_proved);
+  if (sp < 0) return -1;
+  if (sp > 0 && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out)) memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
+  if (sp_proved && !r->in.gran) { /* proved minimal; real sizes are the effective ones */
+    *optimal = pk_makespan(r->in0, r->out) <= pk_makespan(r->in0, r->tmp);
+    return BEST_FINISHED;
   }
-  /* end pack_search */
-  /* 4. exact search below the incumbent with the time that is left */
-  {
-    uint64_t inc = 0;
-    for (size_t i = 0; i < n; i++)
-      if (out[i] + in.size[i] > inc) inc = out[i] + in.size[i];
-    int improved = 0;
-    /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
-     * few milliseconds: the search is kept for instances it can finish */
-    int ex = inc > lb && n <= EXACT_MAX_N ? exact(&in, inc, tmp, &improved, nodes, deadline) : 0;
-    if (ex < 0) goto done;
-    if (improved && pk_makespan(in0, tmp) < pk_makespan(in0, out)) memcpy(out, tmp, sizeof(uint64_t) * n);
-    /* exhausted: optimal for the effective sizes, which are the real ones
-     * unless kinds were rounded to granularity pages */
-    if (ex == 1 && !in.gran) {
-      *optimal = 1;
-      rc = 0;
-      goto done;
-    }
+  return BEST_ON;
+}
+
+/* 4. exact search below the incumbent with the time that is left */
+static int best_exact(best_run *r, int *optimal) {
+  const pk_inst *in = &r->in;
+  size_t n = r->n;
+  uint64_t inc = 0;
+  for (size_t i = 0; i < n; i++)
+    if (r->out[i] + in->size[i] > inc) inc = r->out[i] + in->size[i];
+  int improved = 0;
+  /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
+   * few milliseconds: the search is kept for instances it can finish */
+  int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, r->deadline) : 0;
+  if (ex < 0) return -1;
+  if (improved && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out))
+    memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
+  /* exhausted: optimal for the effective sizes, which are the real ones
+   * unless kinds were rounded to granularity pages */
+  if (ex == 1 && !in->gran) {
+    *optimal = 1;
+    return BEST_FINISHED;
   }
-proved:
-  *optimal = pk_makespan(in0, out) <= reallb;
-  rc = 0;
-done:
-  if (have_rev) pk_free(&rev);
-  if (ti > 0) pk_tix_free(&tix);
-  free(bits_own); free(srank);
-  pk_pl_free(&b.pl);
-  free(b.kv); free(b.ord); free(b.pos); free(b.off); free(b.pre);
-  free(bord); free(boff); free(tmp); free(sord); free(soff); free(kv);
-  return rc;
+  return BEST_ON;
+}
+
+int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
+  best_run r;
+  *optimal = 0;
+  int st = best_setup(&r, in0, desc, load, out);
+  if (st == BEST_ON) st = best_warm(&r);
+  if (st == BEST_ON) st = best_quick(&r);
+  if (st == BEST_ON) st = best_baselines(&r);
+  if (st == BEST_ON) st = best_starts(&r);
+  if (st == BEST_ON) st = best_ruin(&r);
+  if (st == BEST_ON) st = best_search(&r, optimal);
+  if (st == BEST_ON) st = best_exact(&r, optimal);
+  /* every step done, or one reached a bound */
+  if (st == BEST_ON || st == BEST_PROVED) *optimal = pk_makespan(in0, out) <= r.reallb;
+  best_free(&r);
+  return st < 0 ? -1 : 0;
 }

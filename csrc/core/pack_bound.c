@@ -3,7 +3,8 @@
  * clique of the conflict graph) can weigh more than LOAD; any clique is a
  * lower bound on every packing, so capped or greedy searches stay valid.
  * On a line every clique shares a point (Helly) and LOAD is the bound. */
-#include "pack_internal.h"
+#include "pack_bound.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,7 +3,7 @@
  * changes sizes only). Every call checks n, the period and each start/stop
  * against the copy here and empties the cache on any difference, so a
  * stale cache can only cost time, never change a result. */
-#include "pack_internal.h"
+#include "pack_cache.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,310 +1,16 @@
 /* Reference packers, each faithful to its source (see DESIGN.md "Reference
  * packers"): bysize (TFLite/XLA greedy by size), buckets (the GPU memory
  * aliasing article), thesis (daBFG thesis, Algorithm 1), scanline (daFG's
- * GreedyScanline). They are baselines and starting points for `best`. */
-#include "pack_internal.h"
+ * GreedyScanline), and the two without placement: none (everything stacked)
+ * and pool (reuse within a group only). They are baselines and starting
+ * points for `best`. */
+#include "pack_greedy.h"
+#include "pack_place.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define INF_T UINT32_MAX
-
-/* ----------------------------------------------------------- time index */
-
-static uint32_t tix_blk(const pk_tix *x, uint32_t t) { return t / x->B; }
-
-/* blocks touched by item i: from its start block onward, cyclically */
-static uint32_t tix_count(const pk_tix *x, size_t i) {
-  const pk_inst *in = x->in;
-  uint32_t K = in->K, s = in->s[i], len = in->len[i];
-  if (len >= K) return x->nblk;
-  uint32_t lastp = s + len - 1; /* unwrapped, < 2K */
-  uint32_t lb = lastp < K ? lastp / x->B : x->nblk + (lastp - K) / x->B;
-  uint32_t c = lb - s / x->B + 1;
-  return c < x->nblk ? c : x->nblk;
-}
-
-void pk_tix_free(pk_tix *x) {
-  free(x->sat); free(x->scnt); free(x->sl);
-  free(x->cat); free(x->ccnt); free(x->cl);
-  free(x->nbk); free(x->sc);
-  memset(x, 0, sizeof *x);
-}
-
-int pk_tix_init(pk_tix *x, const pk_inst *in) {
-  size_t n = in->n;
-  uint32_t K = in->K;
-  memset(x, 0, sizeof *x);
-  /* the plain scan is as fast on small instances, and with conflict bits
-   * (a bit test per placed item) up to a thousand items */
-  if (n < 128 || (in->cbits && n <= 1024)) return 0;
-  x->in = in;
-  /* block width: the median length, so most items touch one or two blocks */
-  uint32_t *h = calloc((size_t)K + 1, sizeof(uint32_t));
-  if (!h) return -1;
-  for (size_t i = 0; i < n; i++) h[in->len[i] < K ? in->len[i] : K]++;
-  uint32_t med = 1;
-  for (size_t acc = 0, t = 0; t <= K; t++) {
-    acc += h[t];
-    if (acc * 2 >= n) { med = (uint32_t)t; break; }
-  }
-  free(h);
-  uint32_t B = med ? med : 1;
-  /* not too many blocks: an item that spans many is inserted into each */
-  uint32_t maxb = (uint32_t)(n / 16);
-  if ((K + B - 1) / B > maxb) B = (K + maxb - 1) / maxb;
-  x->B = B;
-  x->nblk = (K + B - 1) / B;
-  x->wide = 8;
-  uint32_t nb = x->nblk;
-  x->sat = calloc((size_t)nb + 1, sizeof(uint32_t));
-  x->cat = calloc((size_t)nb + 1, sizeof(uint32_t));
-  x->scnt = calloc(nb, sizeof(uint32_t));
-  x->ccnt = calloc(nb, sizeof(uint32_t));
-  x->nbk = malloc(sizeof(uint32_t) * n);
-  x->sc = malloc(sizeof(pk_iv) * n);
-  if (!x->sat || !x->cat || !x->scnt || !x->ccnt || !x->nbk || !x->sc) { pk_tix_free(x); return -1; }
-  for (size_t i = 0; i < n; i++) {
-    uint32_t c = tix_count(x, i), b0 = tix_blk(x, in->s[i]);
-    x->nbk[i] = c;
-    x->sat[b0 + 1]++;
-    for (uint32_t k = 1, b = b0 + 1; k < c; k++, b++) {
-      if (b == nb) b = 0;
-      x->cat[b + 1]++;
-    }
-  }
-  /* worth it only when a query would visit far fewer items than the scan
-   * of every placed one (both counted with everything placed) */
-  uint64_t visits = 0, scan = (uint64_t)n * n;
-  for (size_t i = 0; i < n && visits * 4 < scan; i++) {
-    uint32_t b0 = tix_blk(x, in->s[i]);
-    if (x->nbk[i] > x->wide) { visits += n; continue; }
-    visits += x->cat[b0 + 1];
-    for (uint32_t k = 0, b = b0; k < x->nbk[i]; k++, b++) visits += x->sat[(b == nb ? (b = 0) : b) + 1];
-  }
-  if (visits * 4 >= scan) { pk_tix_free(x); return 0; }
-  for (uint32_t b = 0; b < nb; b++) { x->sat[b + 1] += x->sat[b]; x->cat[b + 1] += x->cat[b]; }
-  x->sl = malloc(sizeof(uint32_t) * (x->sat[nb] + 1));
-  x->cl = malloc(sizeof(uint32_t) * (x->cat[nb] + 1));
-  if (!x->sl || !x->cl) { pk_tix_free(x); return -1; }
-  return 1;
-}
-
-static void lst_insert(uint32_t *l, uint32_t *cnt, const uint64_t *off, uint32_t i) {
-  if (!*cnt || off[l[*cnt - 1]] <= off[i]) { /* on top of all: stacked long items come so */
-    l[(*cnt)++] = i;
-    return;
-  }
-  uint32_t lo = 0, hi = *cnt;
-  while (lo < hi) {
-    uint32_t mid = (lo + hi) / 2;
-    if (off[l[mid]] <= off[i]) lo = mid + 1; else hi = mid;
-  }
-  memmove(l + lo + 1, l + lo, (*cnt - lo) * sizeof(uint32_t));
-  l[lo] = i;
-  (*cnt)++;
-}
-static void lst_remove(uint32_t *l, uint32_t *cnt, uint32_t i) {
-  for (uint32_t k = 0; k < *cnt; k++)
-    if (l[k] == i) {
-      memmove(l + k, l + k + 1, (*cnt - k - 1) * sizeof(uint32_t));
-      (*cnt)--;
-      return;
-    }
-}
-
-static void tix_insert(pk_tix *x, const uint64_t *off, uint32_t i) {
-  uint32_t nb = x->nblk, b0 = tix_blk(x, x->in->s[i]);
-  lst_insert(x->sl + x->sat[b0], &x->scnt[b0], off, i);
-  for (uint32_t k = 1, b = b0 + 1; k < x->nbk[i]; k++, b++) {
-    if (b == nb) b = 0;
-    lst_insert(x->cl + x->cat[b], &x->ccnt[b], off, i);
-  }
-}
-static void tix_remove(pk_tix *x, uint32_t i) {
-  uint32_t nb = x->nblk, b0 = tix_blk(x, x->in->s[i]);
-  lst_remove(x->sl + x->sat[b0], &x->scnt[b0], i);
-  for (uint32_t k = 1, b = b0 + 1; k < x->nbk[i]; k++, b++) {
-    if (b == nb) b = 0;
-    lst_remove(x->cl + x->cat[b], &x->ccnt[b], i);
-  }
-}
-
-int pk_pl_init(pk_plist *pl, const pk_inst *in) {
-  size_t n = in->n ? in->n : 1;
-  memset(pl, 0, sizeof *pl);
-  pl->ix = malloc(sizeof(uint32_t) * n);
-  if (!pl->ix) return -1;
-  if (in->cbits) {
-    pl->words = in->cwords;
-    pl->placed = calloc(pl->words, sizeof(uint64_t));
-    pl->pos = malloc(sizeof(uint32_t) * n);
-    pl->sel = malloc(sizeof(uint64_t) * pl->words);
-    if (!pl->placed || !pl->pos || !pl->sel) { pk_pl_free(pl); return -1; }
-  }
-  return 0;
-}
-
-void pk_pl_free(pk_plist *pl) {
-  free(pl->ix); free(pl->placed); free(pl->pos); free(pl->sel);
-  pl->ix = NULL; pl->placed = NULL; pl->pos = NULL; pl->sel = NULL;
-}
-
-static void pl_renumber(pk_plist *pl, size_t from) {
-  if (pl->pos)
-    for (size_t k = from; k < pl->n; k++) pl->pos[pl->ix[k]] = (uint32_t)k;
-}
-
-void pk_pl_insert(pk_plist *pl, const uint64_t *off, uint32_t i) {
-  if (pl->placed) pl->placed[i >> 6] |= 1ull << (i & 63);
-  if (pl->noix) {
-    tix_insert(pl->tix, off, i);
-    return;
-  }
-  size_t lo = 0, hi = pl->n;
-  while (lo < hi) {
-    size_t mid = (lo + hi) / 2;
-    if (off[pl->ix[mid]] <= off[i]) lo = mid + 1; else hi = mid;
-  }
-  memmove(pl->ix + lo + 1, pl->ix + lo, (pl->n - lo) * sizeof(uint32_t));
-  pl->ix[lo] = i;
-  pl->n++;
-  pl_renumber(pl, lo);
-  if (pl->tix) tix_insert(pl->tix, off, i);
-}
-
-void pk_pl_remove(pk_plist *pl, uint32_t i) {
-  if (pl->placed) pl->placed[i >> 6] &= ~(1ull << (i & 63));
-  for (size_t k = 0; k < pl->n; k++)
-    if (pl->ix[k] == i) {
-      memmove(pl->ix + k, pl->ix + k + 1, (pl->n - k - 1) * sizeof(uint32_t));
-      pl->n--;
-      pl_renumber(pl, k);
-      if (pl->tix) tix_remove(pl->tix, i);
-      return;
-    }
-}
-
-void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t k) {
-  size_t w = 0;
-  for (size_t q = 0; q < pl->n; q++)
-    if (!gone[pl->ix[q]]) pl->ix[w++] = pl->ix[q];
-  pl->n = w;
-  pl_renumber(pl, 0);
-  if (pl->placed)
-    for (size_t q = 0; q < k; q++) pl->placed[ids[q] >> 6] &= ~(1ull << (ids[q] & 63));
-  if (pl->tix)
-    for (size_t q = 0; q < k; q++) tix_remove(pl->tix, (uint32_t)ids[q]);
-}
-
-void pk_pl_clear(pk_plist *pl) {
-  pl->n = 0;
-  pl->noix = 0;
-  if (pl->placed) memset(pl->placed, 0, sizeof(uint64_t) * pl->words);
-  if (pl->tix) {
-    memset(pl->tix->scnt, 0, sizeof(uint32_t) * pl->tix->nblk);
-    memset(pl->tix->ccnt, 0, sizeof(uint32_t) * pl->tix->nblk);
-  }
-}
-
-/* Usually a handful: insertion sort by offset (ties do not change the scan). */
-static void sort_by_off(pk_iv *sc, size_t c) {
-  if (c > 24) { pk_sort_iv(sc, c); return; }
-  for (size_t a = 1; a < c; a++) {
-    pk_iv t = sc[a];
-    size_t p = a;
-    while (p > 0 && sc[p - 1].lo > t.lo) { sc[p] = sc[p - 1]; p--; }
-    sc[p] = t;
-  }
-}
-
-/* The gap scan over the items meeting i, visited in offset order. */
-#define GAP_STEP(LO, HI)                                                    \
-  do {                                                                      \
-    uint64_t lo_ = (LO), hi_ = (HI);                                        \
-    if (lo_ > cur && lo_ - cur >= size) {                                   \
-      uint64_t o_ = pk_align_up(cur, align);                                \
-      if (o_ + size <= lo_) {                                               \
-        if (!bestfit) return o_;                                            \
-        if (lo_ - cur < bestgap) { bestgap = lo_ - cur; best = o_; }        \
-      }                                                                     \
-    }                                                                       \
-    if (hi_ > cur) cur = hi_;                                               \
-  } while (0)
-
-uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
-                  uint64_t limit, int bestfit) {
-  uint64_t cur = lo0, size = in->size[i], align = in->align[i], best = UINT64_MAX, bestgap = UINT64_MAX;
-  pk_tix *x = pl->tix;
-  if (x && x->nbk[i] <= x->wide) {
-    /* the neighbours starting in i's blocks (few: sorted here), merged with
-     * the cover list of i's start block (sorted already) */
-    uint32_t nb = x->nblk, b0 = tix_blk(x, in->s[i]);
-    size_t c = 0;
-    pk_iv *sc = x->sc;
-    for (uint32_t k = 0, b = b0; k < x->nbk[i]; k++, b++) {
-      if (b == nb) b = 0;
-      const uint32_t *l = x->sl + x->sat[b];
-      for (uint32_t q = 0, qn = x->scnt[b]; q < qn; q++) {
-        uint32_t j = l[q];
-        if (j != i && pk_conflict(in, i, j)) sc[c++] = (pk_iv){off[j], off[j] + in->size[j]};
-      }
-    }
-    sort_by_off(sc, c);
-    const uint32_t *cl = x->cl + x->cat[b0];
-    uint32_t cn = x->ccnt[b0], q = 0;
-    size_t p = 0;
-    for (;;) {
-      while (q < cn && !pk_conflict(in, i, cl[q])) q++;
-      if (q < cn && (p == c || off[cl[q]] <= sc[p].lo)) {
-        uint32_t j = cl[q++];
-        GAP_STEP(off[j], off[j] + in->size[j]);
-      } else if (p < c) {
-        GAP_STEP(sc[p].lo, sc[p].hi);
-        p++;
-      } else {
-        break;
-      }
-    }
-  } else if (in->cbits) {
-    const uint64_t *row = in->cbits + i * in->cwords;
-    if (pl->placed) {
-      /* i's placed neighbours from its row, marked by their places in the
-       * offset-sorted list and visited in that order: no sort, and a cost
-       * of the neighbours (plus a bit per placed item), not of every one */
-      size_t nw = (pl->n + 63) / 64;
-      uint64_t *sel = pl->sel;
-      memset(sel, 0, sizeof(uint64_t) * nw);
-      for (size_t q = 0; q < pl->words; q++)
-        for (uint64_t bm = row[q] & pl->placed[q]; bm; bm &= bm - 1) {
-          uint32_t p = pl->pos[q * 64 + (size_t)__builtin_ctzll(bm)];
-          sel[p >> 6] |= 1ull << (p & 63);
-        }
-      for (size_t w = 0; w < nw; w++)
-        for (uint64_t bm = sel[w]; bm; bm &= bm - 1) {
-          uint32_t j = pl->ix[w * 64 + (size_t)__builtin_ctzll(bm)];
-          GAP_STEP(off[j], off[j] + in->size[j]);
-        }
-      goto top;
-    }
-    /* i's row once, a bit test per placed item */
-    for (size_t k = 0; k < pl->n; k++) {
-      uint32_t j = pl->ix[k];
-      if (!((row[j >> 6] >> (j & 63)) & 1)) continue;
-      GAP_STEP(off[j], off[j] + in->size[j]);
-    }
-  } else {
-    for (size_t k = 0; k < pl->n; k++) {
-      uint32_t j = pl->ix[k];
-      if (!pk_conflict_arcs(in, i, j)) continue;
-      GAP_STEP(off[j], off[j] + in->size[j]);
-    }
-  }
-top:;
-  uint64_t o = pk_align_up(cur, align);
-  if (limit == UINT64_MAX) return best != UINT64_MAX ? best : o;
-  if (o + size <= limit && limit - cur < bestgap) best = o;
-  return best;
-}
 
 /* ------------------------------------------------------------------ bysize */
 
@@ -589,5 +295,91 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
   }
 out:
   free(ord); free(bys); free(until); free(key); free(ev); free(evs); free(slot); free(F.b);
+  return rc;
+}
+
+/* ------------------------------------------------------------ none, pool */
+
+int pk_none(const pk_inst *in, uint64_t *off) {
+  uint64_t h = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    off[i] = fg_align_up(h, in->align[i]);
+    h = off[i] + in->size[i];
+  }
+  return 0;
+}
+
+/* pool: one physical resource is reused only by items of the same nonzero
+ * group whose lifetimes never meet (first fit in start order); slots are then
+ * laid out one after another. */
+int pk_pool(const pk_inst *in, uint64_t *off) {
+  size_t n = in->n;
+  if (!n) return 0;
+  size_t *ord = malloc(sizeof(size_t) * n), *slot = malloc(sizeof(size_t) * n);
+  size_t *head = malloc(sizeof(size_t) * n), *next = malloc(sizeof(size_t) * n);
+  uint64_t *ssz = malloc(sizeof(uint64_t) * n), *sal = malloc(sizeof(uint64_t) * n);
+  uint64_t *sreal = malloc(sizeof(uint64_t) * n); /* largest real size per slot */
+  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  int rc = -1;
+  if (!ord || !slot || !head || !next || !ssz || !sal || !sreal || !kv) goto out;
+  /* by group, then start, then index: counting sorts when the group ids
+   * are small (fg_graph numbers them from 1) */
+  uint32_t gmax = 0;
+  for (size_t i = 0; i < n; i++) gmax = in->items[i].group > gmax ? in->items[i].group : gmax;
+  if (gmax < 4 * n + 64) {
+    uint32_t *key = (uint32_t *)sreal; /* free until the slots are made */
+    for (size_t i = 0; i < n; i++) { slot[i] = i; key[i] = in->s[i]; }
+    if (pk_csort(key, in->K, slot, n, head)) goto out;
+    for (size_t i = 0; i < n; i++) key[i] = in->items[i].group;
+    if (pk_csort(key, gmax + 1, head, n, ord)) goto out;
+  } else {
+    for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){in->items[i].group, in->s[i], i};
+    pk_sort(kv, n, ord);
+  }
+  /* slots are stacked, so the makespan is at least the sum of each slot's
+   * largest real size: with in->cut, stop once that reaches it */
+  uint64_t reach = 0;
+  size_t nslots = 0, gfirst = 0; /* items come by group: its slots are the latest */
+  for (size_t k = 0; k < n; k++) {
+    size_t i = ord[k];
+    uint32_t g = in->items[i].group;
+    size_t chosen = (size_t)-1;
+    if (!k || in->items[ord[k - 1]].group != g) gfirst = nslots;
+    if (g) {
+      for (size_t sl = gfirst; sl < nslots && chosen == (size_t)-1; sl++) {
+        size_t first = head[sl];
+        if (in->items[first].group != g) continue;
+        int clash = 0;
+        for (size_t j = first; j != (size_t)-1 && !clash; j = next[j]) clash = pk_conflict(in, i, j);
+        if (!clash) chosen = sl;
+      }
+    }
+    if (chosen == (size_t)-1) {
+      chosen = nslots++;
+      head[chosen] = (size_t)-1;
+      ssz[chosen] = 0;
+      sal[chosen] = 1;
+      sreal[chosen] = 0;
+    }
+    next[i] = head[chosen];
+    head[chosen] = i;
+    slot[i] = chosen;
+    if (in->size[i] > ssz[chosen]) ssz[chosen] = in->size[i];
+    if (in->align[i] > sal[chosen]) sal[chosen] = in->align[i];
+    if (in->items[i].size > sreal[chosen]) {
+      reach += in->items[i].size - sreal[chosen];
+      sreal[chosen] = in->items[i].size;
+      if (in->cut && reach >= in->cut) { rc = 1; goto out; }
+    }
+  }
+  uint64_t h = 0;
+  for (size_t sl = 0; sl < nslots; sl++) {
+    uint64_t o = fg_align_up(h, sal[sl]);
+    for (size_t j = head[sl]; j != (size_t)-1; j = next[j]) off[j] = o;
+    h = o + ssz[sl];
+  }
+  rc = 0;
+out:
+  free(ord); free(slot); free(head); free(next); free(ssz); free(sal); free(sreal); free(kv);
   return rc;
 }

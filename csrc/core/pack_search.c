@@ -18,6 +18,7 @@
  * tried round robin under a node limit that doubles, as MiniMalloc does; any
  * of them running to the end without a solution proves there is none. */
 #include "pack_search.h"
+#include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -364,6 +365,155 @@ int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_
   return decide(in, cap, deadline, out, NULL, NULL);
 }
 
+/* The decision's buffers (ps_free frees them; area, tot, rks and width are
+ * the caller's: freed by decide). 0 or -1 on OOM. */
+static int decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot, rk **rks, uint64_t **width) {
+  size_t n = S->n, nn = n + 2;
+  uint32_t K = S->K;
+  S->lo = malloc(sizeof(uint32_t) * n); S->hi = malloc(sizeof(uint32_t) * n);
+  S->adjo = calloc(n + 1, sizeof(uint32_t));
+  S->seco = calloc((size_t)K + 1, sizeof(uint32_t));
+  S->floor = calloc(K, sizeof(uint64_t)); S->total = calloc(K, sizeof(uint64_t));
+  S->minoff = calloc(n, sizeof(uint64_t)); S->sol = calloc(n, sizeof(uint64_t));
+  S->cuts = calloc(K, sizeof(uint32_t)); S->placed = calloc(n, 1);
+  if (want_partial) {
+    S->bsol = malloc(sizeof(uint64_t) * n);
+    S->bplaced = malloc(n);
+    if (!S->bsol || !S->bplaced) return -1;
+  }
+  S->rank = calloc(n, sizeof(uint32_t)); S->raised = calloc(n, sizeof(uint32_t)); S->mark = calloc(K, sizeof(uint32_t));
+  S->lbuf = malloc(sizeof(uint32_t) * n * nn); S->pbuf = malloc(sizeof(uint32_t) * n * nn);
+  S->kv = malloc(sizeof(pk_kv) * n);
+  *area = malloc(sizeof(uint64_t) * n); *tot = calloc(n, sizeof(uint64_t));
+  *rks = malloc(sizeof(rk) * n);
+#ifndef NO_RERANK
+  S->rks = *rks;
+#endif
+  S->width = *width = malloc(sizeof(uint64_t) * n);
+  S->area = *area;
+  if (!S->lo || !S->hi || !S->adjo || !S->seco || !S->floor || !S->total || !S->minoff || !S->sol || !S->cuts ||
+      !S->placed || !S->rank || !S->raised || !S->mark || !S->lbuf || !S->pbuf || !S->kv || !*area || !*tot ||
+      !*rks || !*width)
+    return -1;
+  return 0;
+}
+
+/* Fixed items (cycle only), stacked longest first, listed in S->kv[0..*nf);
+ * returns the top of the stack. */
+static uint64_t decide_fix(ps *S, uint32_t t0, int cyc, size_t *nf) {
+  const pk_inst *in = S->in;
+  size_t n = S->n, m = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!is_free_item(in, i, t0, cyc)) S->kv[m++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
+  pk_sort_kv(S->kv, m);
+  uint64_t h = 0;
+  for (size_t k = 0; k < m; k++) {
+    size_t i = S->kv[k].i;
+    S->sol[i] = fg_align_up(h, in->align[i]);
+    h = S->sol[i] + in->size[i];
+    S->placed[i] = 1;
+  }
+  *nf = m;
+  return h;
+}
+
+/* Free items: rotated ranges, width and area, floors and minoffs from the
+ * fixed stack (S->kv[0..nf)). */
+static void decide_ranges(ps *S, uint32_t t0, int cyc, size_t nf, uint64_t *width, uint64_t *area) {
+  const pk_inst *in = S->in;
+  size_t n = S->n;
+  uint32_t K = S->K;
+  for (size_t i = 0; i < n; i++) {
+    if (S->placed[i]) { S->lo[i] = S->hi[i] = 0; continue; }
+    uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
+    S->lo[i] = a;
+    S->hi[i] = a + in->len[i];
+    width[i] = cyc ? in->len[i] : in->items[i].stop - in->items[i].start;
+    area[i] = in->size[i] * width[i];
+  }
+  for (size_t k = 0; k < nf; k++) {
+    size_t f = S->kv[k].i;
+    uint64_t top = S->sol[f] + in->size[f];
+    for (size_t j = 0; j < n; j++)
+      if (!S->placed[j] && pk_conflict_arcs(in, f, j) && S->minoff[j] < top)
+        S->minoff[j] = fg_align_up(top, in->align[j]);
+    for (uint32_t t = 0; t < K; t++)
+      if (pk_contains(in, f, (t + t0) % K) && S->floor[t] < top) S->floor[t] = top;
+  }
+}
+
+/* Sections as MiniMalloc's sweep makes them: a point matters only where
+ * some free item ends right after it; the others hold a subset of the
+ * next kept point's items (two items that meet share a kept point). */
+static void decide_sections(ps *S) {
+  size_t n = S->n;
+  uint32_t K = S->K;
+  uint32_t *keep = S->cuts; /* scratch, cleared below */
+  for (size_t i = 0; i < n; i++)
+    if (!S->placed[i]) keep[S->hi[i] - 1] = 1;
+  uint32_t Kc = 0;
+  for (uint32_t t = 0; t < K; t++) {
+    uint32_t k = keep[t];
+    keep[t] = Kc; /* kept points before t */
+    if (k) S->floor[Kc++] = S->floor[t];
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!S->placed[i]) {
+      uint32_t a = keep[S->lo[i]], b = keep[S->hi[i] - 1] + 1;
+      S->lo[i] = a;
+      S->hi[i] = b;
+    }
+  memset(keep, 0, sizeof(uint32_t) * K);
+  memset(S->floor + Kc, 0, sizeof(uint64_t) * (K - Kc));
+  S->K = Kc ? Kc : 1;
+}
+
+/* Adjacency (free items), section lists and totals, cuts, and each free
+ * item's largest section total (tot). 0 or -1 on OOM. */
+static int decide_lists(ps *S, uint64_t *tot) {
+  const pk_inst *in = S->in;
+  size_t n = S->n;
+  uint32_t K = S->K;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t i = 0; i < n; i++) {
+      if (S->placed[i]) continue;
+      for (size_t j = 0; j < n; j++) {
+        if (j == i || S->placed[j] || S->lo[i] >= S->hi[j] || S->lo[j] >= S->hi[i]) continue;
+        if (pass) S->adj[S->adjo[i + 1]++] = (uint32_t)j;
+        else S->adjo[i + 1]++;
+      }
+    }
+    if (!pass) {
+      for (size_t i = 0; i < n; i++) S->adjo[i + 1] += S->adjo[i];
+      size_t ne = S->adjo[n];
+      S->adj = malloc(sizeof(uint32_t) * (ne ? ne : 1));
+      if (!S->adj) return -1;
+      for (size_t i = n; i > 0; i--) S->adjo[i] = S->adjo[i - 1]; /* fill pointers */
+      S->adjo[0] = 0;
+    }
+  }
+  for (size_t i = 0; i < n; i++)
+    if (!S->placed[i]) {
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) { S->seco[t + 1]++; S->total[t] += in->size[i]; }
+      for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+    }
+  for (uint32_t t = 0; t < K; t++) S->seco[t + 1] += S->seco[t];
+  size_t ns = S->seco[K];
+  S->sec = malloc(sizeof(uint32_t) * (ns ? ns : 1));
+  if (!S->sec) return -1;
+  uint32_t *fill = S->mark; /* reused as fill pointers, then cleared */
+  for (uint32_t t = 0; t < K; t++) fill[t] = S->seco[t];
+  for (size_t i = 0; i < n; i++)
+    if (!S->placed[i])
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[t]++] = (uint32_t)i;
+  memset(S->mark, 0, sizeof(uint32_t) * K);
+  for (size_t i = 0; i < n; i++)
+    if (!S->placed[i])
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
+        if (S->total[t] > tot[i]) tot[i] = S->total[t];
+  return 0;
+}
+
 /* partial, when given, receives on PS_UNKNOWN the deepest partial packing
  * under cap, completed by first fit (its makespan may exceed cap);
  * *have_partial says whether it was written. */
@@ -389,130 +539,15 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       if (prof[t] < prof[t0]) t0 = t;
     free(prof);
   }
-  size_t nn = n + 2;
-  S.lo = malloc(sizeof(uint32_t) * n); S.hi = malloc(sizeof(uint32_t) * n);
-  S.adjo = calloc(n + 1, sizeof(uint32_t));
-  S.seco = calloc((size_t)K + 1, sizeof(uint32_t));
-  S.floor = calloc(K, sizeof(uint64_t)); S.total = calloc(K, sizeof(uint64_t));
-  S.minoff = calloc(n, sizeof(uint64_t)); S.sol = calloc(n, sizeof(uint64_t));
-  S.cuts = calloc(K, sizeof(uint32_t)); S.placed = calloc(n, 1);
-  if (partial) {
-    S.bsol = malloc(sizeof(uint64_t) * n);
-    S.bplaced = malloc(n);
-    if (!S.bsol || !S.bplaced) goto out;
-  }
-  S.rank = calloc(n, sizeof(uint32_t)); S.raised = calloc(n, sizeof(uint32_t)); S.mark = calloc(K, sizeof(uint32_t));
-  S.lbuf = malloc(sizeof(uint32_t) * n * nn); S.pbuf = malloc(sizeof(uint32_t) * n * nn);
-  S.kv = malloc(sizeof(pk_kv) * n);
-  area = malloc(sizeof(uint64_t) * n); tot = calloc(n, sizeof(uint64_t));
-  rks = malloc(sizeof(rk) * n);
-#ifndef NO_RERANK
-  S.rks = rks;
-#endif
-  S.width = width = malloc(sizeof(uint64_t) * n);
-  S.area = area;
-  if (!S.lo || !S.hi || !S.adjo || !S.seco || !S.floor || !S.total || !S.minoff || !S.sol || !S.cuts ||
-      !S.placed || !S.rank || !S.raised || !S.mark || !S.lbuf || !S.pbuf || !S.kv || !area || !tot || !rks || !width)
-    goto out;
-  /* fixed items (cycle only), stacked longest first */
-  size_t nf = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!is_free_item(in, i, t0, cyc)) S.kv[nf++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
-  pk_sort_kv(S.kv, nf);
-  uint64_t h = 0;
-  for (size_t k = 0; k < nf; k++) {
-    size_t i = S.kv[k].i;
-    S.sol[i] = fg_align_up(h, in->align[i]);
-    h = S.sol[i] + in->size[i];
-    S.placed[i] = 1;
-  }
-  if (h > cap) { rc = PS_UNKNOWN; goto out; }
-  /* free items: rotated ranges, floors and minoffs from the fixed stack */
-  for (size_t i = 0; i < n; i++) {
-    if (S.placed[i]) { S.lo[i] = S.hi[i] = 0; continue; }
-    uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
-    S.lo[i] = a;
-    S.hi[i] = a + in->len[i];
-    width[i] = cyc ? in->len[i] : in->items[i].stop - in->items[i].start;
-    area[i] = in->size[i] * width[i];
-  }
-  for (size_t k = 0; k < nf; k++) {
-    size_t f = S.kv[k].i;
-    uint64_t top = S.sol[f] + in->size[f];
-    for (size_t j = 0; j < n; j++)
-      if (!S.placed[j] && pk_conflict_arcs(in, f, j) && S.minoff[j] < top)
-        S.minoff[j] = fg_align_up(top, in->align[j]);
-    for (uint32_t t = 0; t < K; t++)
-      if (pk_contains(in, f, (t + t0) % K) && S.floor[t] < top) S.floor[t] = top;
-  }
-  /* Sections as MiniMalloc's sweep makes them: a point matters only where
-   * some free item ends right after it; the others hold a subset of the
-   * next kept point's items (two items that meet share a kept point). */
-  {
-    uint32_t *keep = S.cuts; /* scratch, cleared below */
-    for (size_t i = 0; i < n; i++)
-      if (!S.placed[i]) keep[S.hi[i] - 1] = 1;
-    uint32_t Kc = 0;
-    for (uint32_t t = 0; t < K; t++) {
-      uint32_t k = keep[t];
-      keep[t] = Kc; /* kept points before t */
-      if (k) S.floor[Kc++] = S.floor[t];
-    }
-    for (size_t i = 0; i < n; i++)
-      if (!S.placed[i]) {
-        uint32_t a = keep[S.lo[i]], b = keep[S.hi[i] - 1] + 1;
-        S.lo[i] = a;
-        S.hi[i] = b;
-      }
-    memset(keep, 0, sizeof(uint32_t) * K);
-    memset(S.floor + Kc, 0, sizeof(uint64_t) * (K - Kc));
-    K = Kc ? Kc : 1;
-    S.K = K;
-  }
-  /* adjacency (free items) and section lists */
-  size_t ne = 0;
-  for (int pass = 0; pass < 2; pass++) {
-    for (size_t i = 0; i < n; i++) {
-      if (S.placed[i]) continue;
-      for (size_t j = 0; j < n; j++) {
-        if (j == i || S.placed[j] || S.lo[i] >= S.hi[j] || S.lo[j] >= S.hi[i]) continue;
-        if (pass) S.adj[S.adjo[i + 1]++] = (uint32_t)j;
-        else S.adjo[i + 1]++;
-      }
-    }
-    if (!pass) {
-      for (size_t i = 0; i < n; i++) S.adjo[i + 1] += S.adjo[i];
-      ne = S.adjo[n];
-      S.adj = malloc(sizeof(uint32_t) * (ne ? ne : 1));
-      if (!S.adj) goto out;
-      for (size_t i = n; i > 0; i--) S.adjo[i] = S.adjo[i - 1]; /* fill pointers */
-      S.adjo[0] = 0;
-    }
-  }
-  size_t ns = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!S.placed[i]) {
-      for (uint32_t t = S.lo[i]; t < S.hi[i]; t++) { S.seco[t + 1]++; S.total[t] += in->size[i]; }
-      for (uint32_t t = S.lo[i]; t + 1 < S.hi[i]; t++) S.cuts[t]++;
-    }
-  for (uint32_t t = 0; t < K; t++) S.seco[t + 1] += S.seco[t];
-  ns = S.seco[K];
-  S.sec = malloc(sizeof(uint32_t) * (ns ? ns : 1));
-  if (!S.sec) goto out;
-  {
-    uint32_t *fill = S.mark; /* reused as fill pointers, then cleared */
-    for (uint32_t t = 0; t < K; t++) fill[t] = S.seco[t];
-    for (size_t i = 0; i < n; i++)
-      if (!S.placed[i])
-        for (uint32_t t = S.lo[i]; t < S.hi[i]; t++) S.sec[fill[t]++] = (uint32_t)i;
-    memset(S.mark, 0, sizeof(uint32_t) * K);
-  }
-  for (size_t i = 0; i < n; i++)
-    if (!S.placed[i])
-      for (uint32_t t = S.lo[i]; t < S.hi[i]; t++)
-        if (S.total[t] > tot[i]) tot[i] = S.total[t];
+  if (decide_alloc(&S, partial != NULL, &area, &tot, &rks, &width)) goto out;
+  size_t nf;
+  if (decide_fix(&S, t0, cyc, &nf) > cap) { rc = PS_UNKNOWN; goto out; }
+  decide_ranges(&S, t0, cyc, nf, width, area);
+  decide_sections(&S);
+  K = S.K;
+  if (decide_lists(&S, tot)) goto out;
   /* every free item, for the top-level pieces */
-  uint32_t *all = S.pbuf + (nn - 1) * n;
+  uint32_t *all = S.pbuf + (n + 1) * n;
   size_t nall = 0;
   for (size_t i = 0; i < n; i++)
     if (!S.placed[i]) all[nall++] = (uint32_t)i;
@@ -607,11 +642,6 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
 
 /* ------------------------------------------------------------ public entry */
 
-static int cmp_u64(const void *a, const void *b) {
-  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-  return x < y ? -1 : x > y;
-}
-
 int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t capacity,
                    double budget_ms, uint64_t *offsets, char *err, size_t errlen) {
   fg_pack_desc d0;
@@ -628,47 +658,12 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
   }
   if (!n) return PS_FOUND;
   pk_inst in;
-  memset(&in, 0, sizeof in);
-  in.n = n;
-  in.items = items;
-  in.cyclic = P > 0;
-  in.s = malloc(sizeof(uint32_t) * n); in.e = malloc(sizeof(uint32_t) * n);
-  in.len = malloc(sizeof(uint32_t) * n);
-  in.size = malloc(sizeof(uint64_t) * n); in.align = malloc(sizeof(uint64_t) * n);
-  uint64_t *v = malloc(sizeof(uint64_t) * 2 * n);
-  int rc = -1, kinds = 0;
-  if (!in.s || !in.e || !in.len || !in.size || !in.align || !v) goto out;
-  size_t m = 0;
-  for (size_t i = 0; i < n; i++) {
-    v[m++] = items[i].start;
-    v[m++] = (P && items[i].stop == P) ? 0 : items[i].stop;
+  if (pk_build(&in, items, n, desc)) {
+    fg_errf(err, errlen, "out of memory");
+    return -1;
   }
-  qsort(v, m, sizeof *v, cmp_u64);
-  uint32_t K = 0;
-  for (size_t k = 0; k < m; k++)
-    if (!K || v[K - 1] != v[k]) v[K++] = v[k];
-  in.K = K;
-  for (size_t i = 0; i < n; i++) {
-    in.s[i] = pk_find_pt(v, K, items[i].start);
-    in.e[i] = pk_find_pt(v, K, (P && items[i].stop == P) ? 0 : items[i].stop);
-    kinds |= items[i].kind ? 2 : 1;
-  }
-  pk_set_len(&in);
-  uint64_t g = desc->granularity;
-  in.gran = (g > 1 && kinds == 3) ? g : 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t a = items[i].align ? items[i].align : 1, sz = items[i].size;
-    if (in.gran && items[i].kind) {
-      if (a < g) a = g;
-      sz = fg_align_up(sz, g);
-    }
-    in.size[i] = sz;
-    in.align[i] = a;
-  }
-  rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
+  int rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
   if (rc < 0) fg_errf(err, errlen, "out of memory");
-out:
-  free(v);
-  free(in.s); free(in.e); free(in.len); free(in.size); free(in.align);
+  pk_free(&in);
   return rc;
 }

@@ -11,7 +11,7 @@
  */
 #ifndef FG_PACK_SEARCH_H
 #define FG_PACK_SEARCH_H
-#include "pack_internal.h"
+#include "pack_inst.h"
 
 enum { PS_NONE = 0, PS_FOUND = 1, PS_UNKNOWN = 2 };
 

@@ -1,0 +1,201 @@
+/* The normalised instance (pack_inst.h): building it from items, its
+ * mirror in time, load profiles, makespans and the size orders the
+ * baselines share. */
+#include "pack_inst.h"
+#include "pack_check.h"
+#include "pack_sort.h"
+#include <stdlib.h>
+#include <string.h>
+
+uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
+  size_t n = in->n;
+  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
+  if (!kv) return 0;
+  fg_pack_cache *c = in->cache;
+  const uint32_t *warm = c ? c->size_ord : NULL; /* the last call's order: sizes changed, it barely */
+  for (size_t k = 0; k < n; k++) {
+    size_t i = warm ? warm[k] : k;
+    kv[k] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
+  }
+  if (warm) pk_sort_kv_warm(kv, n);
+  else pk_sort_kv(kv, n);
+  if (c && (c->size_ord || (c->size_ord = malloc(sizeof(uint32_t) * (n ? n : 1)))))
+    for (size_t k = 0; k < n; k++) c->size_ord[k] = (uint32_t)kv[k].i;
+  uint32_t r = 0;
+  for (size_t k = 0; k < n; k++) {
+    if (k && kv[k].k != kv[k - 1].k) r++;
+    rank[kv[k].i] = r;
+  }
+  free(kv);
+  return n ? r + 1 : 1;
+}
+
+int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t *ord) {
+  size_t n = in->n;
+  const uint32_t *rk = in->srank;
+  uint32_t nr = in->nsrank, *own = NULL;
+  size_t *ids = malloc(sizeof(size_t) * (n ? n : 1));
+  int rc = -1;
+  if (!ids) return -1;
+  if (!rk) {
+    own = malloc(sizeof(uint32_t) * (n ? n : 1));
+    if (!own || !(nr = pk_size_rank(in, own))) goto out;
+    rk = own;
+  }
+  for (size_t i = 0; i < n; i++) ids[i] = i;
+  if (key2 && pk_csort(key2, nk2, ids, n, ord)) goto out;
+  rc = pk_csort(rk, nr, key2 ? ord : ids, n, key2 ? ids : ord);
+  if (!rc && key2) memcpy(ord, ids, sizeof(size_t) * n);
+out:
+  free(ids); free(own);
+  return rc;
+}
+
+void pk_free(pk_inst *in) {
+  free(in->len);
+  free(in->s);
+  free(in->e);
+  free(in->size);
+  free(in->align);
+  memset(in, 0, sizeof *in);
+}
+
+int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc) {
+  memset(in, 0, sizeof *in);
+  in->n = n;
+  in->items = items;
+  in->cyclic = desc->period > 0;
+  size_t nn = n ? n : 1;
+  in->s = malloc(sizeof(uint32_t) * nn);
+  in->e = malloc(sizeof(uint32_t) * nn);
+  in->len = malloc(sizeof(uint32_t) * nn);
+  in->size = malloc(sizeof(uint64_t) * nn);
+  in->align = malloc(sizeof(uint64_t) * nn);
+  uint64_t *v = malloc(sizeof(uint64_t) * 2 * nn);
+  if (!in->s || !in->e || !in->len || !in->size || !in->align || !v) {
+    free(v);
+    pk_free(in);
+    return -1;
+  }
+  size_t m = 0;
+  uint64_t vmax = 0;
+  for (size_t i = 0; i < n; i++) {
+    v[m++] = items[i].start;
+    v[m++] = pk_norm_stop(&items[i], desc->period);
+    if (v[m - 2] > vmax) vmax = v[m - 2];
+    if (v[m - 1] > vmax) vmax = v[m - 1];
+  }
+  int kinds = 0;
+  uint32_t K = 0;
+  /* small time values (a frame graph's 2|V| steps): a rank table instead
+   * of sorting and binary searches */
+  uint32_t *rank = vmax < 8 * (uint64_t)m + 1024 ? calloc((size_t)vmax + 1, sizeof(uint32_t)) : NULL;
+  if (rank) {
+    for (size_t k = 0; k < m; k++) rank[v[k]] = 1;
+    for (uint64_t t = 0; t <= vmax; t++) {
+      uint32_t used = rank[t];
+      rank[t] = K;
+      K += used;
+    }
+    for (size_t i = 0; i < n; i++) {
+      in->s[i] = rank[v[2 * i]];
+      in->e[i] = rank[v[2 * i + 1]];
+      kinds |= items[i].kind ? 2 : 1;
+    }
+    free(rank);
+  } else {
+    pk_sort_u64(v, m);
+    for (size_t k = 0; k < m; k++)
+      if (K == 0 || v[K - 1] != v[k]) v[K++] = v[k];
+    for (size_t i = 0; i < n; i++) {
+      in->s[i] = pk_find_pt(v, K, items[i].start);
+      in->e[i] = pk_find_pt(v, K, pk_norm_stop(&items[i], desc->period));
+      kinds |= items[i].kind ? 2 : 1;
+    }
+  }
+  in->K = K ? K : 1;
+  pk_set_len(in);
+  free(v);
+  /* Granularity: items of kind 1 are rounded to whole pages (size and
+   * alignment) so no kind-0 item can ever share one of their pages. */
+  uint64_t g = desc->granularity;
+  in->gran = (g > 1 && kinds == 3) ? g : 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align ? items[i].align : 1, sz = items[i].size;
+    if (in->gran && items[i].kind) {
+      if (a < g) a = g;
+      sz = fg_align_up(sz, g);
+    }
+    in->size[i] = sz;
+    in->align[i] = a;
+  }
+  return 0;
+}
+
+void pk_set_len(pk_inst *in) {
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    in->len[i] = a == b ? in->K : a < b ? b - a : in->K - a + b;
+  }
+}
+
+int pk_reverse(const pk_inst *in, pk_inst *out) {
+  *out = *in;
+  out->cache = NULL; /* its sort orders are the forward instance's */
+  size_t nn = in->n ? in->n : 1;
+  out->s = malloc(sizeof(uint32_t) * nn);
+  out->e = malloc(sizeof(uint32_t) * nn);
+  out->len = malloc(sizeof(uint32_t) * nn);
+  out->size = malloc(sizeof(uint64_t) * nn);
+  out->align = malloc(sizeof(uint64_t) * nn);
+  if (!out->s || !out->e || !out->len || !out->size || !out->align) {
+    pk_free(out);
+    return -1;
+  }
+  memcpy(out->size, in->size, sizeof(uint64_t) * in->n);
+  memcpy(out->align, in->align, sizeof(uint64_t) * in->n);
+  uint32_t K = in->K;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    if (!in->cyclic) { /* points 0..K-2 are covered; mirror them */
+      out->s[i] = K - 1 - b;
+      out->e[i] = K - 1 - a;
+    } else if (a == b) {
+      out->s[i] = out->e[i] = a;
+    } else {
+      out->s[i] = (K - b) % K;
+      out->e[i] = (K - a) % K;
+    }
+  }
+  pk_set_len(out);
+  return 0;
+}
+
+uint64_t pk_makespan(const pk_inst *in, const uint64_t *off) {
+  uint64_t m = 0; /* the real sizes: rounding for granularity is not memory */
+  for (size_t i = 0; i < in->n; i++)
+    if (off[i] + in->items[i].size > m) m = off[i] + in->items[i].size;
+  return m;
+}
+
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
+  uint32_t K = in->K;
+  int64_t *d = calloc((size_t)K + 1, sizeof(int64_t));
+  if (!d) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    int64_t sz = (int64_t)(real ? in->items[i].size : in->size[i]);
+    uint32_t a = in->s[i], b = in->e[i];
+    if (a == b) { d[0] += sz; d[K] -= sz; }
+    else if (a < b) { d[a] += sz; d[b] -= sz; }
+    else { d[a] += sz; d[K] -= sz; d[0] += sz; d[b] -= sz; }
+  }
+  int64_t cur = 0;
+  uint64_t best = 0;
+  for (uint32_t t = 0; t < K; t++) {
+    cur += d[t];
+    if (prof) prof[t] = (uint64_t)cur;
+    if ((uint64_t)cur > best) best = (uint64_t)cur;
+  }
+  free(d);
+  return best;
+}

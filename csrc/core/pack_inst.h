@@ -1,0 +1,93 @@
+/* Private to the packers: the normalised instance every strategy works on
+ * (pack_inst.c). Time is compressed to the distinct endpoint values (K
+ * points); intervals keep their meaning (point k stands for [v_k, v_k+1)).
+ * Sizes and alignments are the effective ones after the granularity
+ * treatment. Below it: pack_sort, pack_cache, pack_check. */
+#ifndef FG_PACK_INST_H
+#define FG_PACK_INST_H
+#include "fg_pack.h"
+#include "fg_util.h"
+#include "pack_cache.h"
+
+typedef struct pk_inst {
+  size_t n;
+  int cyclic;            /* linear instances are treated as cyclic with no wrap:
+                            point K-1 (the last stop) is never covered */
+  uint32_t K;            /* number of time points */
+  uint32_t *s, *e;       /* compressed start/stop; s == e: whole cycle */
+  uint32_t *len;         /* points covered (K for whole-cycle items) */
+  uint64_t *size, *align;/* effective size/alignment (granularity-rounded) */
+  const fg_pack_item *items;
+  uint64_t gran;         /* > 1 and both kinds present: kind-1 items rounded */
+  const uint64_t *cbits; /* optional conflict matrix (best builds it): row i is
+                            cwords words, bit j set when i and j meet */
+  size_t cwords;
+  const uint32_t *srank; /* optional: dense rank of each item by size, largest 0
+                            (best computes it once for all baselines) */
+  uint32_t nsrank;       /* number of ranks */
+  fg_pack_cache *cache;  /* optional (fg_pack_desc.cache), synced to these lifetimes */
+  uint64_t cut;          /* optional, for the baselines: stop (returning 1, offsets
+                            incomplete) once the real makespan of what they have
+                            placed reaches cut; it only grows, so such a run
+                            cannot beat the caller's incumbent. 0 = run in full */
+} pk_inst;
+
+/* Is point t inside item i's interval? Distance from the start, modulo K,
+ * below the length (branch-free; also right on a line, where nothing wraps
+ * and the last point is never covered). */
+static inline int pk_contains(const pk_inst *in, size_t i, uint32_t t) {
+  uint32_t d = t - in->s[i];
+  d += in->K & (0u - (uint32_t)(t < in->s[i]));
+  return d < in->len[i];
+}
+/* Two non-empty arcs meet iff one holds the other's start. */
+static inline int pk_conflict_arcs(const pk_inst *in, size_t i, size_t j) {
+  return pk_contains(in, i, in->s[j]) | pk_contains(in, j, in->s[i]);
+}
+static inline int pk_conflict(const pk_inst *in, size_t i, size_t j) {
+  if (in->cbits) return (int)((in->cbits[i * in->cwords + (j >> 6)] >> (j & 63)) & 1);
+  return pk_conflict_arcs(in, i, j);
+}
+static inline uint32_t pk_len(const pk_inst *in, size_t i) { return in->len[i]; }
+/* Index of the first of the K sorted time points v[] that is >= x: maps a
+ * time to its compressed point. */
+static inline uint32_t pk_find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
+  uint32_t lo = 0, hi = K;
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) / 2;
+    if (v[mid] < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+/* fg_align_up without the division when a is a power of two (item
+ * alignments always are; a granularity page may not be) */
+static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
+  return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
+}
+
+/* Has item i, just placed, brought the real makespan to in->cut? */
+static inline int pk_cut(const pk_inst *in, const uint64_t *off, size_t i) {
+  return in->cut && off[i] + in->items[i].size >= in->cut;
+}
+
+/* max(offset + real size): rounding for granularity is not memory */
+uint64_t pk_makespan(const pk_inst *in, const uint64_t *off);
+/* Load profile over the K points (effective sizes, or the items' own sizes
+ * when real); returns the max. prof may be NULL. */
+uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real);
+/* The normalised instance of items under desc (period, granularity); 0 or -1 on OOM. */
+int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_desc *desc);
+/* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
+int pk_reverse(const pk_inst *in, pk_inst *out);
+void pk_free(pk_inst *in);
+void pk_set_len(pk_inst *in); /* fills len from s, e, K */
+
+/* Dense ranks by size, largest first (equal sizes share one); returns the
+ * number of ranks, 0 on OOM. */
+uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank);
+/* ord = the items by size descending, then key2 ascending (when given, each
+ * < nk2), then index: the baselines' size orders, made of counting sorts
+ * over in->srank (or ranks computed here). 0 or -1 on OOM. */
+int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t *ord);
+
+#endif
