@@ -63,6 +63,27 @@ static void solver_list(char *buf, size_t len) {
   }
 }
 
+/* Every solver places items at most at the sum of what came before, each
+ * rounded up to its alignment and granularity page: bounding that sum by
+ * 2^63 - 1 keeps every offset, end and makespan exact in 64 bits (and in the
+ * signed arithmetic of the search). */
+static int check_total(const fg_pack_item *items, size_t n, uint64_t granularity, char *err, size_t errlen) {
+  const uint64_t limit = UINT64_MAX >> 1;
+  uint64_t total = 0, pad = granularity > 1 ? granularity - 1 : 0;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t a = items[i].align ? items[i].align : 1, need = items[i].size;
+    if (need > limit || a - 1 > limit - need || pad > limit - need - (a - 1) ||
+        total > limit - need - (a - 1) - pad) {
+      fg_errf(err, errlen,
+              "item %zu: the sizes add up past 2^63 bytes (with alignment and granularity padding), "
+              "so offsets could not be represented; split the problem or use smaller sizes", i + 1);
+      return -1;
+    }
+    total += need + (a - 1) + pad;
+  }
+  return 0;
+}
+
 int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
             fg_pack_result *res, char *err, size_t errlen) {
   fg_pack_desc d0 = {0};
@@ -76,6 +97,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     return -1;
   }
   if (pk_check_items(items, n, desc->period, err, errlen)) return -1;
+  if (check_total(items, n, desc->granularity, err, errlen)) return -1;
   if (desc->cache && pk_cache_sync(desc->cache, items, n, desc->period)) {
     fg_errf(err, errlen, "out of memory");
     return -1;
