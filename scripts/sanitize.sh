@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# The whole suite under AddressSanitizer + UndefinedBehaviorSanitizer:
+# ctest on an instrumented build (build-asan/), and the busted specs with the
+# instrumented Lua module (lua5.4 itself is not instrumented, so the ASan
+# runtime is preloaded). Leak checking covers the C tests; for busted it is
+# off (the Lua interpreter and the Vulkan driver keep memory until exit), and
+# so it is for the test_vk_* programs: the driver and layers they dlopen leave
+# allocations behind that LeakSanitizer can no longer attribute; the
+# validation layer reports our own undestroyed Vulkan objects there instead.
+# Ends with "N passed, N failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+san="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_C_FLAGS="$san" \
+  -DCMAKE_EXE_LINKER_FLAGS="$san" -DCMAKE_SHARED_LINKER_FLAGS="$san" >/dev/null &&
+  cmake --build build-asan -j"$(nproc)" 2>&1 | grep -E "warning|error" ; test -f build-asan/framegraph/core.so || {
+  echo "0 passed, 1 failed"; exit 1; }
+log=$(mktemp)
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+(cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -E '^test_vk';
+ ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -R '^test_vk') 2>&1 | tee "$log"
+c_total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | grep -Eo '[0-9]+$' | awk '{s+=$1} END {print s+0}')
+c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' | awk '{s+=$1} END {print s+0}')
+: "${c_total:=0}" "${c_failed:=0}"
+asan=$(gcc -print-file-name=libasan.so)
+LUA_CPATH="$PWD/build-asan/?.so;;" LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" \
+FG_SHADER_DIR="$PWD/build-asan/shaders" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+  LD_PRELOAD="$asan" lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$log.b"
+summary=$(grep -E '[0-9]+ success' "$log.b" | tail -n 1 | sed 's/\x1b\[[0-9;]*m//g')
+b_ok=$(echo "$summary" | grep -Eo '[0-9]+ success' | grep -Eo '[0-9]+' || echo 0)
+b_bad=$(( $(echo "$summary" | grep -Eo '[0-9]+ failure' | grep -Eo '[0-9]+' || echo 0) + $(echo "$summary" | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+' || echo 0) ))
+[ -n "$summary" ] || b_bad=$((b_bad + 1))
+grep -q "ERROR: AddressSanitizer\|runtime error:" "$log.b" && b_bad=$((b_bad + 1))
+echo "$(( c_total - c_failed + b_ok )) passed, $(( c_failed + b_bad )) failed"
+rm -f "$log" "$log.b"
+[ "$c_failed" = 0 ] && [ "$b_bad" = 0 ] && [ "$c_total" -gt 0 ]

@@ -1,0 +1,56 @@
+/* Fuzz target: every packing strategy on random cyclic and linear instances.
+ * Each result must pass fg_check_packing, stay free of overflow (no offset +
+ * size past 2^64, makespan covering every item) and never be below LOAD; a
+ * rejected instance must come with a message. Built as a libFuzzer target
+ * with clang (-DFG_FUZZ=ON) and as a replay/random driver for ctest. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "fg_pack.h"
+#include "fuzz_reader.h"
+
+#define FAIL(...) do { fprintf(stderr, "fuzz_pack: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  fz_reader rd = {data, size, 0};
+  uint8_t flags = fz_u8(&rd);
+  int cyclic = flags & 1, huge = (flags & 0x20) != 0;
+  size_t nsolvers = 0;
+  while (fg_pack_solvers[nsolvers]) nsolvers++;
+  const char *solver = fg_pack_solvers[(flags >> 1) % nsolvers];
+  uint64_t period = cyclic ? 1 + fz_u8(&rd) : 0;
+  size_t n = 1 + fz_u8(&rd) % 48;
+  fg_pack_item items[48];
+  for (size_t i = 0; i < n; i++) {
+    uint64_t span = cyclic ? period : 256;
+    uint64_t start = fz_u8(&rd) % span, len = 1 + fz_u8(&rd) % span;
+    uint64_t stop = cyclic ? (start + len) % period : start + len;
+    if (cyclic && fz_u8(&rd) % 16 == 0) stop = start; /* live the whole cycle */
+    unsigned e = fz_u8(&rd) % (huge ? 64 : 24);
+    uint64_t sz = ((uint64_t)1 << e) + (e > 8 ? (uint64_t)fz_u8(&rd) << (e - 8) : fz_u8(&rd) % 7);
+    if (sz == 0) sz = 1;
+    items[i] = (fg_pack_item){start, stop, sz, (uint64_t)1 << (fz_u8(&rd) % 12), fz_u8(&rd) & 1,
+                              fz_u8(&rd) % 4};
+  }
+  fg_pack_desc desc = {.period = period, .solver = solver, .granularity = (flags & 0x40) ? 1024 : 0,
+                       .time_budget_ms = 0.2, .node_budget = 20000, .seed = flags};
+  uint64_t off[48];
+  fg_pack_result res;
+  char err[256] = "";
+  if (fg_pack(items, n, &desc, off, &res, err, sizeof err) != 0) {
+    if (!err[0]) FAIL("%s rejected an instance without a message", solver);
+    return 0;
+  }
+  char msg[256];
+  if (!fg_check_packing(items, n, off, &desc, msg, sizeof msg)) FAIL("%s: invalid packing: %s", solver, msg);
+  for (size_t i = 0; i < n; i++) {
+    uint64_t end;
+    if (__builtin_add_overflow(off[i], items[i].size, &end)) FAIL("%s: item %zu's offset + size overflows", solver, i);
+    if (end > res.makespan) FAIL("%s: item %zu ends at %llu past makespan %llu", solver, i,
+                                 (unsigned long long)end, (unsigned long long)res.makespan);
+  }
+  if (res.makespan < res.load) FAIL("%s: makespan %llu below LOAD %llu", solver,
+                                    (unsigned long long)res.makespan, (unsigned long long)res.load);
+  return 0;
+}
