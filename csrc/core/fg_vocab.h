@@ -90,11 +90,11 @@
 #define FG_VOCAB_NAME5(id, name, a, b, c) name,
 #define FG_VOCAB_JOIN5(id, name, a, b, c) ", " name
 
-/* "a, b, c" literals for messages ("expected one of ..."); +2 skips the
+/* "a, b, c" literals for messages ("expected one of ..."); [2] skips the
  * leading ", ". */
-#define FG_USAGE_NAMES_JOINED (FG_USAGES(FG_VOCAB_JOIN2) + 2)
-#define FG_STAGE_NAMES_JOINED (FG_STAGES(FG_VOCAB_JOIN2) + 2)
-#define FG_FORMAT_NAMES_JOINED (FG_FORMATS(FG_VOCAB_JOIN6) + 2)
-#define FG_PROFILE_NAMES_JOINED (FG_PROFILES(FG_VOCAB_JOIN5) + 2)
+#define FG_USAGE_NAMES_JOINED (&(FG_USAGES(FG_VOCAB_JOIN2))[2])
+#define FG_STAGE_NAMES_JOINED (&(FG_STAGES(FG_VOCAB_JOIN2))[2])
+#define FG_FORMAT_NAMES_JOINED (&(FG_FORMATS(FG_VOCAB_JOIN6))[2])
+#define FG_PROFILE_NAMES_JOINED (&(FG_PROFILES(FG_VOCAB_JOIN5))[2])
 
 #endif

@@ -176,12 +176,12 @@ static int expand_instances(fg_graph *g, const graph_names *c) {
 static void fix_pointers(fg_graph *g) {
   for (uint32_t s = 0; s < g->inst.n; s++) {
     fg_graph_instance *in = &g->inst.a[s];
-    in->name = g->pstr.a + (uintptr_t)in->name;
+    in->name = REBASE(g->pstr.a, in->name);
     in->node_name = S(g, g->nodes.a[in->node].name);
-    in->index = g->inst_index.a + (uintptr_t)in->index;
-    in->colors = g->atts.a + (uintptr_t)in->colors;
+    in->index = REBASE(g->inst_index.a, in->index);
+    in->colors = REBASE(g->atts.a, in->colors);
     uint32_t fu = (uint32_t)(uintptr_t)in->uses;
-    in->uses = g->uses.a + fu;
+    in->uses = REBASE(g->uses.a, fu);
     for (uint32_t u = 0; u < in->use_count; u++) {
       fg_graph_use *us = &g->uses.a[fu + u];
       us->name = S(g, (uint32_t)(uintptr_t)us->name);

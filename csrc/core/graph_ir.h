@@ -202,6 +202,10 @@ const char *graph_access_verb(uint8_t access);
 uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32_t *w, uint32_t *h);
 
 #define S(g, id) ((id) == NONE ? "" : (g)->st.s[id])
+/* An offset stored in a pointer field, made a pointer into an array that has
+ * stopped growing. An empty array may have no storage: NULL + 0 is undefined
+ * behaviour (UBSan, found by fuzz_graph), so it stays NULL. */
+#define REBASE(base, off) ((base) ? (base) + (uintptr_t)(off) : NULL)
 #define PS(g, off) ((off) == NONE ? "" : (g)->pstr.a + (off))
 
 static inline int node_active(const node *n) { return n->state == FG_NODE_ACTIVE; }

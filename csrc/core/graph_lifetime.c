@@ -105,8 +105,8 @@ int graph_lifetimes(fg_graph *g) {
   /* offsets -> pointers, now that touches and phys_index stopped growing */
   for (uint32_t r = 0; r < NP; r++) {
     fg_graph_resource *R = &g->phys.a[r];
-    R->touches = g->touches.a + (uintptr_t)R->touches;
-    R->index = g->phys_index.a + (uintptr_t)R->index;
+    R->touches = REBASE(g->touches.a, R->touches);
+    R->index = REBASE(g->phys_index.a, R->index);
   }
   return 0;
 }
