@@ -311,12 +311,16 @@ void fill_buffer_barrier(const fg_rt *rt, const fg_bar *b, VkBufferMemoryBarrier
   bb->size = VK_WHOLE_SIZE;
 }
 
-static int build_plan(fg_rt *rt, char *err, size_t errlen) {
+/* The plan is built in steps, each filling its own rt arrays; an allocation
+ * failure anywhere is reported once by build_plan (free_plan cleans up). */
+
+/* Where each instance's uses start, the per-use arrays, and the per-batch
+ * and per-resource arrays the later steps fill. *tu: uses (at least 1). */
+static int plan_alloc(fg_rt *rt, size_t *tu) {
   const fg_graph *g = rt->g;
-  uint32_t n = fg_graph_instance_count(g), nres = rt->nres;
-  rt->ninst = n;
+  uint32_t n = rt->ninst, nres = rt->nres;
   rt->inst_use_first = calloc(n + 1, sizeof *rt->inst_use_first);
-  if (!rt->inst_use_first) goto oom;
+  if (!rt->inst_use_first) return -1;
   uint32_t total = 0, maxu = 1;
   for (uint32_t s = 0; s < n; s++) {
     const fg_graph_instance *in = fg_graph_instance_get(g, s);
@@ -325,29 +329,28 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
     if (in->use_count > maxu) maxu = in->use_count;
   }
   rt->inst_use_first[n] = total;
-  size_t tu = total ? total : 1;
-  rt->use_phys[0] = malloc(tu * sizeof(uint32_t));
-  rt->use_phys[1] = malloc(tu * sizeof(uint32_t));
-  rt->use_usage = malloc(tu);
-  rt->use_write = malloc(tu);
-  rt->use_stage = malloc(tu * sizeof *rt->use_stage);
+  *tu = total ? total : 1;
+  rt->use_phys[0] = malloc(*tu * sizeof(uint32_t));
+  rt->use_phys[1] = malloc(*tu * sizeof(uint32_t));
+  rt->use_usage = malloc(*tu);
+  rt->use_write = malloc(*tu);
+  rt->use_stage = malloc(*tu * sizeof *rt->use_stage);
   rt->cs = calloc(maxu, sizeof *rt->cs);
   rt->cs_cap = maxu;
-  fg_bar_res *br = calloc(nres ? nres : 1, sizeof *br);
-  fg_bar_use *bu = malloc(2 * tu * sizeof *bu);
-  uint32_t *ufirst = calloc(2 * (size_t)n + 1, sizeof *ufirst), *ucount = calloc(2 * (size_t)n + 1, sizeof *ucount);
   rt->bar_first = calloc(2 * (size_t)n + 1, sizeof *rt->bar_first);
   rt->bar_count = calloc(2 * (size_t)n + 1, sizeof *rt->bar_count);
   rt->end_even = calloc(nres ? nres : 1, sizeof *rt->end_even);
   rt->end_odd = calloc(nres ? nres : 1, sizeof *rt->end_odd);
   rt->extent = calloc(2 * (size_t)n + 1, sizeof *rt->extent);
   if (!rt->use_phys[0] || !rt->use_phys[1] || !rt->use_usage || !rt->use_write || !rt->use_stage || !rt->cs ||
-      !br || !bu || !ufirst || !ucount || !rt->bar_first || !rt->bar_count || !rt->end_even || !rt->end_odd ||
-      !rt->extent) {
-    free(br); free(bu); free(ufirst); free(ucount);
-    goto oom;
-  }
-  for (uint32_t i = 0; i < nres; i++) {
+      !rt->bar_first || !rt->bar_count || !rt->end_even || !rt->end_odd || !rt->extent)
+    return -1;
+  return 0;
+}
+
+/* What the barrier planner needs to know of each physical resource. */
+static void plan_bar_resources(const fg_rt *rt, fg_bar_res *br) {
+  for (uint32_t i = 0; i < rt->nres; i++) {
     const fg_graph_resource *gr = rt->res[i].g;
     br[i].is_image = rt->res[i].is_image;
     br[i].aspect = rt->res[i].aspect;
@@ -356,16 +359,20 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
     br[i].size = gr->size;
     br[i].parity = (int)gr->frame;
     if (rt->res[i].is_external) {
-      uint32_t p0 = fg_graph_physical(g, gr->logical, 0, gr->index);
+      uint32_t p0 = fg_graph_physical(rt->g, gr->logical, 0, gr->index);
       br[i].alias_key = 1 + (p0 == FG_GRAPH_NONE ? i : p0);
     }
   }
-  /* Uses per (parity, slot): one per physical resource (a node touching a
-   * resource twice is merged: any write makes the use a write). */
-  uint32_t nu = 0;
+}
+
+/* Uses per (parity, slot): one per physical resource (a node touching a
+ * resource twice is merged: any write makes the use a write). Also fills
+ * the per-use arrays rt->use_*. */
+static void plan_bar_uses(fg_rt *rt, fg_bar_use *bu, uint32_t *ufirst, uint32_t *ucount) {
+  uint32_t n = rt->ninst, nres = rt->nres, nu = 0;
   for (uint32_t p = 0; p < 2; p++) {
     for (uint32_t s = 0; s < n; s++) {
-      const fg_graph_instance *in = fg_graph_instance_get(g, s);
+      const fg_graph_instance *in = fg_graph_instance_get(rt->g, s);
       ufirst[p * n + s] = nu;
       for (uint32_t u = 0; u < in->use_count; u++) {
         const fg_graph_use *us = &in->uses[u];
@@ -403,12 +410,28 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
       ucount[p * n + s] = nu - ufirst[p * n + s];
     }
   }
-  int rc = fg_bar_plan(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
-                       rt->end_odd, rt->end_even);
+}
+
+/* The static barrier plan (fg_bar_plan) into rt->bars / bar_first / bar_count. */
+static int plan_barriers(fg_rt *rt, size_t tu) {
+  uint32_t n = rt->ninst, nres = rt->nres;
+  fg_bar_res *br = calloc(nres ? nres : 1, sizeof *br);
+  fg_bar_use *bu = malloc(2 * tu * sizeof *bu);
+  uint32_t *ufirst = calloc(2 * (size_t)n + 1, sizeof *ufirst), *ucount = calloc(2 * (size_t)n + 1, sizeof *ucount);
+  int rc = -1;
+  if (br && bu && ufirst && ucount) {
+    plan_bar_resources(rt, br);
+    plan_bar_uses(rt, bu, ufirst, ucount);
+    rc = fg_bar_plan(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
+                     rt->end_odd, rt->end_even);
+  }
   free(br); free(bu); free(ufirst); free(ucount);
-  if (rc) goto oom;
-  /* Vulkan structs per batch, split into image and buffer arrays. */
-  uint32_t nb = 0;
+  return rc;
+}
+
+/* Vulkan structs per batch, split into image and buffer arrays. */
+static int plan_batches(fg_rt *rt) {
+  uint32_t n = rt->ninst, nb = 0;
   for (uint32_t k = 0; k < 2 * n; k++) {
     nb += rt->bar_count[k];
     if (rt->bar_count[k] > rt->max_batch) rt->max_batch = rt->bar_count[k];
@@ -425,7 +448,7 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
   rt->scratch_b = malloc(2 * ((size_t)rt->max_batch + 1) * sizeof *rt->scratch_b);
   rt->batch_flags = calloc(2 * (size_t)n + 1, 1);
   if (!rt->ib2 || !rt->bb2 || !rt->ib_first || !rt->ib_count || !rt->bb_first || !rt->bb_count ||
-      !rt->scratch_i || !rt->scratch_b || !rt->batch_flags) goto oom;
+      !rt->scratch_i || !rt->scratch_b || !rt->batch_flags) return -1;
   uint32_t ni = 0, nbuf = 0;
   for (uint32_t k = 0; k < 2 * n; k++) {
     rt->ib_first[k] = ni;
@@ -440,74 +463,96 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
     rt->ib_count[k] = ni - rt->ib_first[k];
     rt->bb_count[k] = nbuf - rt->bb_first[k];
   }
-  /* Dynamic rendering per (parity, slot). */
-  uint32_t natt = 0;
+  return 0;
+}
+
+/* Attachment c of instance s in parity p into rt->att[a] / att_res[a]; the
+ * resource it renders to, or NULL when it has no physical resource. */
+static const fg_rt_res *plan_attachment(fg_rt *rt, const fg_graph_instance *in, uint32_t s, uint32_t p,
+                                        uint32_t c, uint32_t a) {
+  const fg_graph_attachment *ga = c < in->color_count ? &in->colors[c] : &in->depth;
+  const fg_graph_use *us = &in->uses[ga->use];
+  uint32_t ph = us->phys[p];
+  VkRenderingAttachmentInfo *ai = &rt->att[a];
+  rt->att_res[a] = ph;
+  ai->sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
+  if (ph == FG_GRAPH_NONE) return NULL;
+  const fg_rt_res *r = &rt->res[ph];
+  const fg_graph_resource *gr = r->g;
+  ai->imageView = r->view;
+  int ru = to_rt_usage(us->usage);
+  ai->imageLayout = fg_rt_usage_layout(ru < 0 ? FG_RT_USAGE_COLOR : ru);
+  if (ga->has_clear) {
+    ai->loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
+    if (c < in->color_count) memcpy(ai->clearValue.color.float32, ga->clear, sizeof ga->clear);
+    else ai->clearValue.depthStencil.depth = ga->clear[0], ai->clearValue.depthStencil.stencil = ga->clear_stencil;
+  } else {
+    ai->loadOp = us->access == FG_ACCESS_CREATE ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_LOAD;
+  }
+  int later = gr->last_slot > s || gr->history || gr->is_output || r->is_external;
+  ai->storeOp = later ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
+  return r;
+}
+
+/* Dynamic rendering of instance s in parity p; *a: the next free attachment.
+ * Nodes without a pass keep the extent of their first image for dispatches. */
+static void plan_pass(fg_rt *rt, uint32_t p, uint32_t s, uint32_t *a) {
+  uint32_t n = rt->ninst;
+  const fg_graph_instance *in = fg_graph_instance_get(rt->g, s);
+  uint32_t w = 0, h = 0;
+  for (uint32_t u = 0; u < in->use_count && !w; u++) {
+    uint32_t ph = rt->use_phys[p][rt->inst_use_first[s] + u];
+    if (ph != FG_GRAPH_NONE && rt->res[ph].is_image) { w = rt->res[ph].width; h = rt->res[ph].height; }
+  }
+  VkRenderingInfo *ri = &rt->ri[p * n + s];
+  if (!in->has_pass) { rt->extent[2 * s] = w; rt->extent[2 * s + 1] = h; return; }
+  ri->sType = VK_STRUCTURE_TYPE_RENDERING_INFO;
+  ri->layerCount = 1;
+  ri->pColorAttachments = &rt->att[*a];
+  uint32_t nat = in->color_count + (in->has_depth ? 1 : 0);
+  int got_extent = 0;
+  for (uint32_t c = 0; c < nat; c++) {
+    const fg_rt_res *r = plan_attachment(rt, in, s, p, c, (*a)++);
+    if (r && !got_extent) {
+      ri->renderArea.extent.width = r->width;
+      ri->renderArea.extent.height = r->height;
+      got_extent = 1;
+    }
+  }
+  ri->colorAttachmentCount = in->color_count;
+  if (in->has_depth) ri->pDepthAttachment = &rt->att[*a - 1];
+  if (p == 0) {
+    rt->extent[2 * s] = ri->renderArea.extent.width;
+    rt->extent[2 * s + 1] = ri->renderArea.extent.height;
+  }
+}
+
+/* Dynamic rendering per (parity, slot). */
+static int plan_rendering(fg_rt *rt) {
+  uint32_t n = rt->ninst, natt = 0;
   for (uint32_t s = 0; s < n; s++) {
-    const fg_graph_instance *in = fg_graph_instance_get(g, s);
+    const fg_graph_instance *in = fg_graph_instance_get(rt->g, s);
     if (in->has_pass) natt += in->color_count + (in->has_depth ? 1 : 0);
   }
   rt->att_total = 2 * natt;
   rt->att = calloc(2 * (size_t)natt + 1, sizeof *rt->att);
   rt->att_res = calloc(2 * (size_t)natt + 1, sizeof *rt->att_res);
   rt->ri = calloc(2 * (size_t)n + 1, sizeof *rt->ri);
-  if (!rt->att || !rt->att_res || !rt->ri) goto oom;
+  if (!rt->att || !rt->att_res || !rt->ri) return -1;
   uint32_t a = 0;
-  for (uint32_t p = 0; p < 2; p++) {
-    for (uint32_t s = 0; s < n; s++) {
-      const fg_graph_instance *in = fg_graph_instance_get(g, s);
-      uint32_t w = 0, h = 0;
-      for (uint32_t u = 0; u < in->use_count && !w; u++) {
-        uint32_t ph = rt->use_phys[p][rt->inst_use_first[s] + u];
-        if (ph != FG_GRAPH_NONE && rt->res[ph].is_image) { w = rt->res[ph].width; h = rt->res[ph].height; }
-      }
-      VkRenderingInfo *ri = &rt->ri[p * n + s];
-      if (!in->has_pass) { rt->extent[2 * s] = w; rt->extent[2 * s + 1] = h; continue; }
-      ri->sType = VK_STRUCTURE_TYPE_RENDERING_INFO;
-      ri->layerCount = 1;
-      ri->pColorAttachments = &rt->att[a];
-      uint32_t nat = in->color_count + (in->has_depth ? 1 : 0);
-      int got_extent = 0;
-      for (uint32_t c = 0; c < nat; c++) {
-        const fg_graph_attachment *ga = c < in->color_count ? &in->colors[c] : &in->depth;
-        const fg_graph_use *us = &in->uses[ga->use];
-        uint32_t ph = us->phys[p];
-        VkRenderingAttachmentInfo *ai = &rt->att[a];
-        rt->att_res[a] = ph;
-        a++;
-        ai->sType = VK_STRUCTURE_TYPE_RENDERING_ATTACHMENT_INFO;
-        if (ph == FG_GRAPH_NONE) continue;
-        const fg_rt_res *r = &rt->res[ph];
-        const fg_graph_resource *gr = r->g;
-        ai->imageView = r->view;
-        int ru = to_rt_usage(us->usage);
-        ai->imageLayout = fg_rt_usage_layout(ru < 0 ? FG_RT_USAGE_COLOR : ru);
-        if (ga->has_clear) {
-          ai->loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
-          if (c < in->color_count) memcpy(ai->clearValue.color.float32, ga->clear, sizeof ga->clear);
-          else ai->clearValue.depthStencil.depth = ga->clear[0], ai->clearValue.depthStencil.stencil = ga->clear_stencil;
-        } else {
-          ai->loadOp = us->access == FG_ACCESS_CREATE ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_LOAD;
-        }
-        int later = gr->last_slot > s || gr->history || gr->is_output || r->is_external;
-        ai->storeOp = later ? VK_ATTACHMENT_STORE_OP_STORE : VK_ATTACHMENT_STORE_OP_DONT_CARE;
-        if (!got_extent) {
-          ri->renderArea.extent.width = r->width;
-          ri->renderArea.extent.height = r->height;
-          got_extent = 1;
-        }
-      }
-      ri->colorAttachmentCount = in->color_count;
-      if (in->has_depth) ri->pDepthAttachment = &rt->att[a - 1];
-      if (p == 0) {
-        rt->extent[2 * s] = ri->renderArea.extent.width;
-        rt->extent[2 * s + 1] = ri->renderArea.extent.height;
-      }
-    }
+  for (uint32_t p = 0; p < 2; p++)
+    for (uint32_t s = 0; s < n; s++) plan_pass(rt, p, s, &a);
+  return 0;
+}
+
+static int build_plan(fg_rt *rt, char *err, size_t errlen) {
+  size_t tu = 1;
+  rt->ninst = fg_graph_instance_count(rt->g);
+  if (plan_alloc(rt, &tu) || plan_barriers(rt, tu) || plan_batches(rt) || plan_rendering(rt)) {
+    fg_errf(err, errlen, "out of memory while planning barriers");
+    return -1;
   }
   return 0;
-oom:
-  fg_errf(err, errlen, "out of memory while planning barriers");
-  return -1;
 }
 
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {

@@ -2,6 +2,7 @@
 -- (update for hot reload, dot/svg pictures). The compiler itself is C
 -- (csrc/core/graph.c through csrc/lua/graph.c).
 local core = require("framegraph.core")
+local diff = require("framegraph.diff")
 local report = require("framegraph.report")
 local schema = require("framegraph.schema")
 
@@ -19,121 +20,82 @@ end
 
 local methods = core.graph_methods
 
--- Deterministic text of a value; functions by their stripped bytecode so a
--- reloaded but identical function compares equal.
-local function serialize(v, out, seen)
-  local t = type(v)
-  if t == "table" then
-    if seen[v] then out[#out + 1] = "<cycle>" return end
-    seen[v] = true
-    local keys = {}
-    for k in pairs(v) do keys[#keys + 1] = k end
-    table.sort(keys, function(a, b)
-      local ta, tb = type(a), type(b)
-      if ta ~= tb then return ta < tb end
-      return a < b
-    end)
-    out[#out + 1] = "{"
-    for _, k in ipairs(keys) do
-      serialize(k, out, seen)
-      out[#out + 1] = "="
-      serialize(v[k], out, seen)
-      out[#out + 1] = ","
-    end
-    out[#out + 1] = "}"
-    seen[v] = nil
-  elseif t == "function" then
-    local ok, code = pcall(string.dump, v, true)
-    out[#out + 1] = ok and ("fn:" .. code) or tostring(v)
-  elseif t == "string" then
-    out[#out + 1] = string.format("%q", v)
-  else
-    out[#out + 1] = tostring(v)
-  end
-end
-local function signature(v)
-  local out = {}
-  serialize(v, out, {})
-  return table.concat(out)
-end
-
-local function node_signatures(node)
-  local run = node.run
-  local copy = {}
-  for k, v in pairs(node) do if k ~= "run" then copy[k] = v end end
-  return signature(copy), run and signature(run) or ""
-end
-
-local function top_signature(p)
-  local copy = {}
-  for k, v in pairs(p) do if k ~= "nodes" then copy[k] = v end end
-  return signature(copy)
-end
-
--- graph:update(pipeline) -> changes
--- Re-declares only the nodes whose table changed (by name and content). The
--- new pipeline is fully checked first, so a failing update raises and leaves
--- the graph as it was. changes = {added = {names}, removed = {names},
--- changed = {names} (declarations differ), run_changed = {names} (only the
--- run function differs), recompiled = bool, full = bool (pipeline-level
--- fields changed: everything re-declared)}.
-function methods:update(new)
-  if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
-  local old = self:pipeline()
-  local opts = self:_opts()
-  M.compile(new, opts):close()  -- raises with every problem; nothing touched yet
-  local changes = { added = {}, removed = {}, changed = {}, run_changed = {}, recompiled = false, full = false }
-  local old_by_name, new_by_name = {}, {}
-  for i, n in ipairs(old.nodes) do old_by_name[n.name] = { i = i, node = n } end
-  for i, n in ipairs(new.nodes) do new_by_name[n.name] = { i = i, node = n } end
-  if top_signature(old) ~= top_signature(new) then
-    changes.full = true
-    for name in pairs(old_by_name) do
-      if not new_by_name[name] then changes.removed[#changes.removed + 1] = name end
-    end
-    for i, n in ipairs(new.nodes) do
-      local o = old_by_name[n.name]
-      if not o then changes.added[#changes.added + 1] = n.name
-      elseif signature(o.node) ~= signature(n) then changes.changed[#changes.changed + 1] = n.name end
-    end
-    table.sort(changes.removed)
-    self:_replace(new)
-    changes.recompiled = true
-    return changes
-  end
-  local structural = false
-  local removed = {}
-  for name in pairs(old_by_name) do if not new_by_name[name] then removed[#removed + 1] = name end end
-  table.sort(removed)
-  for _, name in ipairs(removed) do
-    self:_node_remove(self:_node_find(name))
-    changes.removed[#changes.removed + 1] = name
-    structural = true
+-- The C calls of an incremental update, each logged with how to undo it, so
+-- that a failing compile puts the previous declarations back.
+local function apply(self, new, d, undo)
+  local old_by_name, changed = {}, {}
+  for i, n in ipairs(self:pipeline().nodes) do old_by_name[n.name] = { i = i, node = n } end
+  for _, name in ipairs(d.changed) do changed[name] = true end
+  for _, name in ipairs(d.removed) do
+    local o, ci = old_by_name[name], self:_node_find(name)
+    undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
+    self:_node_remove(ci)
   end
   for i, n in ipairs(new.nodes) do
     local o = old_by_name[n.name]
     if not o then
+      -- _node_redeclare appends before it can fail: undo finds the node by name
+      undo[#undo + 1] = function()
+        local ci = self:_node_find(n.name)
+        if ci then self:_node_remove(ci) end
+      end
       self:_node_redeclare(nil, n, i)
-      changes.added[#changes.added + 1] = n.name
-      structural = true
     else
-      local s_old, r_old = node_signatures(o.node)
-      local s_new, r_new = node_signatures(n)
       local ci = self:_node_find(n.name)
-      if s_old ~= s_new then
+      if changed[n.name] then
+        undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
         self:_node_redeclare(ci, n, i)
-        changes.changed[#changes.changed + 1] = n.name
-        structural = true
-      else
-        if r_old ~= r_new then changes.run_changed[#changes.run_changed + 1] = n.name end
-        if o.i ~= i then self:_node_set_user(ci, i) end
+      elseif o.i ~= i then
+        undo[#undo + 1] = function() self:_node_set_user(ci, o.i) end
+        self:_node_set_user(ci, i)
       end
     end
   end
-  if structural then
-    self:_recompile(new)
+  self:_recompile(new)
+end
+
+-- graph:update(pipeline) -> changes
+-- Re-declares only the nodes whose table changed (by name and content) and
+-- compiles once. The new pipeline's schema is checked first; if the C
+-- compile then fails, the previous declarations are put back and compiled
+-- again, so a failing update raises and leaves the graph as it was.
+-- changes = {added = {names}, removed = {names}, changed = {names}
+-- (declarations differ), run_changed = {names} (only the run function
+-- differs), recompiled = bool, full = bool (pipeline-level fields changed:
+-- everything re-declared)}.
+function methods:update(new)
+  if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
+  local old = self:pipeline()
+  schema.check(new, self:_opts())  -- raises with every problem; nothing touched yet
+  local d = diff.changes(old, new)
+  local changes = { added = d.added, removed = d.removed, changed = d.changed, run_changed = d.run_changed,
+                    recompiled = false, full = d.full }
+  if d.full then
+    -- everything is declared anew: a node whose run alone differs counts as changed
+    local differs = {}
+    for _, name in ipairs(d.changed) do differs[name] = true end
+    for _, name in ipairs(d.run_changed) do differs[name] = true end
+    changes.changed, changes.run_changed = {}, {}
+    for _, n in ipairs(new.nodes) do
+      if differs[n.name] then changes.changed[#changes.changed + 1] = n.name end
+    end
+    self:_replace(new)  -- compiles into a new graph, swapped in only on success
+    changes.recompiled = true
+  elseif d.structural then
+    local undo = {}
+    local ok, err = pcall(apply, self, new, d, undo)
+    if not ok then
+      for k = #undo, 1, -1 do undo[k]() end
+      self:_recompile(old)
+      error(err, 0)
+    end
     changes.recompiled = true
   else
+    local old_by_name = {}
+    for i, n in ipairs(old.nodes) do old_by_name[n.name] = i end
+    for i, n in ipairs(new.nodes) do
+      if old_by_name[n.name] ~= i then self:_node_set_user(self:_node_find(n.name), i) end
+    end
     self:_set_pipeline(new)
   end
   return changes
