@@ -22,6 +22,7 @@ export CFLAGS="-I$P/include -I$P/include/x86_64-linux-gnu"
 fg_gpu_build() {
   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCMAKE_C_FLAGS="$CFLAGS" -DLUA_INCDIR=$P/include/lua5.4 \
     -DVOLK_C=$P/include/volk.c -DCMAKE_PREFIX_PATH=$P -DLUA_LIBRARY=$P/lib/x86_64-linux-gnu/liblua5.4.so >/dev/null &&
-  cmake --build build-gpu -j16 2>&1 | grep -E 'error|warning' ; test -f build-gpu/framegraph/core.so
+  cmake --build build-gpu -j16 2>&1 | grep -E 'error|warning' ; test -f build-gpu/framegraph/core.so &&
+  { [ -e build ] || ln -s build-gpu build; }  # bin/framegraph looks for the module under ./build
 }
 set +e
