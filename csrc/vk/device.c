@@ -107,7 +107,7 @@ typedef struct candidate {
   VkPhysicalDeviceProperties props;
   uint32_t family;
   int push_descriptor, memory_budget, portability_subset;
-  int storage_without_format, scalar_layout, host_query_reset;
+  int storage_without_format, scalar_layout, host_query_reset, swapchain;
   uint32_t timestamp_bits;
 } candidate;
 
@@ -150,6 +150,7 @@ static int check_device(VkPhysicalDevice phys, candidate *c, char *why, size_t w
   c->push_descriptor = has_ext(e, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   c->memory_budget = has_ext(e, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   c->portability_subset = has_ext(e, ne, "VK_KHR_portability_subset");
+  c->swapchain = has_ext(e, ne, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   free(e);
   if (missing[0]) {
     fg_errf(why, whylen, "%s: missing%s", c->props.deviceName, missing);
@@ -247,6 +248,20 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (features_ext) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
   }
+  /* A window (fg_vk_window.h) needs the X11 surface extensions at instance creation. */
+  if (desc->present) {
+    const char *need[2] = {VK_KHR_SURFACE_EXTENSION_NAME, "VK_KHR_xcb_surface"};
+    for (int i = 0; i < 2; i++) {
+      if (!has_ext(ie, ne, need[i])) {
+        free(ie);
+        fg_errf(err, errlen, "presenting needs the instance extension %s, which the Vulkan loader/driver does not "
+                "offer (no X11 WSI); render headless instead (framegraph view --frames N --screenshot out.png)", need[i]);
+        fg_vk_release(dev);
+        return NULL;
+      }
+      exts[next++] = need[i];
+    }
+  }
   free(ie);
 
   VkApplicationInfo app = {
@@ -333,6 +348,12 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
     }
   }
   free(pd);
+  if (best_score >= 0 && desc->present && !best.swapchain) {
+    fg_errf(err, errlen, "presenting needs VK_KHR_swapchain, which %s does not offer; render headless instead "
+            "(framegraph view --frames N --screenshot out.png)", best.props.deviceName);
+    fg_vk_release(dev);
+    return NULL;
+  }
   if (best_score < 0) {
     if (np == 0)
       fg_errf(err, errlen, "no Vulkan device found (no driver installed? lavapipe: apt install mesa-vulkan-drivers)");
@@ -349,8 +370,9 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   vkGetPhysicalDeviceMemoryProperties(dev->phys, &dev->memprops);
 
   /* ---- logical device ---- */
-  const char *dexts[4];
+  const char *dexts[5];
   uint32_t ndext = 0;
+  if (desc->present) dexts[ndext++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
   if (best.push_descriptor) dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   if (best.memory_budget) dexts[ndext++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
   if (best.portability_subset) dexts[ndext++] = "VK_KHR_portability_subset";
@@ -388,6 +410,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   dev->has_push_descriptor = best.push_descriptor;
   dev->has_memory_budget = best.memory_budget;
   dev->has_storage_without_format = best.storage_without_format;
+  dev->has_present = desc->present ? 1 : 0;
   vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
 
   VkCommandPoolCreateInfo pci = {
