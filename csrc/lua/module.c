@@ -10,6 +10,7 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_vk(L);
   fg_lua_open_alloc(L);
   fg_lua_open_runtime(L);
+  fg_lua_open_window(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");
   return 1;
