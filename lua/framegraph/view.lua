@@ -1,0 +1,485 @@
+-- framegraph.view: a live window onto a pipeline file.
+--
+--   framegraph view pipeline.lua [--output NAME] [--size WxH] [--device gpu|software]
+--                               [--frames N] [--screenshot out.png] [--validation]
+--                               [--captures DIR] [--exit-after-reloads N]
+--
+-- The pipeline file is a chunk that receives the device (`local dev = ...`) and
+-- returns the pipeline table (as examples/*.lua). The viewer adds one node,
+-- `view_present`, that blits the chosen output into `view_backbuffer`: an
+-- external resource of the graph whose image is the window's acquired
+-- swapchain image (supplied per frame), so the graph's own barriers cover it
+-- and the runtime hands it to presentation (PRESENT_SRC_KHR, semaphores).
+-- Resolutions marked `window = true` (`resolutions = { main = {1280, 720,
+-- window = true} }`) follow the window size through rt:set_resolution.
+--
+-- Keys: Tab / o / space cycle through outputs and multiplex indices (each eye),
+-- r reloads, q / Escape quits. The file is polled for changes (watch_poll);
+-- a bad edit keeps the last good graph running and its picture on screen, with
+-- the error (file:line: message) printed and in the window title. Once per
+-- second the viewer prints frame time and memory (heap vs no aliasing vs LOAD).
+--
+-- Headless (no DISPLAY, or --frames/--screenshot without a display): renders
+-- into an offscreen image of the same graph and writes it with --screenshot.
+-- With a display, --screenshot captures the presented swapchain image.
+local fg = require("framegraph")
+local core = fg.core
+
+local M = {}
+
+local BB, NODE, RES = "view_backbuffer", "view_present", "view_window"
+
+local USAGE = [[
+usage: framegraph view PIPELINE.lua [options]
+  --output NAME         output to show first (default: the pipeline's first output)
+  --size WxH            window size (default 640x360)
+  --device gpu|software Vulkan device to prefer (FG_DEVICE overrides)
+  --frames N            stop after N frames
+  --screenshot PATH     write the last frame's picture (PNG); without a display, renders headless
+  --fps N               cap the frame rate (default 60; 0: as fast as possible)
+  --validation          enable Vulkan validation; messages are printed and counted
+  --captures DIR        write DIR/<k>.png of the first frame and of the frame after each reload
+  --exit-after-reloads N  stop once the frame after the N-th reload (good or bad) is captured
+keys: Tab/o/space next output or index, r reload, q/Escape quit]]
+
+local function parse(args)
+  local o = { width = 640, height = 360, fps = 60 }
+  local i = 1
+  local function value(name)
+    i = i + 1
+    local v = args[i]
+    if v == nil then error(("framegraph view: %s needs a value\n%s"):format(name, USAGE), 0) end
+    return v
+  end
+  while i <= #args do
+    local a = args[i]
+    if a == "--output" then o.output = value(a)
+    elseif a == "--size" then
+      local s = value(a)
+      local w, h = s:match("^(%d+)[xX](%d+)$")
+      if not w or tonumber(w) < 1 or tonumber(h) < 1 then
+        error(("framegraph view: --size must be WxH (e.g. 1280x720), got %q"):format(s), 0)
+      end
+      o.width, o.height = tonumber(w), tonumber(h)
+    elseif a == "--device" then
+      o.device = value(a)
+      if o.device ~= "gpu" and o.device ~= "software" then
+        error(("framegraph view: --device must be gpu or software, got %q"):format(o.device), 0)
+      end
+    elseif a == "--frames" then
+      o.frames = math.tointeger(tonumber(value(a)))
+      if not o.frames or o.frames < 1 then error("framegraph view: --frames must be a positive integer", 0) end
+    elseif a == "--screenshot" then o.screenshot = value(a)
+    elseif a == "--captures" then o.captures = value(a)
+    elseif a == "--exit-after-reloads" then o.exit_after_reloads = math.tointeger(tonumber(value(a)))
+    elseif a == "--fps" then
+      o.fps = tonumber(value(a))
+      if not o.fps or o.fps < 0 then error("framegraph view: --fps must be a number >= 0 (0: no cap)", 0) end
+    elseif a == "--validation" then o.validation = true
+    elseif a == "--help" or a == "-h" then o.help = true
+    elseif a:sub(1, 2) == "--" then error(("framegraph view: unknown option %s\n%s"):format(a, USAGE), 0)
+    elseif o.path then error(("framegraph view: one pipeline file, got %s and %s"):format(o.path, a), 0)
+    else o.path = a end
+    i = i + 1
+  end
+  if not o.path and not o.help then error("framegraph view: no pipeline file\n" .. USAGE, 0) end
+  return o
+end
+
+local function copy(t)
+  local c = {}
+  for k, v in pairs(t or {}) do c[k] = v end
+  return c
+end
+
+-- Loads the pipeline file with the device: table, or nil and "file:line: message".
+local function load_pipeline(path, dev)
+  local chunk, err = loadfile(path)
+  if not chunk then return nil, err end
+  local ok, p = pcall(chunk, dev)
+  if not ok then return nil, tostring(p) end
+  if type(p) ~= "table" then return nil, ("%s: a pipeline file must return a table, got %s"):format(path, type(p)) end
+  return p
+end
+
+-- File change detection by content. The lead may swap in fg.watch here.
+local function watcher(path)
+  local function read()
+    local f = io.open(path, "rb")
+    if not f then return nil end
+    local s = f:read("a")
+    f:close()
+    return s
+  end
+  local last = read()
+  return function()
+    local now = read()
+    if now and now ~= last then
+      last = now
+      return true
+    end
+    return false
+  end
+end
+
+local function human(b)
+  if b >= 1 << 20 then return ("%.2f MiB"):format(b / (1 << 20)) end
+  if b >= 1 << 10 then return ("%.1f KiB"):format(b / (1 << 10)) end
+  return ("%d B"):format(b)
+end
+
+local function index_text(index)
+  local keys = {}
+  for k in pairs(index or {}) do keys[#keys + 1] = k end
+  table.sort(keys)
+  local parts = {}
+  for _, k in ipairs(keys) do parts[#parts + 1] = ("%s=%d"):format(k, index[k]) end
+  return #parts > 0 and "[" .. table.concat(parts, ",") .. "]" or ""
+end
+
+-- What can be shown: every (output, multiplex index) of the compiled plan
+-- that is a texture, in the pipeline's output order.
+local function targets_of(pipeline)
+  local ok, graph = pcall(fg.compile, pipeline)
+  if not ok then return nil, tostring(graph) end
+  local list, seen = {}, {}
+  local res = graph:resources()
+  for _, out in ipairs(pipeline.outputs or {}) do
+    for _, r in ipairs(res) do
+      if r.name == out and r.frame == 0 then
+        local key = out .. index_text(r.index)
+        if not seen[key] then
+          seen[key] = true
+          list[#list + 1] = { name = out, index = r.index or {}, kind = r.kind, label = key }
+        end
+      end
+    end
+  end
+  graph:close()
+  return list
+end
+
+-- The user's pipeline plus the present node and the backbuffer external.
+local function wrap(p, st)
+  local t = st.target
+  local w = copy(p)
+  w.resolutions = {}
+  for k, v in pairs(p.resolutions or {}) do
+    w.resolutions[k] = (type(v) == "table" and v.window) and { st.width, st.height } or v
+  end
+  w.resolutions[RES] = { st.width, st.height }
+  w.external = copy(p.external)
+  w.external[BB] = { format = st.format, size = RES, provide = function() return st.surface end }
+  w.outputs = copy(p.outputs)
+  w.outputs[#w.outputs + 1] = BB
+  w.nodes = copy(p.nodes)
+  local mode = {}
+  for d in pairs(t.index) do mode[#mode + 1] = d end
+  table.sort(mode)
+  w.nodes[#w.nodes + 1] = {
+    name = NODE, multiplex = #mode > 0 and mode or nil,
+    read = { [t.name] = "transfer_src" }, modify = { [BB] = "transfer_dst" },
+    run = function(cmd, ctx)
+      local cur = st.target  -- may move to another index of the same output without a recompile
+      for d, v in pairs(cur.index) do
+        if ctx.index[d] ~= v then return end
+      end
+      cmd:blit(cur.name, BB)
+    end,
+  }
+  return w
+end
+
+local function pick(targets, name, index)
+  for _, t in ipairs(targets) do
+    if index == nil and t.label == name then return t end  -- "color[eye=2]"
+  end
+  for _, t in ipairs(targets) do
+    if t.name == name and (index == nil or index_text(t.index) == index_text(index)) then return t end
+  end
+  if name and index then return pick(targets, name) end
+  return nil
+end
+
+local function same_mode(a, b)
+  local ka, kb = {}, {}
+  for k in pairs(a.index) do ka[#ka + 1] = k end
+  for k in pairs(b.index) do kb[#kb + 1] = k end
+  table.sort(ka); table.sort(kb)
+  return a.name == b.name and table.concat(ka, ",") == table.concat(kb, ",")
+end
+
+function M.main(args)
+  local ok, o = pcall(parse, args or {})
+  if not ok then io.stderr:write(tostring(o), "\n") return 2 end
+  if o.help then print(USAGE) return 0 end
+  io.stdout:setvbuf("line")
+  local display = os.getenv("DISPLAY")
+  local headless = (display == nil or display == "")
+  if headless and not o.screenshot and not o.captures then
+    io.stderr:write("framegraph view: no X display: DISPLAY is unset, so there is no X11 server to open a window on.\n",
+      "  Start one (e.g. xvfb-run -a framegraph view ...), or render headless:\n",
+      "  framegraph view ", o.path, " --frames 10 --screenshot out.png\n")
+    return 2
+  end
+
+  local okd, dev = pcall(fg.vulkan, { validation = o.validation, prefer = o.device or "gpu", present = not headless })
+  if not okd then
+    io.stderr:write("framegraph view: ", tostring(dev):gsub("^fg%.vulkan: ", ""), "\n")
+    return 1
+  end
+  local function drain_messages(where)
+    local n = 0
+    for _, m in ipairs(dev:messages()) do
+      n = n + 1
+      print("validation: " .. (where and (where .. ": ") or "") .. m)
+    end
+    return n
+  end
+
+  local st = { width = o.width, height = o.height, format = "rgba8_unorm" }
+  local win
+  if not headless then
+    local err
+    win, err = core.window_open(dev, o.width, o.height, "framegraph view: " .. o.path)
+    if not win then
+      io.stderr:write("framegraph view: ", err, "\n")
+      dev:close()
+      return 1
+    end
+    st.width, st.height = win:size()
+    st.format = win:format()
+    st.surface = win
+  end
+
+  local p, err = load_pipeline(o.path, dev)
+  local targets
+  if p then targets, err = targets_of(p) end
+  if targets and #targets == 0 then
+    targets, err = nil, ("%s: the pipeline has no texture output to show (outputs = { ... })"):format(o.path)
+  end
+  if not targets then
+    io.stderr:write("framegraph view: ", err, "\n")
+    if win then win:close() end
+    dev:close()
+    return 1
+  end
+  st.target = pick(targets, o.output or targets[1].name)
+  if not st.target then
+    local names = {}
+    for _, t in ipairs(targets) do names[#names + 1] = t.label end
+    io.stderr:write(("framegraph view: --output %s is not an output of %s (outputs: %s)\n")
+      :format(o.output, o.path, table.concat(names, ", ")))
+    if win then win:close() end
+    dev:close()
+    return 1
+  end
+  if headless then st.surface = assert(dev:external_image(st.format, st.width, st.height)) end
+
+  local okr, rt = pcall(fg.runtime, dev, wrap(p, st))
+  if not okr then
+    io.stderr:write("framegraph view: ", tostring(rt), "\n")
+    if win then win:close() end
+    dev:close()
+    return 1
+  end
+  local validation_count = drain_messages()
+  local watch_poll = watcher(o.path)
+
+  local status = "loaded " .. o.path
+  local function title()
+    if win then
+      win:set_title(("framegraph view: %s  %s  |  %s"):format(o.path, st.target.label, status))
+    end
+  end
+  title()
+  print(("view: %s on %s, showing %s (%dx%d %s)%s"):format(o.path, dev:info().name, st.target.label,
+    st.width, st.height, headless and "offscreen" or "window", headless and ", headless" or ""))
+
+  local reloads, capture_k, want_capture = 0, 0, o.captures ~= nil
+  local frames, quit, code = 0, false, 0
+  local t_report, frames_report, work, next_frame = core.clock(), 0, 0, core.clock()
+  local last_frame_err
+  local next_poll = 0
+
+  local function follow_window(w, h)
+    st.width, st.height = w, h
+    local okk, e = pcall(rt.set_resolution, rt, RES, w, h)
+    if okk then
+      for name, v in pairs(p.resolutions or {}) do
+        if type(v) == "table" and v.window then okk, e = pcall(rt.set_resolution, rt, name, w, h) end
+        if not okk then break end
+      end
+    end
+    if not okk then print("view: resize to " .. w .. "x" .. h .. " failed: " .. tostring(e)) end
+  end
+
+  local function do_reload()
+    reloads = reloads + 1
+    local np, e = load_pipeline(o.path, dev)
+    local nt
+    if np then nt, e = targets_of(np) end
+    local target
+    if nt then
+      target = pick(nt, st.target.name, st.target.index) or nt[1]
+      if not target then e = o.path .. ": the pipeline has no texture output to show" end
+    end
+    local good = false
+    if target then
+      local old = st.target
+      st.target = target
+      local rok, rerr = rt:reload(wrap(np, st))
+      if rok then
+        p, targets, good = np, nt, true
+      else
+        st.target = old
+        e = rerr
+      end
+    end
+    if good then
+      status = "reload ok"
+      print(("reload: ok (%s)"):format(o.path))
+    else
+      e = tostring(e)
+      if not e:find(o.path, 1, true) then e = o.path .. ": " .. e end
+      status = "ERROR " .. e
+      print("reload: error: " .. e)
+    end
+    title()
+    if o.captures then want_capture = true end
+    drain_messages("reload")
+  end
+
+  local function cycle()
+    if #targets < 2 then return end
+    local i = 1
+    for k, t in ipairs(targets) do if t.label == st.target.label then i = k end end
+    local nxt = targets[i % #targets + 1]
+    if same_mode(nxt, st.target) then
+      st.target = nxt  -- same node instances: only the run callback's choice changes
+    else
+      local old = st.target
+      st.target = nxt
+      local rok, rerr = rt:reload(wrap(p, st))
+      if not rok then st.target = old print("view: cannot show " .. nxt.label .. ": " .. tostring(rerr)) end
+    end
+    print("view: showing " .. st.target.label)
+    title()
+  end
+
+  while not quit do
+    -- events
+    if win then
+      for _, ev in ipairs(win:poll()) do
+        if ev.type == "close" then quit = true
+        elseif ev.type == "key" then
+          if ev.key == "q" or ev.key == "escape" then quit = true
+          elseif ev.key == "tab" or ev.key == "o" or ev.key == "space" then cycle()
+          elseif ev.key == "r" then do_reload() end
+        elseif ev.type == "resize" then
+          local rok, rerr = win:recreate()
+          if not rok then print("view: " .. rerr) quit, code = true, 1 end
+          local w, h = win:size()
+          if w > 0 and h > 0 then follow_window(w, h) end
+        end
+      end
+    end
+    if quit then break end
+    -- the file: at most 10 times a second
+    local now = core.clock()
+    if now >= next_poll then
+      next_poll = now + 0.1
+      if watch_poll() then do_reload() end
+    end
+    -- one frame
+    local t_work = core.clock()
+    local ready = true
+    if win then
+      local aok, aerr = win:acquire()
+      if aok == nil then print("view: " .. aerr) code = 1 break end
+      if not aok then
+        local rok, rerr = win:recreate()
+        if not rok then print("view: " .. rerr) code = 1 break end
+        local w, h = win:size()
+        if w > 0 and h > 0 then follow_window(w, h) end
+        ready = false
+        core.sleep(0.01)
+      end
+    end
+    if ready then
+      local fok, ferr = pcall(rt.frame, rt)
+      if fok and ferr == nil then fok = false end
+      if not fok then
+        -- A run error: nothing was submitted; the last picture stays on screen.
+        local msg = tostring(ferr)
+        if msg ~= last_frame_err then
+          print("frame: error: " .. msg)
+          status = "ERROR " .. msg
+          title()
+          last_frame_err = msg
+        end
+        core.sleep(0.05)
+      else
+        last_frame_err = nil
+        frames = frames + 1
+        local last = o.frames and frames >= o.frames
+        local shot
+        if want_capture then
+          shot = ("%s/%d.png"):format(o.captures, capture_k)
+        elseif last and o.screenshot then
+          shot = o.screenshot
+        end
+        if win then
+          local pok, perr = win:present(shot)
+          if pok == nil then print("view: " .. perr) code = 1 break end
+        elseif shot then
+          local sok, serr = rt:save_png(BB, shot)
+          if not sok then print("view: " .. serr) code = 1 break end
+        end
+        if shot and want_capture then
+          print(("capture: %s (%s)"):format(shot, status))
+          want_capture = false
+          capture_k = capture_k + 1
+          if o.exit_after_reloads and reloads >= o.exit_after_reloads then quit = true end
+        elseif shot then
+          print("screenshot: " .. shot)
+        end
+        if last then
+          if o.screenshot and shot ~= o.screenshot then
+            if win then print("view: screenshot skipped (frame " .. frames .. " was a capture)")
+            else rt:save_png(BB, o.screenshot) print("screenshot: " .. o.screenshot) end
+          end
+          quit = true
+        end
+        local t = core.clock()
+        work = work + (t - t_work)
+        frames_report = frames_report + 1
+        if t - t_report >= 1 then
+          local s = rt:graph():stats()
+          print(("stats: frame %.2f ms (record, submit, present), %.1f fps, heap %s, no aliasing %s, LOAD %s, "
+            .. "memory %s; %s"):format(work * 1000 / frames_report, frames_report / (t - t_report),
+            human(s.heap_bytes), human(s.naive_bytes), human(s.load_bytes), human(rt:memory().total), status))
+          t_report, frames_report, work = t, 0, 0
+        end
+        -- Pace to --fps: Xvfb and some drivers do not throttle FIFO presentation.
+        if o.fps > 0 then
+          next_frame = math.max(next_frame + 1 / o.fps, t)
+          if next_frame > t then core.sleep(next_frame - t) end
+        end
+      end
+    end
+    validation_count = validation_count + drain_messages()
+  end
+  rt:close()
+  if win then win:close() end
+  validation_count = validation_count + drain_messages()
+  if o.validation then print(("validation messages: %d"):format(validation_count)) end
+  dev:close()
+  print(("view: %d frames, %d reloads"):format(frames, reloads))
+  if o.validation and validation_count > 0 and code == 0 then code = 3 end
+  return code
+end
+
+M.parse = parse
+M.wrap = wrap
+return M

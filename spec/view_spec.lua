@@ -1,0 +1,193 @@
+-- framegraph view (bin/framegraph-view, lua/framegraph/view.lua): a window
+-- under Xvfb on lavapipe with a live edit and a broken edit of the pipeline
+-- file, the headless --screenshot path without DISPLAY, multiplexed outputs,
+-- and the errors when there is no display. Every run has validation on
+-- (synchronization validation included) and must report no message.
+local VIEW = "lua5.4 bin/framegraph-view"
+
+local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function run(cmd)
+  local f = io.popen(cmd .. " 2>&1; echo \"EXIT=$?\"")
+  local out = f:read("a")
+  f:close()
+  local code = tonumber(out:match("EXIT=(%d+)%s*$"))
+  return out:gsub("EXIT=%d+%s*$", ""), code
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+local function read(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function tmpdir()
+  local f = io.popen("mktemp -d")
+  local d = f:read("l")
+  f:close()
+  return d
+end
+
+-- A fragment-shader fill: red = u, green = v, blue from a constant in the file (line 3).
+local function pipeline(blue)
+  return ([[
+local dev = ...
+local fg = require("framegraph")
+local blue = %s
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  name = "fill",
+  resolutions = { main = { 64, 48, window = true } },
+  outputs = { "color" },
+  nodes = {
+    { name = "fill", create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd) cmd:draw(sh, {}, 3, { blue }) end },
+  },
+}
+]]):format(blue)
+end
+
+local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" end
+
+local have_xvfb = os.execute("command -v xvfb-run >/dev/null 2>&1")
+
+describe("framegraph view", function()
+  local dir
+  before_each(function() dir = tmpdir() end)
+  after_each(function() os.execute("rm -rf " .. sh_quote(dir)) end)
+
+  it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local cmd = ("timeout 120 xvfb-run -a %s %s --device software --validation --size 96x64 --captures %s "
+      .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(VIEW, sh_quote(file), sh_quote(dir))
+    local f = io.popen(cmd)
+    local lines = {}
+    for line in f:lines() do
+      lines[#lines + 1] = line
+      -- Edit while the viewer runs: first a good edit, then a broken one.
+      if line:find("^capture: .*/0%.png") then write(file, pipeline("1.0"))
+      elseif line:find("^capture: .*/1%.png") then write(file, pipeline("= 1")) end
+    end
+    f:close()
+    local out = table.concat(lines, "\n")
+    assert.matches("EXIT=0", out, 1, true)
+    assert.matches("window)", out, 1, true)                -- a window, not the headless path
+    assert.matches("reload: ok", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":3: unexpected symbol near '='", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.is_nil(out:find("validation: ", 1, true))
+    local before, after, broken = read(dir .. "/0.png"), read(dir .. "/1.png"), read(dir .. "/2.png")
+    assert.is_true(is_png(before) and is_png(after) and is_png(broken))
+    assert.are_not.equal(before, after)                    -- blue 0 -> 1 changed the presented picture
+    assert.are.equal(after, broken)                        -- the bad edit left the last good picture
+  end)
+
+  it("under Xvfb: --frames N --screenshot captures the presented image", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.5"))
+    local out, code = run(("timeout 120 xvfb-run -a %s %s --device software --validation --size 80x60 --frames 5 "
+      .. "--screenshot %s"):format(VIEW, sh_quote(file), sh_quote(dir .. "/shot.png")))
+    assert.are.equal(0, code, out)
+    assert.matches("screenshot: ", out, 1, true)
+    assert.matches("view: 5 frames", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.is_true(is_png(read(dir .. "/shot.png")))
+  end)
+
+  it("renders headless without DISPLAY and writes the screenshot", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("env -u DISPLAY %s %s --device software --validation --size 32x24 --frames 3 "
+      .. "--screenshot %s"):format(VIEW, sh_quote(file), sh_quote(dir .. "/a.png")))
+    assert.are.equal(0, code, out)
+    assert.matches("headless", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    write(file, pipeline("1.0"))
+    local out2, code2 = run(("env -u DISPLAY %s %s --device software --size 32x24 --frames 3 --screenshot %s")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/b.png")))
+    assert.are.equal(0, code2, out2)
+    local a, b = read(dir .. "/a.png"), read(dir .. "/b.png")
+    assert.is_true(is_png(a) and is_png(b))
+    assert.are_not.equal(a, b)
+  end)
+
+  it("shows each multiplex index of an output (--output name[eye=i])", function()
+    local file = dir .. "/eyes.lua"
+    write(file, [[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color" },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+  },
+}
+]])
+    local shots = {}
+    for _, o in ipairs({ "color", "color[eye=1]", "color[eye=2]" }) do
+      local png = dir .. "/" .. #shots .. ".png"
+      local out, code = run(("env -u DISPLAY %s %s --device software --validation --size 32x24 --frames 3 "
+        .. "--output %s --screenshot %s"):format(VIEW, sh_quote(file), sh_quote(o), sh_quote(png)))
+      assert.are.equal(0, code, out)
+      assert.matches("validation messages: 0", out, 1, true)
+      shots[#shots + 1] = read(png)
+    end
+    assert.are.equal(shots[1], shots[2])       -- the default is the first index
+    assert.are_not.equal(shots[2], shots[3])   -- each eye its own picture
+    local out, code = run(("env -u DISPLAY %s %s --frames 1 --screenshot %s --output nope")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/x.png")))
+    assert.are.equal(1, code)
+    assert.matches("--output nope is not an output", out, 1, true)
+    assert.matches("color[eye=1], color[eye=2]", out, 1, true)
+  end)
+
+  it("says DISPLAY is unset and suggests --screenshot when there is no display", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("env -u DISPLAY %s %s"):format(VIEW, sh_quote(file)))
+    assert.are.equal(2, code)
+    assert.matches("DISPLAY is unset", out, 1, true)
+    assert.matches("--screenshot", out, 1, true)
+  end)
+
+  it("says which X display it cannot reach and suggests --screenshot", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("DISPLAY=:54321 %s %s --device software"):format(VIEW, sh_quote(file)))
+    assert.are.equal(1, code)
+    assert.matches("cannot connect to the X display ':54321'", out, 1, true)
+    assert.matches("--screenshot", out, 1, true)
+  end)
+
+  it("reports a broken pipeline file at start with file:line", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("= 1"))
+    local out, code = run(("env -u DISPLAY %s %s --frames 1 --screenshot %s")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/x.png")))
+    assert.are.equal(1, code)
+    assert.matches(file .. ":3: unexpected symbol", out, 1, true)
+  end)
+end)
