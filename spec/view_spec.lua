@@ -112,6 +112,38 @@ describe("framegraph view", function()
     assert.is_true(is_png(read(dir .. "/shot.png")))
   end)
 
+  it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file, script, shot = dir .. "/pipe.lua", dir .. "/resize.lua", dir .. "/resized.png"
+    write(file, pipeline("0.5"))
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local bytes = {}
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "96x64",
+  "--frames", "30", "--screenshot", %q }, { frame = function(n, v)
+  if n == 3 then v.window:request_size(200, 120) end
+  for _, r in ipairs(v.runtime:graph():resources()) do
+    if r.name == "color" and r.frame == 0 then bytes[#bytes + 1] = r.bytes end
+  end
+  if n == 30 then print(("color bytes: %%d -> %%d"):format(bytes[1], bytes[#bytes])) end
+end }), true)
+]]):format(file, shot))
+    local out, code = run("timeout 120 xvfb-run -a lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("view: window 200x120 (view_window, main follow)", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    local b0, b1 = out:match("color bytes: (%d+) %-> (%d+)")
+    assert.is_true(tonumber(b0) >= 96 * 64 * 4 and tonumber(b1) >= 200 * 120 * 4 and tonumber(b1) > tonumber(b0), out)
+    local png = read(shot)
+    assert.is_true(is_png(png))
+    local w, h = string.unpack(">I4I4", png, 17)
+    assert.are.same({ 200, 120 }, { w, h }, "IHDR width, height")
+  end)
+
   it("renders headless without DISPLAY and writes the screenshot", function()
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))

@@ -6,7 +6,7 @@
  *   win:acquire() -> true | false, "out of date" | nil, err
  *   win:present([png_path]) -> true | false, "out of date" | nil, err   (png_path: capture the presented picture)
  *   win:recreate() -> true | nil, err      win:size() -> w, h      win:format() -> "bgra8_unorm"
- *   win:set_title(s)      win:close()
+ *   win:set_title(s)      win:request_size(w, h) (a "resize" event follows)      win:close()
  * A window returned by an external's provide() is rendered into by rt:frame. */
 #include "fg_lua.h"
 #include "fg_vk_window.h"
@@ -166,6 +166,15 @@ static int win_set_title(lua_State *L) {
   return 0;
 }
 
+static int win_request_size(lua_State *L) {
+  fg_vk_window *w = check_win(L);
+  lua_Integer W = luaL_checkinteger(L, 2), H = luaL_checkinteger(L, 3);
+  luaL_argcheck(L, W > 0 && W <= 16384, 2, "width must be in 1..16384");
+  luaL_argcheck(L, H > 0 && H <= 16384, 3, "height must be in 1..16384");
+  fg_vk_window_request_size(w, (uint32_t)W, (uint32_t)H);
+  return 0;
+}
+
 static int win_tostring(lua_State *L) {
   lwindow *o = luaL_checkudata(L, 1, FG_LUA_WINDOW);
   if (!o->w) { lua_pushliteral(L, "framegraph.window (closed)"); return 1; }
@@ -177,7 +186,8 @@ static int win_tostring(lua_State *L) {
 
 static const luaL_Reg win_methods[] = {
   {"poll", win_poll}, {"acquire", win_acquire}, {"present", win_present}, {"recreate", win_recreate},
-  {"size", win_size}, {"format", win_format}, {"set_title", win_set_title}, {"close", win_close},
+  {"size", win_size}, {"format", win_format}, {"set_title", win_set_title}, {"request_size", win_request_size},
+  {"close", win_close},
   {NULL, NULL},
 };
 

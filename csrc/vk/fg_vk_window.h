@@ -39,6 +39,8 @@ typedef struct fg_vk_window_event {
 /* Next pending event without blocking: 1 with *ev, 0 when none. */
 int fg_vk_window_poll(fg_vk_window *w, fg_vk_window_event *ev);
 void fg_vk_window_set_title(fg_vk_window *w, const char *title);
+/* Asks the X server for a new window size; a FG_WIN_EV_RESIZE follows. */
+void fg_vk_window_request_size(fg_vk_window *w, uint32_t width, uint32_t height);
 
 /* (Re)creates the swapchain for the window's current size (after a resize
  * event, or when acquire/present said it is out of date). 0, or -1 + message. */

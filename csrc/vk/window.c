@@ -63,6 +63,12 @@ void fg_vk_window_set_title(fg_vk_window *w, const char *title) {
   xcb_flush(w->conn);
 }
 
+void fg_vk_window_request_size(fg_vk_window *w, uint32_t width, uint32_t height) {
+  uint32_t v[2] = {width, height};
+  xcb_configure_window(w->conn, w->win, XCB_CONFIG_WINDOW_WIDTH | XCB_CONFIG_WINDOW_HEIGHT, v);
+  xcb_flush(w->conn);
+}
+
 /* An image acquired but never rendered still has its acquire semaphore
  * signalled (or pending): wait on it with an empty batch so the semaphore can
  * be reused or destroyed. */

@@ -209,7 +209,9 @@ local function same_mode(a, b)
   return a.name == b.name and table.concat(ka, ",") == table.concat(kb, ",")
 end
 
-function M.main(args)
+-- hooks (for tests and tools): hooks.frame(n, view) after each presented
+-- frame, with view = { window = win | nil, runtime = rt, state = st }.
+function M.main(args, hooks)
   local ok, o = pcall(parse, args or {})
   if not ok then io.stderr:write(tostring(o), "\n") return 2 end
   if o.help then print(USAGE) return 0 end
@@ -304,14 +306,19 @@ function M.main(args)
 
   local function follow_window(w, h)
     st.width, st.height = w, h
-    local okk, e = pcall(rt.set_resolution, rt, RES, w, h)
-    if okk then
-      for name, v in pairs(p.resolutions or {}) do
-        if type(v) == "table" and v.window then okk, e = pcall(rt.set_resolution, rt, name, w, h) end
-        if not okk then break end
+    local names = { RES }
+    for name, v in pairs(p.resolutions or {}) do
+      if type(v) == "table" and v.window then names[#names + 1] = name end
+    end
+    for _, name in ipairs(names) do
+      -- raises on misuse, returns nil, message when the runtime cannot be rebuilt
+      local okk, r, e = pcall(rt.set_resolution, rt, name, w, h)
+      if not okk or r == nil then
+        print(("view: following the window (%dx%d) with '%s' failed: %s"):format(w, h, name, tostring(okk and e or r)))
+        return
       end
     end
-    if not okk then print("view: resize to " .. w .. "x" .. h .. " failed: " .. tostring(e)) end
+    print(("view: window %dx%d (%s follow)"):format(w, h, table.concat(names, ", ")))
   end
 
   local function do_reload()
@@ -444,6 +451,7 @@ function M.main(args)
         elseif shot then
           print("screenshot: " .. shot)
         end
+        if hooks and hooks.frame then hooks.frame(frames, { window = win, runtime = rt, state = st }) end
         if last then
           if o.screenshot and shot ~= o.screenshot then
             if win then print("view: screenshot skipped (frame " .. frames .. " was a capture)")
