@@ -196,6 +196,49 @@ return {
     assert.matches("color[eye=1], color[eye=2]", out, 1, true)
   end)
 
+  it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()
+    local file, script = dir .. "/two.lua", dir .. "/cycle.lua"
+    write(file, [[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color", "mono" },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "mono" } },
+      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
+  },
+}
+]])
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "32x24",
+  "--frames", "9" }, { frame = function(n, v)
+  if n %% 2 == 0 then
+    assert(v.runtime:save_png("view_backbuffer", ("%s/shot%%d.png"):format(n // 2)))
+    v.key("tab")
+  end
+end }), true)
+]]):format(file, dir))
+    local out, code = run("env -u DISPLAY lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("showing color%[eye=2%]\n.*showing mono\n.*showing color%[eye=1%]", out)
+    assert.matches("validation messages: 0", out, 1, true)
+    local s = {}
+    for k = 1, 4 do s[k] = read(("%s/shot%d.png"):format(dir, k)) assert.is_true(is_png(s[k])) end
+    assert.are_not.equal(s[1], s[2])   -- eye 1 -> eye 2 (same node instances, no recompile)
+    assert.are_not.equal(s[2], s[3])   -- -> mono (another mode: the present node is recompiled)
+    assert.are_not.equal(s[1], s[3])
+    assert.are.equal(s[1], s[4])       -- and around to eye 1
+  end)
+
   it("says DISPLAY is unset and suggests --screenshot when there is no display", function()
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))

@@ -70,11 +70,12 @@ void fg_vk_window_request_size(fg_vk_window *w, uint32_t width, uint32_t height)
 }
 
 /* An image acquired but never rendered still has its acquire semaphore
- * signalled (or pending): wait on it with an empty batch so the semaphore can
- * be reused or destroyed. */
+ * signalled (or pending), one rendered but never presented its present
+ * semaphore: wait on it with an empty batch so it can be reused or destroyed. */
 static void drain_acquired(fg_vk_window *w) {
-  if (w->state != ST_ACQUIRED) return;
-  VkSemaphoreSubmitInfo wsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = w->cur_acquire,
+  if (w->state == ST_NONE) return;
+  VkSemaphore sem = w->state == ST_ACQUIRED ? w->cur_acquire : w->images[w->index].presentable;
+  VkSemaphoreSubmitInfo wsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = sem,
                                .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
   VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .waitSemaphoreInfoCount = 1, .pWaitSemaphoreInfos = &wsi};
   vkQueueSubmit2(w->dev->queue, 1, &si, VK_NULL_HANDLE);

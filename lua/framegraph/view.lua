@@ -210,7 +210,8 @@ local function same_mode(a, b)
 end
 
 -- hooks (for tests and tools): hooks.frame(n, view) after each presented
--- frame, with view = { window = win | nil, runtime = rt, state = st }.
+-- frame, with view = { window = win | nil, runtime = rt, state = st,
+-- key = function(name) as if the key was pressed ("tab", "q", ...) }.
 function M.main(args, hooks)
   local ok, o = pcall(parse, args or {})
   if not ok then io.stderr:write(tostring(o), "\n") return 2 end
@@ -218,7 +219,7 @@ function M.main(args, hooks)
   io.stdout:setvbuf("line")
   local display = os.getenv("DISPLAY")
   local headless = (display == nil or display == "")
-  if headless and not o.screenshot and not o.captures then
+  if headless and not (o.frames or o.screenshot or o.captures) then
     io.stderr:write("framegraph view: no X display: DISPLAY is unset, so there is no X11 server to open a window on.\n",
       "  Start one (e.g. xvfb-run -a framegraph view ...), or render headless:\n",
       "  framegraph view ", o.path, " --frames 10 --screenshot out.png\n")
@@ -374,15 +375,18 @@ function M.main(args, hooks)
     title()
   end
 
+  local function on_key(key)
+    if key == "q" or key == "escape" then quit = true
+    elseif key == "tab" or key == "o" or key == "space" then cycle()
+    elseif key == "r" then do_reload() end
+  end
+
   while not quit do
     -- events
     if win then
       for _, ev in ipairs(win:poll()) do
         if ev.type == "close" then quit = true
-        elseif ev.type == "key" then
-          if ev.key == "q" or ev.key == "escape" then quit = true
-          elseif ev.key == "tab" or ev.key == "o" or ev.key == "space" then cycle()
-          elseif ev.key == "r" then do_reload() end
+        elseif ev.type == "key" then on_key(ev.key)
         elseif ev.type == "resize" then
           local rok, rerr = win:recreate()
           if not rok then print("view: " .. rerr) quit, code = true, 1 end
@@ -451,7 +455,9 @@ function M.main(args, hooks)
         elseif shot then
           print("screenshot: " .. shot)
         end
-        if hooks and hooks.frame then hooks.frame(frames, { window = win, runtime = rt, state = st }) end
+        if hooks and hooks.frame then
+          hooks.frame(frames, { window = win, runtime = rt, state = st, key = on_key })
+        end
         if last then
           if o.screenshot and shot ~= o.screenshot then
             if win then print("view: screenshot skipped (frame " .. frames .. " was a capture)")
