@@ -112,6 +112,48 @@ describe("framegraph view", function()
     assert.is_true(is_png(read(dir .. "/shot.png")))
   end)
 
+  it("under Xvfb: the X display itself shows the picture (xwd of the root window)", function()
+    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
+      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+      return
+    end
+    local file, script, dump = dir .. "/pipe.lua", dir .. "/x.sh", dir .. "/root.xwd"
+    write(file, pipeline("1.0"))
+    write(script, ([[
+%s %s --device software --validation --size 120x80 --frames 120 &
+pid=$!
+sleep 1
+xwd -root -silent > %s
+wait $pid
+]]):format(VIEW, sh_quote(file), sh_quote(dump)))
+    local out, code = run("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    -- XWD: 25 big-endian CARD32 header fields, the window name, the colormap, then rows of pixels.
+    local x = assert(read(dump))
+    local h = { string.unpack(">" .. ("I4"):rep(25), x) }
+    local header_size, byte_order, bpp, stride = h[1], h[8], h[12], h[13]
+    local masks, ncolors = { h[15], h[16], h[17] }, h[20]
+    assert.are.equal(32, bpp)
+    local function pixel(px, py)
+      local v = string.unpack((byte_order == 0 and "<" or ">") .. "I4", x, header_size + ncolors * 12 + py * stride + px * 4 + 1)
+      local c = {}
+      for i, m in ipairs(masks) do
+        local shift = 0
+        while m & 1 == 0 do m, shift = m >> 1, shift + 1 end
+        c[i] = (v >> shift) & m
+      end
+      return c
+    end
+    -- The window sits at (0, 0) (no window manager); its centre is u = v = 0.5 with blue = 1.0.
+    local c = pixel(60, 40)
+    assert.is_true(math.abs(c[1] - 128) <= 4 and math.abs(c[2] - 128) <= 4 and c[3] == 255,
+      ("centre pixel %d %d %d"):format(c[1], c[2], c[3]))
+    local corner = pixel(1, 79)  -- bottom left: u ~ 0, v ~ 1
+    assert.is_true(corner[1] < 8 and corner[2] > 248 and corner[3] == 255,
+      ("corner pixel %d %d %d"):format(corner[1], corner[2], corner[3]))
+  end)
+
   it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()
     if not have_xvfb then
       pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
