@@ -120,12 +120,15 @@ describe("framegraph view", function()
     local file, script, dump = dir .. "/pipe.lua", dir .. "/x.sh", dir .. "/root.xwd"
     write(file, pipeline("1.0"))
     write(script, ([[
-%s %s --device software --validation --size 120x80 --frames 120 &
+%s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 1 &
 pid=$!
-sleep 1
+i=0
+while [ ! -s %s/0.png ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
+sleep 0.3
 xwd -root -silent > %s
+echo "-- seen" >> %s
 wait $pid
-]]):format(VIEW, sh_quote(file), sh_quote(dump)))
+]]):format(VIEW, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dump), sh_quote(file)))
     local out, code = run("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh " .. sh_quote(script))
     assert.are.equal(0, code, out)
     assert.matches("validation messages: 0", out, 1, true)
@@ -164,14 +167,19 @@ wait $pid
     write(script, ([[
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
-local bytes = {}
+local bytes, done = {}, false
 os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "96x64",
-  "--frames", "30", "--screenshot", %q }, { frame = function(n, v)
+  "--frames", "3000", "--screenshot", %q }, { frame = function(n, v)
   if n == 3 then v.window:request_size(200, 120) end
   for _, r in ipairs(v.runtime:graph():resources()) do
     if r.name == "color" and r.frame == 0 then bytes[#bytes + 1] = r.bytes end
   end
-  if n == 30 then print(("color bytes: %%d -> %%d"):format(bytes[1], bytes[#bytes])) end
+  -- the resize event comes when the X server sends it: finish on the frame after
+  if v.state.width == 200 and not done then
+    done = true
+    v.finish()
+    print(("color bytes: %%d -> %%d"):format(bytes[1], bytes[#bytes]))
+  end
 end }), true)
 ]]):format(file, shot))
     local out, code = run("timeout 120 xvfb-run -a lua5.4 " .. sh_quote(script))

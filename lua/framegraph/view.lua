@@ -211,7 +211,8 @@ end
 
 -- hooks (for tests and tools): hooks.frame(n, view) after each presented
 -- frame, with view = { window = win | nil, runtime = rt, state = st,
--- key = function(name) as if the key was pressed ("tab", "q", ...) }.
+-- key = function(name) as if the key was pressed ("tab", "q", ...),
+-- finish = function() the next frame is the last (--screenshot is taken) }.
 function M.main(args, hooks)
   local ok, o = pcall(parse, args or {})
   if not ok then io.stderr:write(tostring(o), "\n") return 2 end
@@ -375,6 +376,9 @@ function M.main(args, hooks)
     title()
   end
 
+  local finish_next = false
+  local function finish() finish_next = true end
+
   local function on_key(key)
     if key == "q" or key == "escape" then quit = true
     elseif key == "tab" or key == "o" or key == "space" then cycle()
@@ -433,7 +437,7 @@ function M.main(args, hooks)
       else
         last_frame_err = nil
         frames = frames + 1
-        local last = o.frames and frames >= o.frames
+        local last = (o.frames and frames >= o.frames) or finish_next
         local shot
         if want_capture then
           shot = ("%s/%d.png"):format(o.captures, capture_k)
@@ -456,7 +460,7 @@ function M.main(args, hooks)
           print("screenshot: " .. shot)
         end
         if hooks and hooks.frame then
-          hooks.frame(frames, { window = win, runtime = rt, state = st, key = on_key })
+          hooks.frame(frames, { window = win, runtime = rt, state = st, key = on_key, finish = finish })
         end
         if last then
           if o.screenshot and shot ~= o.screenshot then
