@@ -315,4 +315,17 @@ end }), true)
     assert.are.equal(1, code)
     assert.matches(file .. ":3: unexpected symbol", out, 1, true)
   end)
+
+  it("refuses outputs it cannot show and says why", function()
+    local file = dir .. "/buf.lua"
+    write(file, [[
+return { outputs = { "b", "d" }, nodes = {
+  { name = "n", create = { b = { buffer = 256 } } },
+  { name = "m", create = { d = { format = "d32_sfloat", size = { 8, 8 } } }, pass = { depth = "d" } } } }
+]])
+    local out, code = run(("env -u DISPLAY %s %s --frames 1"):format(VIEW, sh_quote(file)))
+    assert.are.equal(1, code)
+    assert.matches("no colour texture output to show ('b' is a buffer; 'd' is a depth/stencil texture (d32_sfloat))",
+      out, 1, true)
+  end)
 end)

@@ -138,25 +138,32 @@ local function index_text(index)
 end
 
 -- What can be shown: every (output, multiplex index) of the compiled plan
--- that is a texture, in the pipeline's output order.
+-- that is a colour texture, in the pipeline's output order. Also returns why
+-- the other outputs cannot be shown.
 local function targets_of(pipeline)
   local ok, graph = pcall(fg.compile, pipeline)
   if not ok then return nil, tostring(graph) end
-  local list, seen = {}, {}
+  local list, seen, skipped = {}, {}, {}
   local res = graph:resources()
   for _, out in ipairs(pipeline.outputs or {}) do
     for _, r in ipairs(res) do
-      if r.name == out and r.frame == 0 then
+      if (r.name == out or r.final_name == out) and r.frame == 0 then
         local key = out .. index_text(r.index)
-        if not seen[key] then
+        if r.kind ~= "texture" and r.kind ~= "external" then
+          skipped[out] = ("'%s' is a %s"):format(out, r.kind)
+        elseif r.format and r.format:match("^[ds]%d") then
+          skipped[out] = ("'%s' is a depth/stencil texture (%s)"):format(out, r.format)
+        elseif not seen[key] then
           seen[key] = true
-          list[#list + 1] = { name = out, index = r.index or {}, kind = r.kind, label = key }
+          list[#list + 1] = { name = out, index = r.index or {}, label = key }
         end
       end
     end
   end
   graph:close()
-  return list
+  local why = {}
+  for _, out in ipairs(pipeline.outputs or {}) do why[#why + 1] = skipped[out] end
+  return list, #why > 0 and table.concat(why, "; ") or nil
 end
 
 -- The user's pipeline plus the present node and the backbuffer external.
@@ -260,7 +267,8 @@ function M.main(args, hooks)
   local targets
   if p then targets, err = targets_of(p) end
   if targets and #targets == 0 then
-    targets, err = nil, ("%s: the pipeline has no texture output to show (outputs = { ... })"):format(o.path)
+    targets, err = nil, ("%s: the pipeline has no colour texture output to show%s"):format(o.path,
+      err and " (" .. err .. ")" or "; list one in outputs = { ... }")
   end
   if not targets then
     io.stderr:write("framegraph view: ", err, "\n")
@@ -326,12 +334,13 @@ function M.main(args, hooks)
   local function do_reload()
     reloads = reloads + 1
     local np, e = load_pipeline(o.path, dev)
-    local nt
+    local nt, why
     if np then nt, e = targets_of(np) end
     local target
     if nt then
+      why = e
       target = pick(nt, st.target.name, st.target.index) or nt[1]
-      if not target then e = o.path .. ": the pipeline has no texture output to show" end
+      e = not target and ("the pipeline has no colour texture output to show%s"):format(why and " (" .. why .. ")" or "")
     end
     local good = false
     if target then
