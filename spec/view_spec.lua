@@ -37,7 +37,8 @@ local function tmpdir()
 end
 
 -- A fragment-shader fill: red = u, green = v, blue from a constant in the file (line 3).
-local function pipeline(blue)
+-- `run` (line 12) may be replaced, e.g. by one that raises.
+local function pipeline(blue, run)
   return ([[
 local dev = ...
 local fg = require("framegraph")
@@ -50,10 +51,27 @@ return {
   nodes = {
     { name = "fill", create = { color = { format = "rgba8_unorm", size = "main" } },
       pass = { color = { "color" } },
-      run = function(cmd) cmd:draw(sh, {}, 3, { blue }) end },
+      run = function(cmd) %s end },
   },
 }
-]]):format(blue)
+]]):format(blue, run or "cmd:draw(sh, {}, 3, { blue })")
+end
+
+-- Pixel (r, g, b) of an XWD dump (xwd -root): 25 big-endian CARD32 header
+-- fields, the window name, the colormap, then rows of 32-bit pixels.
+local function xwd_pixel(x, px, py)
+  local h = { string.unpack(">" .. ("I4"):rep(25), x) }
+  local header_size, byte_order, bpp, stride = h[1], h[8], h[12], h[13]
+  local masks, ncolors = { h[15], h[16], h[17] }, h[20]
+  assert(bpp == 32, "xwd: expected 32 bits per pixel, got " .. bpp)
+  local v = string.unpack((byte_order == 0 and "<" or ">") .. "I4", x, header_size + ncolors * 12 + py * stride + px * 4 + 1)
+  local c = {}
+  for i, m in ipairs(masks) do
+    local shift = 0
+    while m & 1 == 0 do m, shift = m >> 1, shift + 1 end
+    c[i] = (v >> shift) & m
+  end
+  return c
 end
 
 local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" end
@@ -132,22 +150,8 @@ wait $pid
     local out, code = run("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh " .. sh_quote(script))
     assert.are.equal(0, code, out)
     assert.matches("validation messages: 0", out, 1, true)
-    -- XWD: 25 big-endian CARD32 header fields, the window name, the colormap, then rows of pixels.
     local x = assert(read(dump))
-    local h = { string.unpack(">" .. ("I4"):rep(25), x) }
-    local header_size, byte_order, bpp, stride = h[1], h[8], h[12], h[13]
-    local masks, ncolors = { h[15], h[16], h[17] }, h[20]
-    assert.are.equal(32, bpp)
-    local function pixel(px, py)
-      local v = string.unpack((byte_order == 0 and "<" or ">") .. "I4", x, header_size + ncolors * 12 + py * stride + px * 4 + 1)
-      local c = {}
-      for i, m in ipairs(masks) do
-        local shift = 0
-        while m & 1 == 0 do m, shift = m >> 1, shift + 1 end
-        c[i] = (v >> shift) & m
-      end
-      return c
-    end
+    local function pixel(px, py) return xwd_pixel(x, px, py) end
     -- The window sits at (0, 0) (no window manager); its centre is u = v = 0.5 with blue = 1.0.
     local c = pixel(60, 40)
     assert.is_true(math.abs(c[1] - 128) <= 4 and math.abs(c[2] - 128) <= 4 and c[3] == 255,
@@ -155,6 +159,41 @@ wait $pid
     local corner = pixel(1, 79)  -- bottom left: u ~ 0, v ~ 1
     assert.is_true(corner[1] < 8 and corner[2] > 248 and corner[3] == 255,
       ("corner pixel %d %d %d"):format(corner[1], corner[2], corner[3]))
+  end)
+
+  it("under Xvfb: a run that raises after an edit keeps the last good picture on the display", function()
+    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
+      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+      return
+    end
+    local file, dump = dir .. "/pipe.lua", dir .. "/held.xwd"
+    write(file, pipeline("1.0"))
+    local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
+      .. "--frames 3000 --captures %s --exit-after-reloads 2"):format(VIEW, sh_quote(file), sh_quote(dir))
+    local f = io.popen(("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh -c %s 2>&1; echo \"EXIT=$?\"")
+      :format(sh_quote(inner)))
+    local lines, display, auth = {}, nil, nil
+    for line in f:lines() do
+      lines[#lines + 1] = line
+      if line:find("^X=") then display, auth = line:match("^X=(%S+) (%S*)")
+      elseif line:find("^capture: .*/0%.png") then
+        write(file, pipeline("0.0", [[error("boom") cmd:draw(sh, {}, 3, { blue })]]))
+      elseif line:find("^frame: error:") then
+        -- frames fail from now on: the display must still show blue = 1.0
+        os.execute(("DISPLAY=%s XAUTHORITY=%s xwd -root -silent > %s"):format(display, sh_quote(auth), sh_quote(dump)))
+        write(file, pipeline("0.0"))
+      end
+    end
+    f:close()
+    local out = table.concat(lines, "\n")
+    assert.matches("EXIT=0", out, 1, true)
+    assert.matches("frame: error: node 'fill' run failed: " .. file .. ":12: boom", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    local c = xwd_pixel(assert(read(dump)), 60, 40)
+    assert.are.equal(255, c[3], ("held pixel %d %d %d"):format(c[1], c[2], c[3]))
+    local before, after = read(dir .. "/0.png"), read(dir .. "/1.png")
+    assert.is_true(is_png(before) and is_png(after))
+    assert.are_not.equal(before, after)   -- the fix (blue = 0.0) shows
   end)
 
   it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()

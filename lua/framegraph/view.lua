@@ -385,7 +385,7 @@ function M.main(args, hooks)
     title()
   end
 
-  local finish_next = false
+  local finish_next, failed = false, 0
   local function finish() finish_next = true end
 
   local function on_key(key)
@@ -431,8 +431,8 @@ function M.main(args, hooks)
       end
     end
     if ready then
-      local fok, ferr = pcall(rt.frame, rt)
-      if fok and ferr == nil then fok = false end
+      local fok, ferr, fmsg = pcall(rt.frame, rt)
+      if fok and ferr == nil then fok, ferr = false, fmsg end  -- a Vulkan failure: nil, message
       if not fok then
         -- A run error: nothing was submitted; the last picture stays on screen.
         local msg = tostring(ferr)
@@ -441,6 +441,11 @@ function M.main(args, hooks)
           status = "ERROR " .. msg
           title()
           last_frame_err = msg
+        end
+        failed = failed + 1
+        if headless or (o.frames and frames + failed >= o.frames) then
+          -- nothing on screen to keep, or a bounded run: stop with the error
+          code, quit = 1, true
         end
         core.sleep(0.05)
       else
