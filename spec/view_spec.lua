@@ -81,6 +81,14 @@ local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" e
 
 local have_xvfb = os.execute("command -v xvfb-run >/dev/null 2>&1")
 
+-- xvfb-run on a display number of its own: xvfb-run does not wait for the
+-- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
+-- removes the new one's socket. `-a` still moves on from a number in use.
+math.randomseed(os.time(), math.floor(os.clock() * 1e6))
+local function XVFB()
+  return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24'"):format(math.random(200, 30000))
+end
+
 describe("framegraph view", function()
   local dir
   before_each(function() dir = tmpdir() end)
@@ -93,8 +101,8 @@ describe("framegraph view", function()
     end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
-    local cmd = ("timeout 120 xvfb-run -a %s %s --device software --validation --size 96x64 --captures %s "
-      .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(VIEW_X, sh_quote(file), sh_quote(dir))
+    local cmd = ("%s %s %s --device software --validation --size 96x64 --captures %s "
+      .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir))
     local f = io.popen(cmd)
     local lines = {}
     for line in f:lines() do
@@ -124,8 +132,8 @@ describe("framegraph view", function()
     end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.5"))
-    local out, code = run(("timeout 120 xvfb-run -a %s %s --device software --validation --size 80x60 --frames 5 "
-      .. "--screenshot %s"):format(VIEW_X, sh_quote(file), sh_quote(dir .. "/shot.png")))
+    local out, code = run(("%s %s %s --device software --validation --size 80x60 --frames 5 "
+      .. "--screenshot %s"):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir .. "/shot.png")))
     assert.are.equal(0, code, out)
     assert.matches("screenshot: ", out, 1, true)
     assert.matches("view: 5 frames", out, 1, true)
@@ -150,7 +158,7 @@ xwd -root -silent > %s
 echo "-- seen" >> %s
 wait $pid
 ]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dump), sh_quote(file)))
-    local out, code = run("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh " .. sh_quote(script))
+    local out, code = run(XVFB() .. " sh " .. sh_quote(script))
     assert.are.equal(0, code, out)
     assert.matches("validation messages: 0", out, 1, true)
     local x = assert(read(dump))
@@ -173,8 +181,7 @@ wait $pid
     write(file, pipeline("1.0"))
     local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
       .. "--frames 3000 --captures %s --exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
-    local f = io.popen(("timeout 120 xvfb-run -a -s '-screen 0 320x240x24' sh -c %s 2>&1; echo \"EXIT=$?\"")
-      :format(sh_quote(inner)))
+    local f = io.popen(("%s sh -c %s 2>&1; echo \"EXIT=$?\""):format(XVFB(), sh_quote(inner)))
     local lines, display, auth = {}, nil, nil
     for line in f:lines() do
       lines[#lines + 1] = line
@@ -224,7 +231,7 @@ os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validat
   end
 end }), true)
 ]]):format(file, shot))
-    local out, code = run("timeout 120 xvfb-run -a env FG_DEVICE=software lua5.4 " .. sh_quote(script))
+    local out, code = run(XVFB() .. " env FG_DEVICE=software lua5.4 " .. sh_quote(script))
     assert.are.equal(0, code, out)
     assert.matches("view: window 200x120 (view_window, main follow)", out, 1, true)
     assert.matches("validation messages: 0", out, 1, true)
