@@ -92,7 +92,7 @@ end
 describe("framegraph view", function()
   local dir
   before_each(function() dir = tmpdir() end)
-  after_each(function() os.execute("rm -rf " .. sh_quote(dir)) end)
+  after_each(function() if not os.getenv("KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
 
   it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
     if not have_xvfb then
@@ -101,7 +101,7 @@ describe("framegraph view", function()
     end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
-    local cmd = ("%s %s %s --device software --validation --size 96x64 --captures %s "
+    local cmd = ("%s %s %s --device software --validation --no-hud --size 96x64 --captures %s "
       .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir))
     local f = io.popen(cmd)
     local lines = {}
@@ -141,35 +141,56 @@ describe("framegraph view", function()
     assert.is_true(is_png(read(dir .. "/shot.png")))
   end)
 
-  it("under Xvfb: the X display itself shows the picture (xwd of the root window)", function()
+  it("under Xvfb: the X display shows the picture and the HUD, and the HUD shows a bad edit's error", function()
     if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
       pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
       return
     end
-    local file, script, dump = dir .. "/pipe.lua", dir .. "/x.sh", dir .. "/root.xwd"
+    local file, broken, script = dir .. "/pipe.lua", dir .. "/broken.lua", dir .. "/x.sh"
     write(file, pipeline("1.0"))
+    write(broken, pipeline("= 1"))
     write(script, ([[
-%s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 1 &
+%s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 2 &
 pid=$!
-i=0
-while [ ! -s %s/0.png ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
-sleep 0.3
-xwd -root -silent > %s
-echo "-- seen" >> %s
+wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+wait_for %s/0.png
+xwd -root -silent > %s/good.xwd
+cp %s %s
+wait_for %s/1.png
+xwd -root -silent > %s/bad.xwd
+echo "-- still broken" >> %s
 wait $pid
-]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dump), sh_quote(file)))
+]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(broken), sh_quote(file),
+      sh_quote(dir), sh_quote(dir), sh_quote(file)))
     local out, code = run(XVFB() .. " sh " .. sh_quote(script))
     assert.are.equal(0, code, out)
     assert.matches("validation messages: 0", out, 1, true)
-    local x = assert(read(dump))
-    local function pixel(px, py) return xwd_pixel(x, px, py) end
-    -- The window sits at (0, 0) (no window manager); its centre is u = v = 0.5 with blue = 1.0.
-    local c = pixel(60, 40)
-    assert.is_true(math.abs(c[1] - 128) <= 4 and math.abs(c[2] - 128) <= 4 and c[3] == 255,
-      ("centre pixel %d %d %d"):format(c[1], c[2], c[3]))
-    local corner = pixel(1, 79)  -- bottom left: u ~ 0, v ~ 1
-    assert.is_true(corner[1] < 8 and corner[2] > 248 and corner[3] == 255,
-      ("corner pixel %d %d %d"):format(corner[1], corner[2], corner[3]))
+    assert.matches("reload: error: " .. file .. ":3:", out, 1, true)
+    local good, bad = assert(read(dir .. "/good.xwd")), assert(read(dir .. "/bad.xwd"))
+    for k, x in ipairs({ good, bad }) do
+      -- The window sits at (0, 0) (no window manager); below the HUD (26 rows) is the
+      -- picture: the centre is u = v = 0.5 with blue = 1.0, bottom left u ~ 0, v ~ 1.
+      local c = xwd_pixel(x, 60, 40)
+      assert.is_true(math.abs(c[1] - 128) <= 4 and math.abs(c[2] - 128) <= 4 and c[3] == 255,
+        ("%s: centre pixel %d %d %d"):format(k == 1 and "good" or "bad", c[1], c[2], c[3]))
+      local corner = xwd_pixel(x, 1, 79)
+      assert.is_true(corner[1] < 8 and corner[2] > 248 and corner[3] == 255,
+        ("corner pixel %d %d %d"):format(corner[1], corner[2], corner[3]))
+      assert.are.same({ 16, 16, 24 }, xwd_pixel(x, 1, 1))   -- the HUD's band
+    end
+    -- HUD line 2 (rows 14..23) is the status: green when loaded, red after the bad edit.
+    local function count(x, rgb)
+      local n = 0
+      for py = 14, 23 do
+        for px = 0, 119 do
+          local c = xwd_pixel(x, px, py)
+          if c[1] == rgb[1] and c[2] == rgb[2] and c[3] == rgb[3] then n = n + 1 end
+        end
+      end
+      return n
+    end
+    assert.is_true(count(good, { 150, 230, 150 }) > 20 and count(good, { 255, 96, 96 }) == 0)
+    assert.is_true(count(bad, { 255, 96, 96 }) > 20 and count(bad, { 150, 230, 150 }) == 0)
   end)
 
   it("under Xvfb: a run that raises after an edit keeps the last good picture on the display", function()

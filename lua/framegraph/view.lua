@@ -2,7 +2,7 @@
 --
 --   framegraph view pipeline.lua [--output NAME] [--size WxH] [--device gpu|software]
 --                               [--frames N] [--screenshot out.png] [--validation]
---                               [--captures DIR] [--exit-after-reloads N]
+--                               [--captures DIR] [--exit-after-reloads N] [--fps N] [--no-hud]
 --
 -- The pipeline file is a chunk that receives the device (`local dev = ...`) and
 -- returns the pipeline table (as examples/*.lua). The viewer adds one node,
@@ -16,8 +16,10 @@
 -- Keys: Tab / o / space cycle through outputs and multiplex indices (each eye),
 -- r reloads, q / Escape quits. The file is polled for changes (watch_poll);
 -- a bad edit keeps the last good graph running and its picture on screen, with
--- the error (file:line: message) printed and in the window title. Once per
--- second the viewer prints frame time and memory (heap vs no aliasing vs LOAD).
+-- the error (file:line: message) printed, in the window title and in the HUD
+-- (a text band over the top of the picture; --no-hud). Once per second the
+-- viewer prints, and the HUD shows, the frame time and the pipeline's memory
+-- plan (heap vs no aliasing vs LOAD, without the viewer's own nodes).
 --
 -- Headless (no DISPLAY, or --frames/--screenshot without a display): renders
 -- into an offscreen image of the same graph and writes it with --screenshot.
@@ -37,6 +39,7 @@ usage: framegraph view PIPELINE.lua [options]
   --frames N            stop after N frames
   --screenshot PATH     write the last frame's picture (PNG); without a display, renders headless
   --fps N               cap the frame rate (default 60; 0: as fast as possible)
+  --no-hud              no text overlay in the window (the figures are printed either way)
   --validation          enable Vulkan validation; messages are printed and counted
   --captures DIR        write DIR/<k>.png of the first frame and of the frame after each reload
   --exit-after-reloads N  stop once the frame after the N-th reload (good or bad) is captured
@@ -75,6 +78,7 @@ local function parse(args)
     elseif a == "--fps" then
       o.fps = tonumber(value(a))
       if not o.fps or o.fps < 0 then error("framegraph view: --fps must be a number >= 0 (0: no cap)", 0) end
+    elseif a == "--no-hud" then o.no_hud = true
     elseif a == "--validation" then o.validation = true
     elseif a == "--help" or a == "-h" then o.help = true
     elseif a:sub(1, 2) == "--" then error(("framegraph view: unknown option %s\n%s"):format(a, USAGE), 0)
@@ -128,6 +132,64 @@ local function human(b)
   return ("%d B"):format(b)
 end
 
+-- The HUD: two lines of text in a 3x5 pixel font (scale 2), rendered on the
+-- CPU, uploaded each frame into `view_hud` and copied over the top left of
+-- the backbuffer by view_present. Glyph rows, top to bottom, 3 bits each.
+local GLYPHS = {
+  ["0"] = "111101101101111", ["1"] = "010110010010111", ["2"] = "111001111100111", ["3"] = "111001111001111",
+  ["4"] = "101101111001001", ["5"] = "111100111001111", ["6"] = "111100111101111", ["7"] = "111001001001001",
+  ["8"] = "111101111101111", ["9"] = "111101111001111", A = "010101111101101", B = "110101110101110",
+  C = "011100100100011", D = "110101101101110", E = "111100110100111", F = "111100110100100",
+  G = "011100101101011", H = "101101111101101", I = "111010010010111", J = "001001001101010",
+  K = "101101110101101", L = "100100100100111", M = "101111111101101", N = "110101101101101",
+  O = "010101101101010", P = "110101110100100", Q = "010101101110011", R = "110101110101101",
+  S = "011100010001110", T = "111010010010010", U = "101101101101111", V = "101101101101010",
+  W = "101101111111101", X = "101101010101101", Y = "101101010010010", Z = "111001010100111",
+  [" "] = "000000000000000", ["."] = "000000000000010", [":"] = "000010000010000", ["/"] = "001001010100100",
+  ["|"] = "010010010010010", ["%"] = "101001010100101", ["-"] = "000000111000000", ["="] = "000111000111000",
+  ["("] = "001010010010001", [")"] = "100010010010100", ["["] = "011010010010011", ["]"] = "110010010010110",
+  [","] = "000000000010100", ["_"] = "000000000000111", ["'"] = "010010000000000", ["+"] = "000010111010000",
+  ["<"] = "001010100010001", [">"] = "100010001010100", ["?"] = "111001010000010", ["!"] = "010010010000010",
+  ['"'] = "101101000000000", ["#"] = "101111101111101",
+}
+local HUD_W, HUD_H, HUD_SCALE = 640, 26, 2
+
+-- width*height RGBA (or BGRA) bytes: each line {text, {r, g, b}} on a dark band.
+local function hud_render(lines, bgra)
+  local function px(c)
+    return bgra and string.char(c[3], c[2], c[1], 255) or string.char(c[1], c[2], c[3], 255)
+  end
+  local bg = px({ 16, 16, 24 })
+  local rows = {}
+  for y = 0, HUD_H - 1 do
+    local row = {}
+    for x = 1, HUD_W do row[x] = bg end
+    rows[y] = row
+  end
+  for li, line in ipairs(lines) do
+    local fg_px = px(line[2])
+    local text = line[1]:upper()
+    local y0 = 2 + (li - 1) * 12
+    for i = 1, math.min(#text, HUD_W // (4 * HUD_SCALE) - 1) do
+      local g = GLYPHS[text:sub(i, i)] or GLYPHS["?"]
+      local x0 = 4 + (i - 1) * 4 * HUD_SCALE
+      for gy = 0, 4 do
+        for gx = 0, 2 do
+          if g:byte(gy * 3 + gx + 1) == 49 then  -- "1"
+            for sy = 0, HUD_SCALE - 1 do
+              local row = rows[y0 + gy * HUD_SCALE + sy]
+              for sx = 0, HUD_SCALE - 1 do row[x0 + gx * HUD_SCALE + sx + 1] = fg_px end
+            end
+          end
+        end
+      end
+    end
+  end
+  local out = {}
+  for y = 0, HUD_H - 1 do out[#out + 1] = table.concat(rows[y]) end
+  return table.concat(out)
+end
+
 local function index_text(index)
   local keys = {}
   for k in pairs(index or {}) do keys[#keys + 1] = k end
@@ -140,8 +202,8 @@ end
 -- What can be shown: every (output, multiplex index) of the compiled plan
 -- that is a colour texture, in the pipeline's output order. Also returns why
 -- the other outputs cannot be shown.
-local function targets_of(pipeline)
-  local ok, graph = pcall(fg.compile, pipeline)
+local function targets_of(pipeline, opts)
+  local ok, graph = pcall(fg.compile, pipeline, opts)
   if not ok then return nil, tostring(graph) end
   local list, seen, skipped = {}, {}, {}
   local res = graph:resources()
@@ -160,10 +222,11 @@ local function targets_of(pipeline)
       end
     end
   end
+  local stats = graph:stats()
   graph:close()
   local why = {}
   for _, out in ipairs(pipeline.outputs or {}) do why[#why + 1] = skipped[out] end
-  return list, #why > 0 and table.concat(why, "; ") or nil
+  return list, #why > 0 and table.concat(why, "; ") or nil, stats
 end
 
 -- The user's pipeline plus the present node and the backbuffer external.
@@ -180,18 +243,27 @@ local function wrap(p, st)
   w.outputs = copy(p.outputs)
   w.outputs[#w.outputs + 1] = BB
   w.nodes = copy(p.nodes)
+  local read = { [t.name] = "transfer_src" }
+  if st.hud then
+    w.nodes[#w.nodes + 1] = {
+      name = "view_hud", create = { view_hud = { format = "rgba8_unorm", size = { HUD_W, HUD_H }, usage = "transfer_dst" } },
+      run = function(cmd, ctx) cmd:copy(assert(ctx.upload(st.hud)), "view_hud") end,
+    }
+    read.view_hud = "transfer_src"
+  end
   local mode = {}
   for d in pairs(t.index) do mode[#mode + 1] = d end
   table.sort(mode)
   w.nodes[#w.nodes + 1] = {
     name = NODE, multiplex = #mode > 0 and mode or nil,
-    read = { [t.name] = "transfer_src" }, modify = { [BB] = "transfer_dst" },
+    read = read, modify = { [BB] = "transfer_dst" },
     run = function(cmd, ctx)
       local cur = st.target  -- may move to another index of the same output without a recompile
       for d, v in pairs(cur.index) do
         if ctx.index[d] ~= v then return end
       end
       cmd:blit(cur.name, BB)
+      if st.hud then cmd:copy("view_hud", BB) end  -- raw bytes into the top left corner
     end,
   }
   return w
@@ -263,9 +335,17 @@ function M.main(args, hooks)
     st.surface = win
   end
 
+  -- The pipeline's own plan (without the viewer's nodes), at the window's size.
+  local function plan_opts(pl)
+    local res = {}
+    for name, v in pairs(pl.resolutions or {}) do
+      if type(v) == "table" and v.window then res[name] = { st.width, st.height } end
+    end
+    return { device = dev, resolutions = next(res) and res or nil }
+  end
   local p, err = load_pipeline(o.path, dev)
-  local targets
-  if p then targets, err = targets_of(p) end
+  local targets, plan_stats
+  if p then targets, err, plan_stats = targets_of(p, plan_opts(p)) end
   if targets and #targets == 0 then
     targets, err = nil, ("%s: the pipeline has no colour texture output to show%s"):format(o.path,
       err and " (" .. err .. ")" or "; list one in outputs = { ... }")
@@ -287,6 +367,16 @@ function M.main(args, hooks)
     return 1
   end
   if headless then st.surface = assert(dev:external_image(st.format, st.width, st.height)) end
+  local bgra = st.format:sub(1, 4) == "bgra"
+  local hud_line1 = "framegraph view " .. o.path
+  local status = "loaded " .. o.path
+  local function hud()
+    if win and not o.no_hud then
+      local color = status:sub(1, 5) == "ERROR" and { 255, 96, 96 } or { 150, 230, 150 }
+      st.hud = hud_render({ { hud_line1, { 230, 230, 230 } }, { st.target.label .. "  " .. status, color } }, bgra)
+    end
+  end
+  hud()
 
   local okr, rt = pcall(fg.runtime, dev, wrap(p, st))
   if not okr then
@@ -298,11 +388,11 @@ function M.main(args, hooks)
   local validation_count = drain_messages()
   local watch_poll = watcher(o.path)
 
-  local status = "loaded " .. o.path
   local function title()
     if win then
       win:set_title(("framegraph view: %s  %s  |  %s"):format(o.path, st.target.label, status))
     end
+    hud()
   end
   title()
   print(("view: %s on %s, showing %s (%dx%d %s)%s"):format(o.path, dev:info().name, st.target.label,
@@ -334,8 +424,8 @@ function M.main(args, hooks)
   local function do_reload()
     reloads = reloads + 1
     local np, e = load_pipeline(o.path, dev)
-    local nt, why
-    if np then nt, e = targets_of(np) end
+    local nt, why, nstats
+    if np then nt, e, nstats = targets_of(np, plan_opts(np)) end
     local target
     if nt then
       why = e
@@ -348,7 +438,7 @@ function M.main(args, hooks)
       st.target = target
       local rok, rerr = rt:reload(wrap(np, st))
       if rok then
-        p, targets, good = np, nt, true
+        p, targets, plan_stats, good = np, nt, nstats, true
       else
         st.target = old
         e = rerr
@@ -487,10 +577,14 @@ function M.main(args, hooks)
         work = work + (t - t_work)
         frames_report = frames_report + 1
         if t - t_report >= 1 then
-          local s = rt:graph():stats()
+          local s = plan_stats
+          local ms, fps = work * 1000 / frames_report, frames_report / (t - t_report)
           print(("stats: frame %.2f ms (record, submit, present), %.1f fps, heap %s, no aliasing %s, LOAD %s, "
-            .. "memory %s; %s"):format(work * 1000 / frames_report, frames_report / (t - t_report),
-            human(s.heap_bytes), human(s.naive_bytes), human(s.load_bytes), human(rt:memory().total), status))
+            .. "device memory %s; %s"):format(ms, fps, human(s.heap_bytes), human(s.naive_bytes), human(s.load_bytes),
+            human(rt:memory().total), status))
+          hud_line1 = ("%.2f ms  %.0f fps  heap %s  no aliasing %s  LOAD %s"):format(ms, fps, human(s.heap_bytes),
+            human(s.naive_bytes), human(s.load_bytes))
+          hud()
           t_report, frames_report, work = t, 0, 0
         end
         -- Pace to --fps: Xvfb and some drivers do not throttle FIFO presentation.
