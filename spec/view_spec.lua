@@ -92,7 +92,7 @@ end
 describe("framegraph view", function()
   local dir
   before_each(function() dir = tmpdir() end)
-  after_each(function() if not os.getenv("KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
+  after_each(function() if not os.getenv("VIEW_SPEC_KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
 
   it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
     if not have_xvfb then

@@ -418,6 +418,8 @@ function M.main(args, hooks)
         return
       end
     end
+    local _, _, ns = targets_of(p, plan_opts(p))  -- the figures at the new size
+    plan_stats = ns or plan_stats
     print(("view: window %dx%d (%s follow)"):format(w, h, table.concat(names, ", ")))
   end
 
