@@ -26,6 +26,7 @@ void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, external images */
 void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
 void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
+void fg_lua_open_window(lua_State *L); /* window.c: X11 window + swapchain (framegraph.window) */
 
 #endif
 
@@ -71,3 +72,11 @@ struct fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
                                 void *sizer_user);
 /* Pushes the pipeline table the graph at idx was compiled from. */
 void fg_lua_graph_pipeline(lua_State *L, int idx);
+
+/* ---- window.c: window userdata (framegraph.window) ----
+ * A window is accepted where an external image is: provide() may return it,
+ * and the runtime renders into its acquired swapchain image. */
+#define FG_LUA_WINDOW "framegraph.window"
+struct fg_vk_window;
+/* NULL when idx is not a window or the window is closed. */
+struct fg_vk_window *fg_lua_testwindow(lua_State *L, int idx);

@@ -13,6 +13,7 @@
 #include "fg_lua_runtime.h"
 #include "fg_vk_image.h"
 #include "fg_vk_pixels.h"
+#include "fg_vk_window.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -485,6 +486,23 @@ static void provide_externals(lua_State *L, lrt *o) {
       lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
     }
     lua_call(L, 1, 1);
+    fg_vk_window *win = fg_lua_testwindow(L, -1);
+    if (win) {  /* a window's acquired swapchain image, presented after the frame */
+      fg_vk_window_target t;
+      if (fg_vk_window_target_get(win, &t))
+        luaL_error(L, "external '%s': provide returned a window with no acquired image; call win:acquire() "
+                   "before rt:frame()", r->g->name);
+      if (fg_rt_format_back(t.format) != r->g->format || t.width != r->width || t.height != r->height)
+        luaL_error(L, "external '%s': the window's swapchain is %dx%d %s; the pipeline declares %dx%d %s (follow "
+                   "the window size with rt:set_resolution)", r->g->name, (int)t.width, (int)t.height,
+                   fg_format_get(fg_rt_format_back(t.format))->name, (int)r->width, (int)r->height,
+                   fg_format_get(r->g->format)->name);
+      fg_rt_set_external(o->rt, i, t.image, t.view, t.layout);
+      fg_rt_set_present(o->rt, i, t.acquired, t.presentable);
+      lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
+      lua_pop(L, 1);
+      continue;
+    }
     limage *m = luaL_testudata(L, -1, FG_LUA_IMAGE);
     if (!m || !m->dev)
       luaL_error(L, "external '%s': provide(index) must return an open image from dev:external_image, got %s",
@@ -523,6 +541,15 @@ static int rt_frame(lua_State *L) {
     lua_pushstring(L, o->err);
     return 2;
   }
+  /* Windows given as externals now hold a rendered image to present. */
+  lua_getiuservalue(L, 1, UV_EXT);
+  for (lua_Integer k = 1, n = luaL_len(L, -1); k <= n; k++) {
+    lua_rawgeti(L, -1, k);
+    fg_vk_window *win = fg_lua_testwindow(L, -1);
+    if (win) fg_vk_window_rendered(win);
+    lua_pop(L, 1);
+  }
+  lua_pop(L, 1);
   push_stats(L, o);
   return 1;
 }

@@ -22,11 +22,12 @@ fg_vk_device *fg_lua_todevice(lua_State *L, int idx) {
   return d ? d->dev : NULL;
 }
 
-/* core.vulkan_open(validation, prefer_software) -> device | nil, message */
+/* core.vulkan_open(validation, prefer_software [, present]) -> device | nil, message */
 static int l_vulkan_open(lua_State *L) {
   fg_vk_desc desc = {0};
   desc.validation = lua_toboolean(L, 1);
   desc.prefer_software = lua_toboolean(L, 2);
+  desc.present = lua_toboolean(L, 3);
   lua_device *d = lua_newuserdatauv(L, sizeof *d, 0);
   d->dev = NULL;
   luaL_setmetatable(L, FG_LUA_DEVICE);

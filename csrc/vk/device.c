@@ -107,7 +107,7 @@ typedef struct candidate {
   VkPhysicalDeviceProperties props;
   uint32_t family;
   int push_descriptor, memory_budget, portability_subset;
-  int storage_without_format, scalar_layout, host_query_reset;
+  int storage_without_format, scalar_layout, host_query_reset, swapchain;
   uint32_t timestamp_bits;
 } candidate;
 
@@ -150,6 +150,7 @@ static int check_device(VkPhysicalDevice phys, candidate *c, char *why, size_t w
   c->push_descriptor = has_ext(e, ne, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   c->memory_budget = has_ext(e, ne, VK_EXT_MEMORY_BUDGET_EXTENSION_NAME);
   c->portability_subset = has_ext(e, ne, "VK_KHR_portability_subset");
+  c->swapchain = has_ext(e, ne, VK_KHR_SWAPCHAIN_EXTENSION_NAME);
   free(e);
   if (missing[0]) {
     fg_errf(why, whylen, "%s: missing%s", c->props.deviceName, missing);
@@ -225,6 +226,19 @@ static int create_instance(fg_vk_device *dev, const fg_vk_desc *desc, char *err,
     }
     exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (features_ext) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+  }
+  /* A window (fg_vk_window.h) needs the X11 surface extensions at instance creation. */
+  if (desc->present) {
+    const char *need[2] = {VK_KHR_SURFACE_EXTENSION_NAME, "VK_KHR_xcb_surface"};
+    for (int i = 0; i < 2; i++) {
+      if (!has_ext(ie, ne, need[i])) {
+        free(ie);
+        fg_errf(err, errlen, "presenting needs the instance extension %s, which the Vulkan loader/driver does not "
+                "offer (no X11 WSI); render headless instead (framegraph view --frames N --screenshot out.png)", need[i]);
+        return 0;
+      }
+      exts[next++] = need[i];
+    }
   }
   free(ie);
 
@@ -315,6 +329,11 @@ static int pick_device(fg_vk_device *dev, const fg_vk_desc *desc, candidate *bes
     }
   }
   free(pd);
+  if (best_score >= 0 && desc->present && !best->swapchain) {
+    fg_errf(err, errlen, "presenting needs VK_KHR_swapchain, which %s does not offer; render headless instead "
+            "(framegraph view --frames N --screenshot out.png)", best->props.deviceName);
+    return 0;
+  }
   if (best_score < 0) {
     if (np == 0)
       fg_errf(err, errlen, "no Vulkan device found (no driver installed? lavapipe: apt install mesa-vulkan-drivers)");
@@ -333,9 +352,10 @@ static int pick_device(fg_vk_device *dev, const fg_vk_desc *desc, candidate *bes
 }
 
 /* Logical device with the features framegraph uses, and its queue. */
-static int create_logical(fg_vk_device *dev, const candidate *best, char *err, size_t errlen) {
-  const char *dexts[4];
+static int create_logical(fg_vk_device *dev, const candidate *best, int present, char *err, size_t errlen) {
+  const char *dexts[5];
   uint32_t ndext = 0;
+  if (present) dexts[ndext++] = VK_KHR_SWAPCHAIN_EXTENSION_NAME;
   if (best->push_descriptor) dexts[ndext++] = VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME;
   if (best->memory_budget) dexts[ndext++] = VK_EXT_MEMORY_BUDGET_EXTENSION_NAME;
   if (best->portability_subset) dexts[ndext++] = "VK_KHR_portability_subset";
@@ -372,6 +392,7 @@ static int create_logical(fg_vk_device *dev, const candidate *best, char *err, s
   dev->has_push_descriptor = best->push_descriptor;
   dev->has_memory_budget = best->memory_budget;
   dev->has_storage_without_format = best->storage_without_format;
+  dev->has_present = present ? 1 : 0;
   vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
 
   return 1;
@@ -431,7 +452,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
 
   candidate best;
   if (!create_instance(dev, desc, err, errlen) || !pick_device(dev, desc, &best, err, errlen) ||
-      !create_logical(dev, &best, err, errlen) || !create_once_objects(dev, err, errlen)) {
+      !create_logical(dev, &best, desc->present, err, errlen) || !create_once_objects(dev, err, errlen)) {
     fg_vk_release(dev);
     return NULL;
   }

@@ -3,7 +3,7 @@
  *
  * Function pointers come from volk loaded per *instance* (loader trampolines),
  * so several devices may be open at once; call Vulkan through the usual vkXxx
- * names after fg_vk_create. Headless: no surface, no swapchain.
+ * names after fg_vk_create. Headless unless desc.present (then see fg_vk_window.h).
  *
  * Lifetime: the device is reference counted. fg_vk_create returns it with one
  * reference; anything that keeps VkDevice objects alive beyond a call (shaders,
@@ -20,6 +20,8 @@
 typedef struct fg_vk_desc {
   int validation;        /* enable VK_LAYER_KHRONOS_validation + synchronization validation */
   int prefer_software;   /* 1: pick lavapipe (CPU) even when a GPU exists; 0: prefer a GPU */
+  int present;           /* 1: enable VK_KHR_surface + VK_KHR_xcb_surface and VK_KHR_swapchain
+                            (fg_vk_window.h); fails with a message when they are missing */
 } fg_vk_desc;
 
 typedef struct fg_vk_device {
@@ -51,6 +53,7 @@ typedef struct fg_vk_device {
   int refs;                       /* see fg_vk_retain / fg_vk_release */
   /* volk's globals follow the last instance loaded, which may lack debug utils. */
   PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
+  int has_present;                /* desc.present: surface + swapchain extensions enabled */
 } fg_vk_device;
 
 /* Returns NULL and writes a message (e.g. "no Vulkan 1.3 device found") on failure. */

@@ -121,6 +121,13 @@ void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t us
  * physical resource (the frame's parity copy). Layout tracking: the runtime
  * transitions it from *layout and writes the layout it leaves it in. */
 void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView view, VkImageLayout *layout);
+/* Presentation, for the next fg_rt_frame only: external `phys` (already given
+ * with fg_rt_set_external) is a swapchain image. The frame's submit waits on
+ * the binary semaphore `acquired` (from vkAcquireNextImageKHR), transitions the
+ * image to PRESENT_SRC_KHR after its last use (writing that layout back) and
+ * signals the binary semaphore `presentable` for vkQueuePresentKHR to wait on.
+ * A frame that fails before submitting consumes neither semaphore. */
+void fg_rt_set_present(fg_rt *rt, uint32_t phys, VkSemaphore acquired, VkSemaphore presentable);
 
 typedef struct fg_rt_heap_info {
   uint64_t bytes;        /* VkDeviceMemory allocation size */

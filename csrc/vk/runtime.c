@@ -570,6 +570,7 @@ fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc
   pthread_mutex_init(&rt->upload_lock, NULL);
   if (desc) rt->desc = *desc;
   rt->rng = rt->desc.seed ? rt->desc.seed : 0x9e3779b97f4a7c15ull;
+  rt->present_phys = FG_GRAPH_NONE;
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                 .queueFamilyIndex = dev->queue_family};

@@ -209,10 +209,30 @@ static void node_end(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   if (need) barrier(rt, cmd, NULL, 0, NULL, 0, &mb, 1);
 }
 
+/* Hand a swapchain image to presentation after its last use in the frame;
+ * the submit's signal semaphore makes the presentation engine wait for it. */
+static void present_transition(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t present) {
+  const fg_bar_state *st = end_state(rt, p, present);
+  VkPipelineStageFlags2 src = st->wstage | st->rstages;
+  fg_bar b = {.res = present, .src_stage = src ? src : VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT,
+              .src_access = st->waccess, .dst_stage = VK_PIPELINE_STAGE_2_NONE,
+              .old_layout = st->layout != VK_IMAGE_LAYOUT_UNDEFINED ? st->layout : *rt->ext_layout[present],
+              .new_layout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR};
+  VkImageMemoryBarrier2 ib;
+  fill_image_barrier(rt, &b, &ib);
+  barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
+}
+
 int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
   VkDevice d = rt->dev->device;
   uint64_t n = rt->frame;
   uint32_t p = (uint32_t)(n & 1);
+  /* A swapchain image given for this frame only (fg_rt_set_present). */
+  uint32_t present = rt->present_phys;
+  VkSemaphore present_wait = rt->present_wait, present_signal = rt->present_signal;
+  rt->present_phys = FG_GRAPH_NONE;
+  rt->present_wait = rt->present_signal = VK_NULL_HANDLE;
+  if (present >= rt->nres || !rt->res[present].image || rt->res[present].g->frame != p) present = FG_GRAPH_NONE;
   if (!rt->res && rt->nres == 0 && !rt->ri) { fg_errf(err, errlen, "the runtime has no valid plan"); return -2; }
   if (n >= 2) {
     uint64_t v = n - 1;
@@ -264,6 +284,7 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
     }
     if (fn) node_end(rt, cmd, s);
   }
+  if (present != FG_GRAPH_NONE) present_transition(rt, cmd, p, present);
   vr = vkEndCommandBuffer(cmd);
   rt->st_record_ns = fg_now_ns() - t0 - cb_ns;
   rt->st_callback_ns = cb_ns;
@@ -272,19 +293,28 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
   VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
   /* The upload ring's frame ends with this submit: its segments return when
    * the GPU signals the ring's semaphore with the ring's frame value. */
-  VkSemaphoreSubmitInfo ssi[2] = {
+  VkSemaphoreSubmitInfo ssi[3] = {
     {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = rt->timeline, .value = signal,
      .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
     {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
+    {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
   };
+  uint32_t nsig = 1;
   fg_upload_ring *ring = rt->upload;
   if (ring) {
-    ssi[1].semaphore = fg_upload_semaphore(ring);
-    ssi[1].value = fg_upload_frame(ring);
+    ssi[nsig].semaphore = fg_upload_semaphore(ring);
+    ssi[nsig++].value = fg_upload_frame(ring);
   }
+  /* Presentation: the whole frame waits for the acquired image (its first use
+   * may be any stage) and signals the binary semaphore the present waits on. */
+  VkSemaphoreSubmitInfo wsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = present_wait,
+                               .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+  if (present != FG_GRAPH_NONE && present_signal) ssi[nsig++].semaphore = present_signal;
   VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1,
-                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = ring ? 2 : 1,
-                      .pSignalSemaphoreInfos = ssi};
+                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = nsig,
+                      .pSignalSemaphoreInfos = ssi,
+                      .waitSemaphoreInfoCount = present != FG_GRAPH_NONE && present_wait ? 1 : 0,
+                      .pWaitSemaphoreInfos = &wsi};
   vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
   if (ring) fg_upload_next_frame(ring);
@@ -292,6 +322,7 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
     if (rt->res[i].is_external && rt->res[i].g->frame == p && rt->ext_layout[i]) {
       const fg_bar_state *st = end_state(rt, p, i);
       if (st->layout != VK_IMAGE_LAYOUT_UNDEFINED) *rt->ext_layout[i] = st->layout;
+      if (i == present) *rt->ext_layout[i] = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR;
     }
   rt->frame = n + 1;
   return 0;
@@ -331,6 +362,12 @@ void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView vie
       i++;
     }
   }
+}
+
+void fg_rt_set_present(fg_rt *rt, uint32_t phys, VkSemaphore acquired, VkSemaphore presentable) {
+  rt->present_phys = phys;
+  rt->present_wait = acquired;
+  rt->present_signal = presentable;
 }
 
 uint32_t fg_rt_heap_count(const fg_rt *rt) { return rt->heap_count; }

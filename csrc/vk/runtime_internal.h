@@ -58,6 +58,9 @@ struct fg_rt {
   VkCommandBuffer cmd[2];
   VkSemaphore timeline;
   uint64_t frame;                   /* frames submitted */
+  /* Presentation (fg_rt_set_present), for the next frame only. */
+  uint32_t present_phys;
+  VkSemaphore present_wait, present_signal;
   int recording_pass;
   cmd_state *cs;
   uint32_t cs_cap;

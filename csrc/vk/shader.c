@@ -301,6 +301,9 @@ fail:
 void fg_vk_shader_destroy(fg_vk_shader *s) {
   if (!s) return;
   VkDevice d = s->dev->device;
+  /* A shader dropped by Lua (e.g. the old pipeline after a reload) may still
+   * be in use by frames in flight. */
+  vkDeviceWaitIdle(d);
   for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, NULL);
   free(s->gfx);
   if (s->compute) vkDestroyPipeline(d, s->compute, NULL);

@@ -9,11 +9,14 @@ local usage = [[
 usage: framegraph report PIPELINE.lua [-o report.html] [--profile nvidia|lavapipe] [--solver NAME]
                          [--title TEXT] [--no-graphviz]
        framegraph check  PIPELINE.lua [--profile nvidia|lavapipe] [--solver NAME] [--strict]
+       framegraph view   PIPELINE.lua [--output NAME] [--size WxH] [--device gpu|software]
+                         [--frames N --screenshot out.png] ...   (framegraph view --help)
 
 report  compiles the pipeline without a GPU and writes one self-contained HTML page:
         memory timeline (SVG), graph picture, stats, culled and broken nodes.
 check   prints every problem as file:line: message and exits 1 when there is one
         (broken nodes are problems; culled nodes are warnings, problems with --strict).
+view    a live window onto the pipeline, reloaded on save (docs/viewer.md).
 Exit status: 0 clean, 1 problems, 2 usage error.]]
 
 -- ---------------------------------------------------------------- lines
@@ -231,6 +234,7 @@ function M.main(args, out, err)
   local rest = table.move(args, 2, #args, 1, {})
   if cmd == "check" then return cmd_check(rest, out, err) end
   if cmd == "report" then return cmd_report(rest, out, err) end
+  if cmd == "view" then return require("framegraph.view").main(rest) end
   if cmd == "help" or cmd == "-h" or cmd == "--help" then out:write(usage, "\n") return 0 end
   err:write(cmd and ("framegraph: unknown command '" .. cmd .. "'\n") or "", usage, "\n")
   return 2

@@ -1,5 +1,6 @@
 -- framegraph.vulkan: the device and shader entry points, merged into `fg`.
---   dev = fg.vulkan{ validation = true, prefer = "gpu"|"software" }
+--   dev = fg.vulkan{ validation = true, prefer = "gpu"|"software", present = true }
+--     present: enable the X11 surface and swapchain extensions (fg.window).
 --   sh  = fg.shader(dev, spirv_bytes_or_path [, opts])
 --     opts: fragment_only = true (refuse anything but a fragment shader; it runs on
 --           the built-in fullscreen triangle), vertex = spirv_or_path (own vertex
@@ -32,12 +33,13 @@ end
 -- Opens a headless Vulkan 1.3 device. Raises when none can be opened: a
 -- pipeline cannot run without one, and the message says what was missing.
 function M.vulkan(opts)
-  opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true })
+  opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true, present = true })
   local prefer = opts.prefer or "gpu"
   if prefer ~= "gpu" and prefer ~= "software" then
     error(("fg.vulkan: prefer must be \"gpu\" or \"software\", got %q"):format(tostring(prefer)), 2)
   end
-  local dev, err = core.vulkan_open(opts.validation and true or false, prefer == "software")
+  local dev, err = core.vulkan_open(opts.validation and true or false, prefer == "software",
+                                   opts.present and true or false)
   if not dev then error("fg.vulkan: " .. err, 2) end
   return dev
 end

@@ -3,6 +3,10 @@
 --   w:poll() -> "reloaded", changes | "error", message | nil (nothing new)
 --   w:last_error() -> message | nil (the last poll's error, until a good reload)
 --   w:close()
+--   opts.content = false: trust mtime and size, never read the file
+--   opts.reload = function(rt, path) -> ok, changes | nil, message: how a
+--     change is applied (default rt:reload(path)); a host that adds nodes of
+--     its own to the file's pipeline (framegraph view) loads it there.
 -- Call w:poll() between frames; rt:frame never polls (no hidden file I/O in a
 -- frame). A poll costs one stat() and, unless opts.content == false, one read
 -- of the file: the kernel's file clock is coarser than the nanosecond mtime, so
@@ -35,12 +39,17 @@ function M.watch(rt, path, opts)
   opts = opts or {}
   if type(opts) ~= "table" then error("fg.watch: options must be a table", 2) end
   for k in pairs(opts) do
-    if k ~= "content" then error(("fg.watch: unknown option '%s' (known: content)"):format(tostring(k)), 2) end
+    if k ~= "content" and k ~= "reload" then
+      error(("fg.watch: unknown option '%s' (known: content, reload)"):format(tostring(k)), 2)
+    end
+  end
+  if opts.reload ~= nil and type(opts.reload) ~= "function" then
+    error("fg.watch: opts.reload must be a function(rt, path)", 2)
   end
   local mtime, size = core.mtime(path)
   if not mtime then error("fg.watch: " .. size, 2) end
   return setmetatable({
-    rt = rt, path = path, content = opts.content ~= false,
+    rt = rt, path = path, content = opts.content ~= false, reload = opts.reload,
     mtime = mtime, size = size, text = read_all(path),
     seen = #runtime._rollbacks(rt),  -- rollbacks reported so far
     err = nil,
@@ -64,7 +73,9 @@ function W:poll()
     if text == nil or text == self.text then return nil end
     self.text = text
   end
-  local ok, changes = self.rt:reload(self.path)
+  local ok, changes
+  if self.reload then ok, changes = self.reload(self.rt, self.path)
+  else ok, changes = self.rt:reload(self.path) end
   if not ok then
     self.err = changes
     return "error", changes

@@ -1,0 +1,402 @@
+-- framegraph view (bin/framegraph-view, lua/framegraph/view.lua): a window
+-- under Xvfb on lavapipe with a live edit and a broken edit of the pipeline
+-- file, the headless --screenshot path without DISPLAY, multiplexed outputs,
+-- and the errors when there is no display. Every run has validation on
+-- (synchronization validation included) and must report no message.
+local VIEW = "lua5.4 bin/framegraph-view"
+-- Under Xvfb the device is lavapipe whatever FG_DEVICE says: a GPU driver
+-- need not present to Xvfb's software X server. Headless runs follow FG_DEVICE.
+local VIEW_X = "env FG_DEVICE=software " .. VIEW
+
+local function sh_quote(s) return "'" .. s:gsub("'", "'\\''") .. "'" end
+
+local function run(cmd)
+  local f = io.popen(cmd .. " 2>&1; echo \"EXIT=$?\"")
+  local out = f:read("a")
+  f:close()
+  local code = tonumber(out:match("EXIT=(%d+)%s*$"))
+  return out:gsub("EXIT=%d+%s*$", ""), code
+end
+
+local function write(path, text)
+  local f = assert(io.open(path, "wb"))
+  f:write(text)
+  f:close()
+end
+
+local function read(path)
+  local f = io.open(path, "rb")
+  if not f then return nil end
+  local s = f:read("a")
+  f:close()
+  return s
+end
+
+local function tmpdir()
+  local f = io.popen("mktemp -d")
+  local d = f:read("l")
+  f:close()
+  return d
+end
+
+-- A fragment-shader fill: red = u, green = v, blue from a constant in the file (line 3).
+-- `run` (line 12) may be replaced, e.g. by one that raises.
+local function pipeline(blue, run)
+  return ([[
+local dev = ...
+local fg = require("framegraph")
+local blue = %s
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  name = "fill",
+  resolutions = { main = { 64, 48, window = true } },
+  outputs = { "color" },
+  nodes = {
+    { name = "fill", create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd) %s end },
+  },
+}
+]]):format(blue, run or "cmd:draw(sh, {}, 3, { blue })")
+end
+
+-- Pixel (r, g, b) of an XWD dump (xwd -root): 25 big-endian CARD32 header
+-- fields, the window name, the colormap, then rows of 32-bit pixels.
+local function xwd_pixel(x, px, py)
+  local h = { string.unpack(">" .. ("I4"):rep(25), x) }
+  local header_size, byte_order, bpp, stride = h[1], h[8], h[12], h[13]
+  local masks, ncolors = { h[15], h[16], h[17] }, h[20]
+  assert(bpp == 32, "xwd: expected 32 bits per pixel, got " .. bpp)
+  local v = string.unpack((byte_order == 0 and "<" or ">") .. "I4", x, header_size + ncolors * 12 + py * stride + px * 4 + 1)
+  local c = {}
+  for i, m in ipairs(masks) do
+    local shift = 0
+    while m & 1 == 0 do m, shift = m >> 1, shift + 1 end
+    c[i] = (v >> shift) & m
+  end
+  return c
+end
+
+local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" end
+
+local have_xvfb = os.execute("command -v xvfb-run >/dev/null 2>&1")
+
+-- xvfb-run on a display number of its own: xvfb-run does not wait for the
+-- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
+-- removes the new one's socket. `-a` still moves on from a number in use.
+math.randomseed(os.time(), math.floor(os.clock() * 1e6))
+local function XVFB()
+  return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24'"):format(math.random(200, 30000))
+end
+
+describe("framegraph view", function()
+  local dir
+  before_each(function() dir = tmpdir() end)
+  after_each(function() if not os.getenv("VIEW_SPEC_KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
+
+  it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local cmd = ("%s %s %s --device software --validation --no-hud --size 96x64 --captures %s "
+      .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir))
+    local f = io.popen(cmd)
+    local lines = {}
+    for line in f:lines() do
+      lines[#lines + 1] = line
+      -- Edit while the viewer runs: first a good edit, then a broken one.
+      if line:find("^capture: .*/0%.png") then write(file, pipeline("1.0"))
+      elseif line:find("^capture: .*/1%.png") then write(file, pipeline("= 1")) end
+    end
+    f:close()
+    local out = table.concat(lines, "\n")
+    assert.matches("EXIT=0", out, 1, true)
+    assert.matches("window)", out, 1, true)                -- a window, not the headless path
+    assert.matches("reload: ok", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":3: unexpected symbol near '='", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.is_nil(out:find("validation: ", 1, true))
+    local before, after, broken = read(dir .. "/0.png"), read(dir .. "/1.png"), read(dir .. "/2.png")
+    assert.is_true(is_png(before) and is_png(after) and is_png(broken))
+    assert.are_not.equal(before, after)                    -- blue 0 -> 1 changed the presented picture
+    assert.are.equal(after, broken)                        -- the bad edit left the last good picture
+  end)
+
+  it("under Xvfb: --frames N --screenshot captures the presented image", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.5"))
+    local out, code = run(("%s %s %s --device software --validation --size 80x60 --frames 5 "
+      .. "--screenshot %s"):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir .. "/shot.png")))
+    assert.are.equal(0, code, out)
+    assert.matches("screenshot: ", out, 1, true)
+    assert.matches("view: 5 frames", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.is_true(is_png(read(dir .. "/shot.png")))
+  end)
+
+  it("under Xvfb: the X display shows the picture and the HUD, and the HUD shows a bad edit's error", function()
+    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
+      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+      return
+    end
+    local file, broken, script = dir .. "/pipe.lua", dir .. "/broken.lua", dir .. "/x.sh"
+    write(file, pipeline("1.0"))
+    write(broken, pipeline("= 1"))
+    write(script, ([[
+%s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 2 &
+pid=$!
+wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+wait_for %s/0.png
+xwd -root -silent > %s/good.xwd
+cp %s %s
+wait_for %s/1.png
+xwd -root -silent > %s/bad.xwd
+echo "-- still broken" >> %s
+wait $pid
+]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(broken), sh_quote(file),
+      sh_quote(dir), sh_quote(dir), sh_quote(file)))
+    local out, code = run(XVFB() .. " sh " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":3:", out, 1, true)
+    local good, bad = assert(read(dir .. "/good.xwd")), assert(read(dir .. "/bad.xwd"))
+    for k, x in ipairs({ good, bad }) do
+      -- The window sits at (0, 0) (no window manager); below the HUD (26 rows) is the
+      -- picture: the centre is u = v = 0.5 with blue = 1.0, bottom left u ~ 0, v ~ 1.
+      local c = xwd_pixel(x, 60, 40)
+      assert.is_true(math.abs(c[1] - 128) <= 4 and math.abs(c[2] - 128) <= 4 and c[3] == 255,
+        ("%s: centre pixel %d %d %d"):format(k == 1 and "good" or "bad", c[1], c[2], c[3]))
+      local corner = xwd_pixel(x, 1, 79)
+      assert.is_true(corner[1] < 8 and corner[2] > 248 and corner[3] == 255,
+        ("corner pixel %d %d %d"):format(corner[1], corner[2], corner[3]))
+      assert.are.same({ 16, 16, 24 }, xwd_pixel(x, 1, 1))   -- the HUD's band
+    end
+    -- HUD line 2 (rows 14..23) is the status: green when loaded, red after the bad edit.
+    local function count(x, rgb)
+      local n = 0
+      for py = 14, 23 do
+        for px = 0, 119 do
+          local c = xwd_pixel(x, px, py)
+          if c[1] == rgb[1] and c[2] == rgb[2] and c[3] == rgb[3] then n = n + 1 end
+        end
+      end
+      return n
+    end
+    assert.is_true(count(good, { 150, 230, 150 }) > 20 and count(good, { 255, 96, 96 }) == 0)
+    assert.is_true(count(bad, { 255, 96, 96 }) > 20 and count(bad, { 150, 230, 150 }) == 0)
+  end)
+
+  it("under Xvfb: a run that raises after an edit keeps the last good picture on the display", function()
+    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
+      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+      return
+    end
+    local file, dump = dir .. "/pipe.lua", dir .. "/held.xwd"
+    write(file, pipeline("1.0"))
+    local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
+      .. "--frames 3000 --captures %s --exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
+    local f = io.popen(("%s sh -c %s 2>&1; echo \"EXIT=$?\""):format(XVFB(), sh_quote(inner)))
+    local lines, display, auth = {}, nil, nil
+    for line in f:lines() do
+      lines[#lines + 1] = line
+      if line:find("^X=") then display, auth = line:match("^X=(%S+) (%S*)")
+      elseif line:find("^capture: .*/0%.png") then
+        write(file, pipeline("0.0", [[error("boom") cmd:draw(sh, {}, 3, { blue })]]))
+      elseif line:find("^frame: error:") then
+        -- frames fail from now on: the display must still show blue = 1.0
+        os.execute(("DISPLAY=%s XAUTHORITY=%s xwd -root -silent > %s"):format(display, sh_quote(auth), sh_quote(dump)))
+        write(file, pipeline("0.0"))
+      end
+    end
+    f:close()
+    local out = table.concat(lines, "\n")
+    assert.matches("EXIT=0", out, 1, true)
+    -- the runtime rolls back to the last good pipeline and says so (framegraph.runtime)
+    assert.matches("frame: error: reload rolled back: node 'fill' run failed: " .. file .. ":12: boom", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    local c = xwd_pixel(assert(read(dump)), 60, 40)
+    assert.are.equal(255, c[3], ("held pixel %d %d %d"):format(c[1], c[2], c[3]))
+    local before, after = read(dir .. "/0.png"), read(dir .. "/1.png")
+    assert.is_true(is_png(before) and is_png(after))
+    assert.are_not.equal(before, after)   -- the fix (blue = 0.0) shows
+  end)
+
+  it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()
+    if not have_xvfb then
+      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+      return
+    end
+    local file, script, shot = dir .. "/pipe.lua", dir .. "/resize.lua", dir .. "/resized.png"
+    write(file, pipeline("0.5"))
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local bytes, done = {}, false
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "96x64",
+  "--frames", "3000", "--screenshot", %q }, { frame = function(n, v)
+  if n == 3 then v.window:request_size(200, 120) end
+  for _, r in ipairs(v.runtime:graph():resources()) do
+    if r.name == "color" and r.frame == 0 then bytes[#bytes + 1] = r.bytes end
+  end
+  -- the resize event comes when the X server sends it: finish on the frame after
+  if v.state.width == 200 and not done then
+    done = true
+    v.finish()
+    print(("color bytes: %%d -> %%d"):format(bytes[1], bytes[#bytes]))
+  end
+end }), true)
+]]):format(file, shot))
+    local out, code = run(XVFB() .. " env FG_DEVICE=software lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("view: window 200x120 (view_window, main follow)", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    local b0, b1 = out:match("color bytes: (%d+) %-> (%d+)")
+    assert.is_true(tonumber(b0) >= 96 * 64 * 4 and tonumber(b1) >= 200 * 120 * 4 and tonumber(b1) > tonumber(b0), out)
+    local png = read(shot)
+    assert.is_true(is_png(png))
+    local w, h = string.unpack(">I4I4", png, 17)
+    assert.are.same({ 200, 120 }, { w, h }, "IHDR width, height")
+  end)
+
+  it("renders headless without DISPLAY and writes the screenshot", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("env -u DISPLAY %s %s --device software --validation --size 32x24 --frames 3 "
+      .. "--screenshot %s"):format(VIEW, sh_quote(file), sh_quote(dir .. "/a.png")))
+    assert.are.equal(0, code, out)
+    assert.matches("headless", out, 1, true)
+    assert.matches("validation messages: 0", out, 1, true)
+    write(file, pipeline("1.0"))
+    local out2, code2 = run(("env -u DISPLAY %s %s --device software --size 32x24 --frames 3 --screenshot %s")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/b.png")))
+    assert.are.equal(0, code2, out2)
+    local a, b = read(dir .. "/a.png"), read(dir .. "/b.png")
+    assert.is_true(is_png(a) and is_png(b))
+    assert.are_not.equal(a, b)
+  end)
+
+  it("shows each multiplex index of an output (--output name[eye=i])", function()
+    local file = dir .. "/eyes.lua"
+    write(file, [[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color" },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+  },
+}
+]])
+    local shots = {}
+    for _, o in ipairs({ "color", "color[eye=1]", "color[eye=2]" }) do
+      local png = dir .. "/" .. #shots .. ".png"
+      local out, code = run(("env -u DISPLAY %s %s --device software --validation --size 32x24 --frames 3 "
+        .. "--output %s --screenshot %s"):format(VIEW, sh_quote(file), sh_quote(o), sh_quote(png)))
+      assert.are.equal(0, code, out)
+      assert.matches("validation messages: 0", out, 1, true)
+      shots[#shots + 1] = read(png)
+    end
+    assert.are.equal(shots[1], shots[2])       -- the default is the first index
+    assert.are_not.equal(shots[2], shots[3])   -- each eye its own picture
+    local out, code = run(("env -u DISPLAY %s %s --frames 1 --screenshot %s --output nope")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/x.png")))
+    assert.are.equal(1, code)
+    assert.matches("--output nope is not an output", out, 1, true)
+    assert.matches("color[eye=1], color[eye=2]", out, 1, true)
+  end)
+
+  it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()
+    local file, script = dir .. "/two.lua", dir .. "/cycle.lua"
+    write(file, [[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color", "mono" },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "mono" } },
+      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
+  },
+}
+]])
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "32x24",
+  "--frames", "9" }, { frame = function(n, v)
+  if n %% 2 == 0 then
+    assert(v.runtime:save_png("view_backbuffer", ("%s/shot%%d.png"):format(n // 2)))
+    v.key("tab")
+  end
+end }), true)
+]]):format(file, dir))
+    local out, code = run("env -u DISPLAY lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("showing color%[eye=2%]\n.*showing mono\n.*showing color%[eye=1%]", out)
+    assert.matches("validation messages: 0", out, 1, true)
+    local s = {}
+    for k = 1, 4 do s[k] = read(("%s/shot%d.png"):format(dir, k)) assert.is_true(is_png(s[k])) end
+    assert.are_not.equal(s[1], s[2])   -- eye 1 -> eye 2 (same node instances, no recompile)
+    assert.are_not.equal(s[2], s[3])   -- -> mono (another mode: the present node is recompiled)
+    assert.are_not.equal(s[1], s[3])
+    assert.are.equal(s[1], s[4])       -- and around to eye 1
+  end)
+
+  it("says DISPLAY is unset and suggests --screenshot when there is no display", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("env -u DISPLAY %s %s"):format(VIEW, sh_quote(file)))
+    assert.are.equal(2, code)
+    assert.matches("DISPLAY is unset", out, 1, true)
+    assert.matches("--screenshot", out, 1, true)
+  end)
+
+  it("says which X display it cannot reach and suggests --screenshot", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("0.0"))
+    local out, code = run(("DISPLAY=:54321 %s %s --device software"):format(VIEW, sh_quote(file)))
+    assert.are.equal(1, code)
+    assert.matches("cannot connect to the X display ':54321'", out, 1, true)
+    assert.matches("--screenshot", out, 1, true)
+  end)
+
+  it("reports a broken pipeline file at start with file:line", function()
+    local file = dir .. "/pipe.lua"
+    write(file, pipeline("= 1"))
+    local out, code = run(("env -u DISPLAY %s %s --frames 1 --screenshot %s")
+      :format(VIEW, sh_quote(file), sh_quote(dir .. "/x.png")))
+    assert.are.equal(1, code)
+    assert.matches(file .. ":3: unexpected symbol", out, 1, true)
+  end)
+
+  it("refuses outputs it cannot show and says why", function()
+    local file = dir .. "/buf.lua"
+    write(file, [[
+return { outputs = { "b", "d" }, nodes = {
+  { name = "n", create = { b = { buffer = 256 } } },
+  { name = "m", create = { d = { format = "d32_sfloat", size = { 8, 8 } } }, pass = { depth = "d" } } } }
+]])
+    local out, code = run(("env -u DISPLAY %s %s --frames 1"):format(VIEW, sh_quote(file)))
+    assert.are.equal(1, code)
+    assert.matches("no colour texture output to show ('b' is a buffer; 'd' is a depth/stencil texture (d32_sfloat))",
+      out, 1, true)
+  end)
+end)
