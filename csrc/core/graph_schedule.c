@@ -42,8 +42,9 @@ typedef struct sched {
   uint32_t *heap;
   uint32_t *nn, *nh;    /* normal / history touches */
   uint8_t *keep;        /* live to the end of the frame: output or read as history */
-  /* constraints (CSR of successors) */
-  uint32_t *ss, *sl, *indeg;
+  /* constraints (CSR of successors, and of predecessors) */
+  uint32_t *ss, *sl, *indeg, *ps, *pl;
+  uint32_t peak_t, peak_h;  /* order_load: the time and heap of the largest peak */
   /* scratch */
   uint32_t *rem, *remh, *ready, *order, *pos, *stamp;
   uint8_t *started;
@@ -52,7 +53,7 @@ typedef struct sched {
 
 static void sched_free(sched *S) {
   fg_graph *g = S->g;
-  void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg,
+  void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
                S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
 }
@@ -179,6 +180,14 @@ static int build_constraints(sched *S) {
   for (uint32_t s = 0; s < V; s++) S->ss[s + 1] += S->ss[s];
   memcpy(fill, S->ss, (V + 1) * sizeof(uint32_t));
   for (uint32_t i = 0; i < ne; i++) S->sl[fill[e.a[2 * i]]++] = e.a[2 * i + 1];
+  S->ps = fg_malloc(&g->h, (V + 2) * sizeof(uint32_t));
+  S->pl = fg_malloc(&g->h, (ne + 1) * sizeof(uint32_t));
+  if (!S->ps || !S->pl) goto out;
+  memset(S->ps, 0, (V + 2) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) S->ps[e.a[2 * i + 1] + 1]++;
+  for (uint32_t s = 0; s < V; s++) S->ps[s + 1] += S->ps[s];
+  memcpy(fill, S->ps, (V + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) S->pl[fill[e.a[2 * i + 1]]++] = e.a[2 * i];
   rc = 0;
 out:
   VFREE(&g->h, e);
@@ -219,10 +228,13 @@ static uint64_t order_load(sched *S, const uint32_t *pos) {
     }
   }
   uint64_t total = 0;
+  int64_t top = -1;
   for (uint32_t h = 0; h < H; h++) {
     int64_t cur = 0, peak = 0, *d = diff + (size_t)h * (V + 1);
-    for (uint32_t t = 0; t < V; t++) { cur += d[t]; if (cur > peak) peak = cur; }
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < V; t++) { cur += d[t]; if (cur > peak) { peak = cur; at = t; } }
     total += (uint64_t)peak;
+    if (peak > top) { top = peak; S->peak_t = at; S->peak_h = h; }
   }
   return total;
 }
@@ -312,6 +324,55 @@ static uint32_t list_schedule(sched *S, int tie) {
     }
   }
   return n;
+}
+
+/* ------------------------------------------------------- local search -- */
+static void move(uint32_t *order, uint32_t *pos, uint32_t i, uint32_t j) {
+  uint32_t v = order[i];
+  if (i < j) memmove(order + i, order + i + 1, (j - i) * sizeof *order);
+  else memmove(order + j + 1, order + j, (i - j) * sizeof *order);
+  order[j] = v;
+  for (uint32_t k = i < j ? i : j, e = i < j ? j : i; k <= e; k++) pos[order[k]] = k;
+}
+
+/* Moves of one instance within the slots its constraints allow, aimed at the
+ * peak: the creator of a resource live at the peak goes later, the last user
+ * of one goes earlier. First improvement of LOAD wins; until none improves or
+ * the deadline. cand and mark: scratch of V. Returns the LOAD. */
+static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand, uint8_t *mark, uint64_t deadline) {
+  uint32_t V = S->V, NP = S->NP;
+  uint64_t load = order_load(S, pos);
+  for (int improved = 1; improved && fg_now_ns() < deadline;) {
+    improved = 0;
+    uint32_t t = S->peak_t, h = S->peak_h, nc = 0;
+    const uint32_t *first = S->rem, *last = S->remh;  /* order_load's scratch */
+    memset(mark, 0, V);
+    for (uint32_t r = 0; r < NP; r += 2) {
+      if (!S->size[r] || S->heap[r] != h || first[r] == NONE) continue;
+      uint32_t end = S->keep[r] ? V - 1 : last[r];
+      if (first[r] > t || end < t) continue;
+      uint32_t a = order[first[r]], b = order[last[r]];
+      if (!mark[a]) { mark[a] = 1; cand[nc++] = a; }
+      if (!S->keep[r] && !mark[b]) { mark[b] = 1; cand[nc++] = b; }
+    }
+    for (uint32_t c = 0; c < nc && !improved; c++) {
+      uint32_t s = cand[c], i = pos[s], lo = 0, hi = V - 1;
+      for (uint32_t e = S->ps[s]; e < S->ps[s + 1]; e++) if (pos[S->pl[e]] + 1 > lo) lo = pos[S->pl[e]] + 1;
+      for (uint32_t e = S->ss[s]; e < S->ss[s + 1]; e++) if (pos[S->sl[e]] < hi + 1) hi = pos[S->sl[e]] - 1;
+      uint32_t targets[4] = {lo, hi, t, t + 1};
+      for (int k = 0; k < 4 && !improved; k++) {
+        uint32_t j = targets[k] < lo ? lo : targets[k] > hi ? hi : targets[k];
+        if (j == i) continue;
+        move(order, pos, i, j);
+        uint64_t l = order_load(S, pos);
+        if (l < load) { load = l; improved = 1; }
+        else { move(order, pos, j, i); order_load(S, pos); }
+      }
+      if (fg_now_ns() >= deadline) break;
+    }
+    if (!improved) break;
+  }
+  return load;
 }
 
 /* ------------------------------------------------------ permutation -- */
@@ -453,6 +514,19 @@ int graph_schedule(fg_graph *g) {
       memcpy(best, S.order, V * sizeof(uint32_t));
       best_order_ok = 1;
     }
+  }
+  /* local search from the best order found, within the packer's budget */
+  {
+    double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
+    uint64_t deadline = fg_now_ns() + (uint64_t)(ms * 1e6);
+    uint32_t *cand = S.ready;  /* free again */
+    uint8_t *mark = fg_malloc(&g->h, V + 1);
+    if (!mark) goto out_oom;
+    if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
+    for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
+    uint64_t l = improve(&S, best, S.pos, cand, mark, deadline);
+    fg_free(&g->h, mark);
+    if (l < best_load) { best_load = l; best_order_ok = 1; }
   }
   rc = 0;
   if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
