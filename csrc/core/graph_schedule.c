@@ -45,16 +45,20 @@ typedef struct sched {
   /* constraints (CSR of successors, and of predecessors) */
   uint32_t *ss, *sl, *indeg, *ps, *pl;
   uint32_t peak_t, peak_h;  /* order_load: the time and heap of the largest peak */
+  /* per resource: the instances touching it (CSR), to refresh cached deltas */
+  uint32_t *rs, *ri;
   /* scratch */
   uint32_t *rem, *remh, *ready, *order, *pos, *stamp;
-  uint8_t *started;
+  uint8_t *started, *dirty;
+  int64_t *dval;
   int64_t *diff;
 } sched;
 
 static void sched_free(sched *S) {
   fg_graph *g = S->g;
   void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
-               S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff};
+               S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
+               S->dirty, S->dval};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
 }
 
@@ -111,6 +115,15 @@ static int build_resources(sched *S) {
     if (S->th[q]) { S->nh[S->tr[q]]++; S->keep[S->tr[q]] = 1; }
     else S->nn[S->tr[q]]++;
   }
+  uint32_t nt = S->ts[S->V];
+  S->rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
+  S->ri = fg_malloc(&g->h, (nt + 1) * sizeof(uint32_t));
+  if (!S->rs || !S->ri) return -1;
+  memset(S->rs, 0, (NP + 2) * sizeof(uint32_t));
+  for (uint32_t q = 0; q < nt; q++) S->rs[S->tr[q] + 2]++;
+  for (uint32_t r = 0; r < NP; r++) S->rs[r + 2] += S->rs[r + 1];
+  for (uint32_t s = 0; s < S->V; s++)  /* rs[r + 1] runs as the fill cursor, ending at r's end */
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) S->ri[S->rs[S->tr[q] + 1]++] = s;
   return 0;
 }
 
@@ -284,6 +297,7 @@ static uint32_t list_schedule(sched *S, int tie) {
   memcpy(indeg, S->indeg, V * sizeof(uint32_t));
   for (uint32_t r = 0; r < NP; r++) { S->rem[r] = S->nn[r]; S->remh[r] = S->nh[r]; }
   memset(S->started, 0, NP + 1);
+  memset(S->dirty, 1, V);
   for (uint32_t s = 0; s < V; s++)
     if (!indeg[s]) { S->stamp[s] = tie == MAJOR ? flat_index(g, s) : 0; S->ready[nready++] = s; }
   uint32_t last = NONE;
@@ -299,7 +313,8 @@ static uint32_t list_schedule(sched *S, int tie) {
         best = k;
         continue;
       }
-      int64_t d = delta(S, s);
+      if (S->dirty[s]) { S->dval[s] = delta(S, s); S->dirty[s] = 0; }
+      int64_t d = S->dval[s];
       int si = tie == TIE_INDEX && last != NONE && same_index(g, s, last);
       int better;
       if (!k) better = 1;
@@ -317,6 +332,8 @@ static uint32_t list_schedule(sched *S, int tie) {
       uint32_t r = S->tr[q];
       if (S->th[q]) S->remh[r]--;
       else { S->started[r] = 1; S->rem[r]--; }
+      if (tie != MAJOR && S->size[r])  /* the deltas of r's other users may change */
+        for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++) S->dirty[S->ri[k]] = 1;
     }
     for (uint32_t e = S->ss[v]; e < S->ss[v + 1]; e++) {
       uint32_t u = S->sl[e];
@@ -495,12 +512,14 @@ int graph_schedule(fg_graph *g) {
   S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.started = fg_malloc(&g->h, NP + 1);
+  S.dirty = fg_malloc(&g->h, V + 1);
+  S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
   S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.pos = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
   best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.ready || !S.order || !S.pos || !S.diff || !best)
+  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !best)
     goto out_oom;
   for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
   uint64_t load_decl = order_load(&S, S.pos), best_load = load_decl;
