@@ -10,12 +10,27 @@
 --      (mean, min, max) and compile time each way (median)
 -- Run: . scripts/env.sh && lua5.4 bench/schedule.lua [--no-device]
 --      (FG_DEVICE=gpu for a GPU; lavapipe otherwise)
+--      lua5.4 bench/schedule.lua --svg DIR: only writes DIR/schedule_{declared,memory}.html,
+--      the screenshot's memory timeline (graph:svg()) each way (docs/images/ are
+--      their chromium screenshots at 1320x556)
 package.path = "examples/?.lua;lua/?.lua;lua/?/init.lua;" .. package.path
 local fg = require("framegraph")
 local ex = require("common")
 local dags = dofile("spec/support/frame_dags.lua")
 
 local no_device = arg and arg[1] == "--no-device"
+if arg and arg[1] == "--svg" then
+  local p = ex.load("examples/screenshot.lua")
+  for _, sched in ipairs({ "declared", "memory" }) do
+    local path = arg[2] .. "/schedule_" .. sched .. ".html"
+    local f = assert(io.open(path, "w"))
+    f:write("<!doctype html><html><body style='margin:0;background:#fff'>", fg.compile(p, { schedule = sched }):svg(),
+            "</body></html>")
+    f:close()
+    print(path)
+  end
+  return
+end
 local function mib(b) return ("%.2f MiB"):format(b / 1048576) end
 
 local EXAMPLES = { "screenshot", "vr", "vr_ssaa", "split_screen", "deferred", "taa" }
