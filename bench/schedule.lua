@@ -90,14 +90,22 @@ local function median(t)
   table.sort(t)
   return t[(#t + 1) // 2]
 end
+-- the default budget, then the large frame DAGs with time_budget_ms = 20 (packer and local search)
+local runs = {}
 for _, kind in ipairs({ "frame", "random" }) do
-  for _, n in ipairs({ 50, 100, 200, 500, 1000, 2000 }) do
+  for _, n in ipairs({ 50, 100, 200, 500, 1000, 2000 }) do runs[#runs + 1] = { kind, n } end
+end
+runs[#runs + 1] = { "frame", 500, 20 }
+runs[#runs + 1] = { "frame", 1000, 20 }
+for _, run in ipairs(runs) do
+  local kind, n, budget = run[1], run[2], run[3]
+  do
     local ratios, td, tm, inst, wins = {}, {}, {}, 0, 0
     for seed = 1, 5 do
       local p = kind == "frame" and dags.frame(seed, n) or dags.random(seed, n)
-      local ok, d = pcall(fg.compile, p, { schedule = "declared" })
+      local ok, d = pcall(fg.compile, p, { schedule = "declared", time_budget_ms = budget })
       if ok then
-        local m = fg.compile(p, { schedule = "memory" })
+        local m = fg.compile(p, { schedule = "memory", time_budget_ms = budget })
         local sd, sm = d:stats(), m:stats()
         assert(sm.heap_bytes <= sm.heap_declared, "memory order packed larger than declared")
         ratios[#ratios + 1] = sm.heap_bytes / sm.heap_declared
@@ -109,8 +117,9 @@ for _, kind in ipairs({ "frame", "random" }) do
     if #ratios > 0 then
       local sum, lo, hi = 0, math.huge, 0
       for _, r in ipairs(ratios) do sum, lo, hi = sum + r, math.min(lo, r), math.max(hi, r) end
-      print(("%-7s %6d %9d %6.3f [%.3f %.3f] %9.2f ms %9.2f ms %3d/%d"):format(kind, n, inst // #ratios, sum / #ratios,
-            lo, hi, median(td), median(tm), wins, #ratios))
+      print(("%-7s %6d %9d %6.3f [%.3f %.3f] %9.2f ms %9.2f ms %3d/%d%s"):format(kind, n, inst // #ratios,
+            sum / #ratios, lo, hi, median(td), median(tm), wins, #ratios,
+            budget and ("  time_budget_ms = " .. budget) or ""))
     end
   end
 end

@@ -14,6 +14,9 @@
  *                tie-breaks (declared slot; same multiplex index as the last
  *                one; the most recently readied); each is scored by its LOAD
  *                over one frame, heap by heap, history copies included
+ *   local search: from the best of them, moves of one instance within its
+ *                constraints aimed at the LOAD peak (a work budget worth the
+ *                packer's time budget, deterministic)
  *   decision:    when the best LOAD beats the declared order's, the
  *                instances are permuted, LIFETIMES and PLAN run again, and
  *                the new packing is kept only when its heap is smaller
@@ -344,6 +347,10 @@ static uint32_t list_schedule(sched *S, int tie) {
 }
 
 /* ------------------------------------------------------- local search -- */
+/* order_load work units (touches + resources + heap slots) per millisecond on
+ * the dev machine: the local search's share of the packer's time budget */
+#define WORK_PER_MS 5.0e5
+
 static void move(uint32_t *order, uint32_t *pos, uint32_t i, uint32_t j) {
   uint32_t v = order[i];
   if (i < j) memmove(order + i, order + i + 1, (j - i) * sizeof *order);
@@ -355,11 +362,14 @@ static void move(uint32_t *order, uint32_t *pos, uint32_t i, uint32_t j) {
 /* Moves of one instance within the slots its constraints allow, aimed at the
  * peak: the creator of a resource live at the peak goes later, the last user
  * of one goes earlier. First improvement of LOAD wins; until none improves or
- * the deadline. cand and mark: scratch of V. Returns the LOAD. */
-static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand, uint8_t *mark, uint64_t deadline) {
+ * the work budget is spent. cand and mark: scratch of V. Returns the LOAD. */
+static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand, uint8_t *mark, uint64_t work) {
   uint32_t V = S->V, NP = S->NP;
+  /* the budget counts evaluations' work, not the clock, so that a compile
+   * gives the same order however loaded the machine is */
+  uint64_t cost = S->ts[V] + NP / 2 + (uint64_t)S->H * V + 1, spent = cost;
   uint64_t load = order_load(S, pos);
-  for (int improved = 1; improved && fg_now_ns() < deadline;) {
+  for (int improved = 1; improved && spent < work;) {
     improved = 0;
     uint32_t t = S->peak_t, h = S->peak_h, nc = 0;
     const uint32_t *first = S->rem, *last = S->remh;  /* order_load's scratch */
@@ -382,10 +392,11 @@ static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand
         if (j == i) continue;
         move(order, pos, i, j);
         uint64_t l = order_load(S, pos);
+        spent += cost;
         if (l < load) { load = l; improved = 1; }
-        else { move(order, pos, j, i); order_load(S, pos); }
+        else { move(order, pos, j, i); order_load(S, pos); spent += cost; }
       }
-      if (fg_now_ns() >= deadline) break;
+      if (spent >= work) break;
     }
     if (!improved) break;
   }
@@ -537,13 +548,13 @@ int graph_schedule(fg_graph *g) {
   /* local search from the best order found, within the packer's budget */
   {
     double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
-    uint64_t deadline = fg_now_ns() + (uint64_t)(ms * 1e6);
+    uint64_t work = (uint64_t)(ms * WORK_PER_MS);
     uint32_t *cand = S.ready;  /* free again */
     uint8_t *mark = fg_malloc(&g->h, V + 1);
     if (!mark) goto out_oom;
     if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
     for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
-    uint64_t l = improve(&S, best, S.pos, cand, mark, deadline);
+    uint64_t l = improve(&S, best, S.pos, cand, mark, work);
     fg_free(&g->h, mark);
     if (l < best_load) { best_load = l; best_order_ok = 1; }
   }
