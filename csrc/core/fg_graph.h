@@ -214,7 +214,10 @@ int fg_graph_profile_by_name(const char *name, fg_graph_profile *out); /* -1 if 
  * smaller heap wins (declared on ties), so MEMORY never needs more memory
  * than DECLARED at compile time. Either way every dependency the compiler
  * derives holds, and two uses of one physical resource where one writes keep
- * their declared relative order (so results are the same). */
+ * their declared relative order (so results are the same). Each order is
+ * deterministic; which one is kept compares two packings, so with the
+ * wall-clock-budgeted "best" packer a heavily loaded machine may keep the
+ * other one (as it may find other offsets). */
 typedef enum fg_schedule {
   FG_SCHEDULE_DEFAULT = 0,     /* = FG_SCHEDULE_MEMORY */
   FG_SCHEDULE_DECLARED,
