@@ -3,8 +3,8 @@
 -- image. Every per-tile node is declared once with `multiplex = { "tile" }`;
 -- the memory schedule runs the tiles one after another (index-major), so
 -- each tile's G-buffer and HDR reuse the memory of the tile before: the
--- transient memory is about one tile's, not the whole screenshot's. Only the assembled `shot` and the shared shadow map are
--- full size.
+-- transient memory is about one tile's, not the whole screenshot's. Only the
+-- assembled `shot` and the shared shadow map are full size.
 -- Each tile ray-marches exactly the pixels the whole image has at its place
 -- (the camera ray depends on the pixel's position in the full image), so the
 -- assembled screenshot is bit-identical to rendering it whole
