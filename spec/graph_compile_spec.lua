@@ -198,7 +198,7 @@ describe("lifetimes", function()
       { name = "a", create = { out = T } },
       { name = "b", create = { x = T } },
       { name = "c", read = { "x" }, side_effects = true },
-    }))
+    }), { schedule = "declared" })  -- the memory schedule would create out last
     local o0, o1 = res(g, "out", 0), res(g, "out", 1)
     assert.are.same({ 0, 3 }, { o0.first, o0.stop })
     assert.are.same({ 3, 0 }, { o1.first, o1.stop })

@@ -11,7 +11,9 @@ local function edge_set(graph)
 end
 
 describe("VR x SSAA (eye = 2, tile = 4)", function()
-  local g = fg.compile(dofile("examples/vr_ssaa.lua"))
+  -- the declared order: the expansion's own (node-major); the memory
+  -- schedule's interleaving is spec/schedule_order_spec.lua's subject
+  local g = fg.compile(dofile("examples/vr_ssaa.lua"), { schedule = "declared" })
 
   it("runs shadows once and the per-view nodes 8 times", function()
     assert.are.equal(1, node(g, "shadows").instances)
@@ -66,7 +68,7 @@ describe("VR x SSAA (eye = 2, tile = 4)", function()
   end)
 
   it("overrides dimension counts from opts and set_dimension", function()
-    local g2 = fg.compile(dofile("examples/vr_ssaa.lua"), { dimensions = { tile = 1 } })
+    local g2 = fg.compile(dofile("examples/vr_ssaa.lua"), { dimensions = { tile = 1 }, schedule = "declared" })
     assert.are.equal(2, node(g2, "gbuffer").instances)
     g2:set_dimension("eye", 4)
     assert.are.equal(4, node(g2, "gbuffer").instances)

@@ -106,7 +106,7 @@ describe("options", function()
   end)
 
   it("rejects unknown options, naming the ones each entry point takes", function()
-    assert.are.equal("opts: unknown field 'seed' (expected one of profile, device, dimensions, resolutions, solver, time_budget_ms)",
+    assert.are.equal("opts: unknown field 'seed' (expected one of profile, device, dimensions, resolutions, solver, time_budget_ms, schedule)",
                      compile_err(p, { seed = 1 }))
     assert.are.equal("opts: unknown field 'profile' (expected one of period, solver, granularity, time_budget_ms, node_budget, seed)",
                      pack_err({ profile = "nvidia" }))

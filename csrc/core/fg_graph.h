@@ -206,12 +206,33 @@ typedef struct fg_graph_profile {
 
 int fg_graph_profile_by_name(const char *name, fg_graph_profile *out); /* -1 if unknown */
 
+/* Node order (opts.schedule). DECLARED: the topological order, ready nodes by
+ * declaration, every instance of a node together (node-major). MEMORY: a
+ * list scheduler driven by live bytes picks among the orders the
+ * dependencies allow (instances of multiplexed nodes may interleave by
+ * index: eye 1's chain before eye 2's), then both orders are packed and the
+ * smaller heap wins (declared on ties), so MEMORY never needs more memory
+ * than DECLARED at compile time. Either way every dependency the compiler
+ * derives holds, and two uses of one physical resource where one writes keep
+ * their declared relative order (so results are the same). Each order is
+ * deterministic; which one is kept compares two packings, so with the
+ * wall-clock-budgeted "best" packer a heavily loaded machine may keep the
+ * other one (as it may find other offsets). */
+typedef enum fg_schedule {
+  FG_SCHEDULE_DEFAULT = 0,     /* = FG_SCHEDULE_MEMORY */
+  FG_SCHEDULE_DECLARED,
+  FG_SCHEDULE_MEMORY
+} fg_schedule;
+const char *fg_schedule_name(fg_schedule s);   /* "declared", "memory"; DEFAULT names what it means */
+int fg_schedule_from_name(const char *s);      /* -1 when unknown */
+
 typedef struct fg_graph_compile_desc {
   const char *solver;          /* fg_pack strategy; NULL = "best" */
   fg_graph_profile profile;    /* used when sizer is NULL, and profile.granularity always */
   fg_graph_sizer_fn sizer;     /* NULL = default sizer from profile */
   void *sizer_user;
   double pack_time_budget_ms;  /* passed to fg_pack; 0 = its default */
+  fg_schedule schedule;        /* node order; 0 = FG_SCHEDULE_DEFAULT */
 } fg_graph_compile_desc;
 
 /* Full compile: validate, prune, order, expand, lifetimes, memory plan.
@@ -240,14 +261,22 @@ typedef struct fg_graph_node_info {
   const char *reason;         /* why culled/broken ("" when active) */
   uint32_t mode;              /* dimension bit mask */
   uint32_t instance_count;    /* prod(count[d] for d in mode) when active, else 0 */
-  uint32_t first_instance;    /* instances of a node are consecutive in execution order */
+  uint32_t first_instance;    /* slot of the node's earliest instance. With the declared order
+                                 the instances are consecutive, in index order (first_instance + k
+                                 is the k-th); the memory schedule may interleave them with other
+                                 nodes' (see interleaved): use fg_graph_node_instance_slot */
   int side_effects;
   int has_pass;
   int64_t user;
+  int interleaved;            /* its instances are not slots first_instance.. + count - 1 in index order */
+  const char *moved;          /* why the schedule moved its instances ("" when it did not) */
 } fg_graph_node_info;
 
 uint32_t fg_graph_node_count(const fg_graph *g);        /* declared nodes, incl. removed */
 int fg_graph_node_get(const fg_graph *g, uint32_t node, fg_graph_node_info *out);
+/* Slot of the k-th instance of a node (k in multiplex index order, last mode
+ * dimension fastest, as instance names count); FG_GRAPH_NONE when out of range. */
+uint32_t fg_graph_node_instance_slot(const fg_graph *g, uint32_t node, uint32_t k);
 
 typedef struct fg_graph_use {
   const char *name;           /* as the node declared it (commands name resources this way) */
@@ -284,6 +313,8 @@ typedef struct fg_graph_instance {
   int has_depth;
   fg_graph_attachment depth;
   int64_t user;               /* the node's user tag */
+  uint32_t declared_slot;     /* its slot in the declared order (= slot unless the schedule moved it) */
+  const char *moved;          /* why the schedule moved it; "" when slot == declared_slot */
 } fg_graph_instance;
 
 uint32_t fg_graph_instance_count(const fg_graph *g);   /* |V| of the expanded graph */
@@ -367,6 +398,13 @@ typedef struct fg_graph_stats {
   uint32_t edges;             /* expanded edges */
   /* time of the last compile per stage, nanoseconds */
   uint64_t ns_validate, ns_order, ns_expand, ns_lifetime, ns_pack, ns_total;
+  /* node order (fg_schedule): the one in use, and what the declared order
+   * needs (equal to heap_bytes/load_bytes when it is the one in use) */
+  fg_schedule schedule;       /* FG_SCHEDULE_DECLARED or FG_SCHEDULE_MEMORY: the order kept */
+  fg_schedule schedule_asked; /* what the compile desc asked (DEFAULT resolved) */
+  uint64_t heap_declared, load_declared;
+  uint32_t moved;             /* instances whose slot differs from the declared order */
+  uint64_t ns_schedule;       /* the memory schedule and its packing (apart from ns_pack; in ns_total) */
 } fg_graph_stats;
 
 void fg_graph_get_stats(const fg_graph *g, fg_graph_stats *out);

@@ -26,6 +26,14 @@ const char *fg_access_name(fg_access a) {
   static const char *const n[] = {"create", "modify", "read", "history", "rename"};
   return (unsigned)a < 5 ? n[a] : "?";
 }
+const char *fg_schedule_name(fg_schedule s) {
+  return s == FG_SCHEDULE_DECLARED ? "declared" : s == FG_SCHEDULE_MEMORY || s == FG_SCHEDULE_DEFAULT ? "memory" : "?";
+}
+int fg_schedule_from_name(const char *s) {
+  if (s && !strcmp(s, "declared")) return FG_SCHEDULE_DECLARED;
+  if (s && !strcmp(s, "memory")) return FG_SCHEDULE_MEMORY;
+  return -1;
+}
 const char *fg_node_state_name(fg_node_state s) {
   static const char *const n[] = {"active", "culled", "broken", "removed"};
   return (unsigned)s < 4 ? n[s] : "?";
@@ -73,6 +81,7 @@ static void plan_clear(fg_graph *g) {
   g->pstr.n = 0;
   g->inst.n = g->inst_index.n = g->uses.n = g->atts.n = g->edges.n = g->node_edges.n = 0;
   g->logicals.n = g->phys.n = g->phys_index.n = g->touches.n = g->heaps.n = g->order.n = 0;
+  g->slot_of.n = 0;
   g->compiled = 0;
   memset(&g->stats, 0, sizeof g->stats);
 }
@@ -89,10 +98,12 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->pstr); VFREE(&h, g->inst); VFREE(&h, g->inst_index); VFREE(&h, g->uses);
   VFREE(&h, g->atts); VFREE(&h, g->edges); VFREE(&h, g->node_edges); VFREE(&h, g->logicals);
   VFREE(&h, g->phys); VFREE(&h, g->phys_index); VFREE(&h, g->touches); VFREE(&h, g->heaps);
-  VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
+  VFREE(&h, g->order); VFREE(&h, g->slot_of); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
   VFREE(&h, g->prev_off); VFREE(&h, g->hint);
   for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);
   VFREE(&h, g->pcache);
+  for (uint32_t i = 0; i < g->pcache_alt.n; i++) fg_pack_cache_free(g->pcache_alt.a[i]);
+  VFREE(&h, g->pcache_alt);
   fg_free(&h, g);
 }
 
@@ -177,13 +188,15 @@ static int recompile_from(fg_graph *g, graph_stage from) {
     if ((rc = graph_expand(g, &c))) break;
     /* fall through */
   case GRAPH_STAGE_LIFETIMES:
-    if ((rc = graph_lifetimes(g))) break;
+    if ((rc = graph_lifetimes(g, 0))) break;
     g->stats.ns_expand = fg_now_ns() - t;  /* expansion and lifetimes together (ns_lifetime stays 0) */
     /* fall through */
   case GRAPH_STAGE_PLAN:
     t = fg_now_ns();
     if ((rc = graph_plan(g, from == GRAPH_STAGE_PLAN))) break;
     g->stats.ns_pack = fg_now_ns() - t;
+    /* a re-plan keeps the order (and the stats of its choice) */
+    if (from != GRAPH_STAGE_PLAN) rc = graph_schedule(g);
   }
   graph_names_free(g, &c);
   if (rc) plan_clear(g);
@@ -260,11 +273,23 @@ int fg_graph_node_get(const fg_graph *g, uint32_t ni, fg_graph_node_info *out) {
   out->reason = g->compiled ? PS(g, n->reason) : "";
   out->mode = n->mode;
   out->instance_count = g->compiled ? n->inst_count : 0;
-  out->first_instance = g->compiled && n->inst_count ? n->inst_first : NONE;
+  out->first_instance = NONE;
+  out->moved = "";
+  for (uint32_t k = 0; g->compiled && k < n->inst_count; k++) {
+    uint32_t s = g->slot_of.a[n->inst_first + k];
+    if (out->first_instance == NONE || s < out->first_instance) out->first_instance = s;
+    if (s != g->slot_of.a[n->inst_first] + k) out->interleaved = 1;
+    if (!out->moved[0]) out->moved = g->inst.a[s].moved;
+  }
   out->side_effects = n->side_effects;
   out->has_pass = n->colors.n || n->has_depth;
   out->user = n->user;
   return 0;
+}
+
+uint32_t fg_graph_node_instance_slot(const fg_graph *g, uint32_t ni, uint32_t k) {
+  if (!g->compiled || ni >= g->nodes.n || k >= g->nodes.a[ni].inst_count) return NONE;
+  return g->slot_of.a[g->nodes.a[ni].inst_first + k];
 }
 
 uint32_t fg_graph_instance_count(const fg_graph *g) { return g->compiled ? g->inst.n : 0; }

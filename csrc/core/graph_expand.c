@@ -125,7 +125,8 @@ static int push_instance(fg_graph *g, const graph_names *c, uint32_t ni, const u
   fg_graph_instance in;
   memset(&in, 0, sizeof in);
   in.node = ni;
-  in.slot = g->inst.n;
+  in.slot = in.declared_slot = g->inst.n;
+  in.moved = "";
   in.user = n->user;
   in.has_pass = n->colors.n || n->has_depth;
   in.name = (const char *)(uintptr_t)instance_name(g, n, idx);

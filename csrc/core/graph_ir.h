@@ -11,6 +11,10 @@
  *                                edges, physical resources
  *   LIFETIMES  graph_lifetime.c  touches and lifetimes on the cyclic timeline
  *   PLAN       graph_plan.c      sizes, pool groups, one packing per memory type
+ *   SCHEDULE   graph_schedule.c  opts.schedule = "memory": a memory-aware
+ *                                instance order; when its packing is smaller
+ *                                the instances are permuted and LIFETIMES and
+ *                                PLAN run again for it (else nothing changes)
  *
  * graph.c drives them (recompile_from: the first stage whose inputs changed,
  * then every later one); graph_decl.c holds the declaration API. */
@@ -132,6 +136,7 @@ struct fg_graph {
   VEC(fg_graph_touch) touches;
   VEC(fg_graph_heap) heaps;
   VEC(uint32_t) order;            /* node ids in order */
+  VEC(uint32_t) slot_of;          /* per instance in declared order (node->inst_first + k): its slot */
   /* packing scratch */
   VEC(fg_pack_item) items;
   VEC(uint32_t) item_phys;
@@ -139,6 +144,8 @@ struct fg_graph {
   VEC(uint64_t) prev_off;         /* set_resolution: offsets of the plan being replaced, per phys */
   VEC(uint64_t) hint;             /* ... and per packed item (fg_pack's offset_hint) */
   VEC(fg_pack_cache *) pcache;    /* per heap: fg_pack's memo of the lifetimes, for re-plans */
+  VEC(fg_pack_cache *) pcache_alt; /* the same for the order SCHEDULE did not keep (swapped in
+                                     for its trial packing, so each order keeps a warm memo) */
   fg_graph_stats stats;
 };
 
@@ -173,9 +180,11 @@ void graph_names_free(fg_graph *g, graph_names *c);
 int graph_validate(fg_graph *g, graph_names *c);      /* graph_validate.c */
 int graph_order(fg_graph *g, graph_names *c);         /* graph_order.c */
 int graph_expand(fg_graph *g, const graph_names *c);  /* graph_expand.c */
-int graph_lifetimes(fg_graph *g);                     /* graph_lifetime.c */
+int graph_lifetimes(fg_graph *g, int again);          /* graph_lifetime.c; again: the instances
+                                                         were permuted after a first run */
 int graph_plan(fg_graph *g, int replan);              /* graph_plan.c; replan: warm-start from
                                                          the offsets of the plan it replaces */
+int graph_schedule(fg_graph *g);                      /* graph_schedule.c; after a full PLAN */
 
 /* ------------------------------------------------- shared helpers -- */
 /* graph.c */

@@ -11,16 +11,18 @@
 
 /* uses' phys[] from the multiplex index EXPAND stored there to physical ids;
  * counts touches per resource (kept in touch_count) and first/last slots */
-static void resolve_uses(fg_graph *g) {
+static void resolve_uses(fg_graph *g, int again) {
   for (uint32_t s = 0; s < g->inst.n; s++) {
     fg_graph_instance *in = &g->inst.a[s];
     for (uint32_t u = 0; u < in->use_count; u++) {
       fg_graph_use *us = (fg_graph_use *)&in->uses[u];
       if (us->logical == NONE) continue;
-      uint32_t base = g->logicals.a[us->logical].phys_base + us->phys[0] * 2;
       int hist = us->access == FG_ACCESS_HISTORY;
-      us->phys[0] = base + (hist ? 1 : 0);
-      us->phys[1] = base + (hist ? 0 : 1);
+      if (!again) {  /* a second run finds them resolved */
+        uint32_t base = g->logicals.a[us->logical].phys_base + us->phys[0] * 2;
+        us->phys[0] = base + (hist ? 1 : 0);
+        us->phys[1] = base + (hist ? 0 : 1);
+      }
       for (uint32_t p = 0; p < 2; p++) {
         fg_graph_resource *R = &g->phys.a[us->phys[p]];
         R->touch_count++;
@@ -91,9 +93,15 @@ static void set_lifetime(fg_graph *g, fg_graph_resource *R, uint32_t b, uint32_t
   sort_touches(g->touches.a + b, e - b, R->start, T);
 }
 
-int graph_lifetimes(fg_graph *g) {
+int graph_lifetimes(fg_graph *g, int again) {
   uint32_t NP = g->phys.n;
-  resolve_uses(g);
+  for (uint32_t r = 0; again && r < NP; r++) {
+    fg_graph_resource *R = &g->phys.a[r];
+    R->touch_count = 0;
+    R->first_slot = NONE;
+    R->last_slot = 0;
+  }
+  resolve_uses(g, again);
   uint32_t *end = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
   if (!end || collect_touches(g, end)) {
     fg_free(&g->h, end);
@@ -106,7 +114,7 @@ int graph_lifetimes(fg_graph *g) {
   for (uint32_t r = 0; r < NP; r++) {
     fg_graph_resource *R = &g->phys.a[r];
     R->touches = REBASE(g->touches.a, R->touches);
-    R->index = REBASE(g->phys_index.a, R->index);
+    if (!again) R->index = REBASE(g->phys_index.a, R->index);
   }
   return 0;
 }

@@ -445,6 +445,8 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   lua_getfield(L, ot, "time_budget_ms");
   cd->pack_time_budget_ms = lua_tonumber(L, -1);  /* 0 (the default) when absent */
   lua_pop(L, 1);
+  const char *sched = field_str(L, ot, "schedule");
+  cd->schedule = sched ? (fg_schedule)fg_schedule_from_name(sched) : FG_SCHEDULE_DEFAULT;
 }
 
 static int raise_graph_error(lua_State *L, fg_graph *g) {
@@ -500,12 +502,30 @@ static void push_index(lua_State *L, fg_graph *g, const uint32_t *index, uint32_
     }
 }
 
+/* graph:order() -> names; graph:order{why = true} -> {name, slot, declared,
+ * why} per instance (why: "" when the schedule left it at its declared slot) */
 static int l_order(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
+  int why = 0;
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    lua_getfield(L, 2, "why");
+    why = lua_toboolean(L, -1);
+    lua_pop(L, 1);
+  }
   uint32_t n = fg_graph_instance_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t s = 0; s < n; s++) {
-    lua_pushstring(L, fg_graph_instance_get(g, s)->name);
+    const fg_graph_instance *in = fg_graph_instance_get(g, s);
+    if (why) {
+      lua_createtable(L, 0, 4);
+      lua_pushstring(L, in->name); lua_setfield(L, -2, "name");
+      lua_pushinteger(L, (lua_Integer)s + 1); lua_setfield(L, -2, "slot");
+      lua_pushinteger(L, (lua_Integer)in->declared_slot + 1); lua_setfield(L, -2, "declared");
+      lua_pushstring(L, in->moved); lua_setfield(L, -2, "why");
+    } else {
+      lua_pushstring(L, in->name);
+    }
     lua_rawseti(L, -2, (lua_Integer)s + 1);
   }
   return 1;
@@ -534,7 +554,17 @@ static int l_nodes(lua_State *L) {
     lua_pushinteger(L, ni.instance_count); lua_setfield(L, -2, "instances");
     push_mode(L, g, ni.mode); lua_setfield(L, -2, "multiplex");
     lua_pushinteger(L, (lua_Integer)ni.user); lua_setfield(L, -2, "index");
-    if (ni.instance_count) { lua_pushinteger(L, ni.first_instance + 1); lua_setfield(L, -2, "first"); }
+    if (ni.instance_count) {
+      lua_pushinteger(L, ni.first_instance + 1); lua_setfield(L, -2, "first");
+      lua_createtable(L, (int)ni.instance_count, 0);  /* slot of each instance, in index order */
+      for (uint32_t k = 0; k < ni.instance_count; k++) {
+        lua_pushinteger(L, (lua_Integer)fg_graph_node_instance_slot(g, i, k) + 1);
+        lua_rawseti(L, -2, (lua_Integer)k + 1);
+      }
+      lua_setfield(L, -2, "slots");
+      lua_pushboolean(L, ni.interleaved); lua_setfield(L, -2, "interleaved");
+      if (ni.moved[0]) { lua_pushstring(L, ni.moved); lua_setfield(L, -2, "moved"); }
+    }
     lua_rawseti(L, -2, k++);
   }
   return 1;
@@ -588,6 +618,8 @@ static int l_instances(lua_State *L) {
     lua_pushstring(L, in->node_name); lua_setfield(L, -2, "node");
     lua_pushinteger(L, (lua_Integer)in->user); lua_setfield(L, -2, "node_index");
     lua_pushinteger(L, in->slot + 1); lua_setfield(L, -2, "slot");
+    lua_pushinteger(L, in->declared_slot + 1); lua_setfield(L, -2, "declared_slot");
+    if (in->moved[0]) { lua_pushstring(L, in->moved); lua_setfield(L, -2, "moved"); }
     push_index(L, g, in->index, ni.mode); lua_setfield(L, -2, "index");
     lua_createtable(L, (int)in->use_count, 0);
     for (uint32_t u = 0; u < in->use_count; u++) { push_use(L, &in->uses[u]); lua_rawseti(L, -2, u + 1); }
@@ -704,6 +736,13 @@ static int l_stats(lua_State *L) {
   lua_pushnumber(L, (double)s.ns_total / 1e6); lua_setfield(L, -2, "compile_ms");
   /* the packing share of it, all heaps together (the report stats table) */
   lua_pushnumber(L, (double)s.ns_pack / 1e6); lua_setfield(L, -2, "pack_ms");
+  /* the node order kept, what was asked, and what the declared order needs */
+  lua_pushstring(L, fg_schedule_name(s.schedule)); lua_setfield(L, -2, "schedule");
+  lua_pushstring(L, fg_schedule_name(s.schedule_asked)); lua_setfield(L, -2, "schedule_asked");
+  SETI("heap_declared", s.heap_declared);
+  SETI("load_declared", s.load_declared);
+  SETI("moved", s.moved);
+  lua_pushnumber(L, (double)s.ns_schedule / 1e6); lua_setfield(L, -2, "schedule_ms");
   lua_createtable(L, (int)s.heap_count, 0);
   for (uint32_t h = 0; h < s.heap_count; h++) {
     const fg_graph_heap *hp = fg_graph_heap_get(g, h);

@@ -3,6 +3,7 @@
  * point had its own rule: fg.compile ignored time_budget_ms = "fast" or -5
  * while fg.pack rejected "fast" and let -5 through to the packer. */
 #include "fg_lua_options.h"
+#include "fg_graph.h"
 #include "fg_pack.h"
 #include "fg_vocab.h"
 #include <lauxlib.h>
@@ -101,6 +102,14 @@ static const char *opt_profile(lua_State *L, int idx, const char *key) {
   return lua_tostring(L, -1);
 }
 
+/* schedule: "declared" or "memory" (fg_schedule_from_name). */
+static const char *opt_schedule(lua_State *L, int idx, const char *key) {
+  if (lua_type(L, idx) == LUA_TSTRING && fg_schedule_from_name(lua_tostring(L, idx)) >= 0 &&
+      strlen(lua_tostring(L, idx)) == lua_rawlen(L, idx))
+    return NULL;
+  return fail(L, idx, key, "'declared' or 'memory'");
+}
+
 typedef const char *(*opt_fn)(lua_State *L, int idx, const char *key);
 
 /* Every option of every entry point, in the order messages list them. fn
@@ -123,6 +132,7 @@ static const struct option {
   {"solver", opt_solver, C | R | P | K},
   {"granularity", opt_count, P | K},
   {"time_budget_ms", opt_time, C | R | P | K},
+  {"schedule", opt_schedule, C | R},
   {"node_budget", opt_count, P | K},
   {"seed", opt_count, R | P | K},
   {"poison", NULL, R},

@@ -1,0 +1,590 @@
+/* Stage SCHEDULE (opts.schedule = "memory"): a node-instance order that needs
+ * less memory than the declared one.
+ *
+ * Packing can at best reach the peak of live bytes (LOAD) of the order the
+ * instances run in, so the order is chosen first:
+ *   constraints: the expanded edges (create -> modify -> read -> rename,
+ *                after/before, history reads), plus, per physical copy, the
+ *                declared relative order of two uses where one writes (the
+ *                compiler leaves two modifiers of a name unordered; their
+ *                order changes the result), plus the declared order of
+ *                side-effect nodes
+ *   orders:      list schedulers driven by live bytes (pick the ready
+ *                instance that allocates least minus frees most), with three
+ *                tie-breaks (declared slot; same multiplex index as the last
+ *                one; the most recently readied); each is scored by its LOAD
+ *                over one frame, heap by heap, history copies included
+ *   local search: from the best of them, moves of one instance within its
+ *                constraints aimed at the LOAD peak (a work budget worth the
+ *                packer's time budget, deterministic)
+ *   decision:    when the best LOAD beats the declared order's, the
+ *                instances are permuted, LIFETIMES and PLAN run again, and
+ *                the new packing is kept only when its heap is smaller
+ *                (declared wins ties); otherwise everything is put back.
+ * Runs after a full PLAN of the declared order (it needs the sizes); a
+ * set_resolution re-plan keeps the order it finds. */
+#include "graph_ir.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char R_INDEX[] =
+  "memory schedule: runs with the other nodes of its multiplex index (index-major), so one index's "
+  "transients are freed before the next index's are made";
+static const char R_EARLY[] = "memory schedule: runs earlier, so what it reads last is freed sooner";
+static const char R_LATE[] = "memory schedule: runs later, so what it creates is made closer to its readers";
+
+typedef struct sched {
+  fg_graph *g;
+  uint32_t V, NP, H;
+  /* per instance (declared slot): its touches of frame-0 copies (CSR) */
+  uint32_t *ts, *tr;
+  uint8_t *th;          /* 1: a history read (of the previous frame's copy) */
+  /* per resource (frame-0 physical id; odd ids unused) */
+  uint64_t *size;       /* 0 when not packed */
+  uint32_t *heap;
+  uint32_t *nn, *nh;    /* normal / history touches */
+  uint8_t *keep;        /* live to the end of the frame: output or read as history */
+  /* constraints (CSR of successors, and of predecessors) */
+  uint32_t *ss, *sl, *indeg, *ps, *pl;
+  uint32_t peak_t, peak_h;  /* order_load: the time and heap of the largest peak */
+  /* per resource: the instances touching it (CSR), to refresh cached deltas */
+  uint32_t *rs, *ri;
+  /* scratch */
+  uint32_t *rem, *remh, *ready, *order, *pos, *stamp;
+  uint8_t *started, *dirty;
+  int64_t *dval;
+  int64_t *diff;
+} sched;
+
+static void sched_free(sched *S) {
+  fg_graph *g = S->g;
+  void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
+               S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
+               S->dirty, S->dval};
+  for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
+}
+
+static int is_write(fg_access a) { return a == FG_ACCESS_CREATE || a == FG_ACCESS_MODIFY || a == FG_ACCESS_RENAME; }
+
+/* touches per instance, deduplicated (a renamed resource may appear twice) */
+static int build_touches(sched *S) {
+  fg_graph *g = S->g;
+  uint32_t V = S->V, total = 0;
+  for (uint32_t s = 0; s < V; s++) total += g->inst.a[s].use_count;
+  S->ts = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S->tr = fg_malloc(&g->h, (total + 1) * sizeof(uint32_t));
+  S->th = fg_malloc(&g->h, total + 1);
+  if (!S->ts || !S->tr || !S->th) return -1;
+  uint32_t k = 0;
+  for (uint32_t s = 0; s < V; s++) {
+    const fg_graph_instance *in = &g->inst.a[s];
+    S->ts[s] = k;
+    for (uint32_t u = 0; u < in->use_count; u++) {
+      const fg_graph_use *us = &in->uses[u];
+      if (us->logical == NONE) continue;
+      uint8_t h = us->access == FG_ACCESS_HISTORY;
+      uint32_t r = us->phys[0] & ~1u;  /* the frame-0 copy (ids are base + 2 m + frame, base even) */
+      int dup = 0;
+      for (uint32_t q = S->ts[s]; q < k && !dup; q++) dup = S->tr[q] == r && S->th[q] == h;
+      if (dup) continue;
+      S->tr[k] = r;
+      S->th[k++] = h;
+    }
+  }
+  S->ts[V] = k;
+  return 0;
+}
+
+static int build_resources(sched *S) {
+  fg_graph *g = S->g;
+  uint32_t NP = S->NP;
+  S->size = fg_malloc(&g->h, (NP + 1) * sizeof(uint64_t));
+  S->heap = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
+  S->nn = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
+  S->nh = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
+  S->keep = fg_malloc(&g->h, NP + 1);
+  if (!S->size || !S->heap || !S->nn || !S->nh || !S->keep) return -1;
+  memset(S->nn, 0, (NP + 1) * sizeof(uint32_t));
+  memset(S->nh, 0, (NP + 1) * sizeof(uint32_t));
+  for (uint32_t r = 0; r < NP; r++) {
+    const fg_graph_resource *R = &g->phys.a[r];
+    int packed = R->heap != NONE && (R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER);
+    S->size[r] = packed ? R->size : 0;
+    S->heap[r] = packed ? R->heap : 0;
+    S->keep[r] = (uint8_t)R->is_output;
+  }
+  for (uint32_t q = 0; q < S->ts[S->V]; q++) {
+    if (S->th[q]) { S->nh[S->tr[q]]++; S->keep[S->tr[q]] = 1; }
+    else S->nn[S->tr[q]]++;
+  }
+  uint32_t nt = S->ts[S->V];
+  S->rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
+  S->ri = fg_malloc(&g->h, (nt + 1) * sizeof(uint32_t));
+  if (!S->rs || !S->ri) return -1;
+  memset(S->rs, 0, (NP + 2) * sizeof(uint32_t));
+  for (uint32_t q = 0; q < nt; q++) S->rs[S->tr[q] + 2]++;
+  for (uint32_t r = 0; r < NP; r++) S->rs[r + 2] += S->rs[r + 1];
+  for (uint32_t s = 0; s < S->V; s++)  /* rs[r + 1] runs as the fill cursor, ending at r's end */
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) S->ri[S->rs[S->tr[q] + 1]++] = s;
+  return 0;
+}
+
+/* the expanded edges, hazards per resource copy, side-effect order */
+static int build_constraints(sched *S) {
+  fg_graph *g = S->g;
+  uint32_t V = S->V, NP = S->NP;
+  VEC(uint32_t) e = {0};
+  int rc = -1;
+  uint32_t *rs = NULL, *rl = NULL, *fill = NULL;
+  for (uint32_t i = 0; i < g->edges.n; i++) if (VPUSH(&g->h, e, g->edges.a[i])) goto out;
+  /* per resource copy, its normal users in declared order, with their access */
+  rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
+  fill = fg_malloc(&g->h, ((NP > V ? NP : V) + 2) * sizeof(uint32_t));  /* per resource, then per instance */
+  if (!rs || !fill) goto out;
+  memset(rs, 0, (NP + 2) * sizeof(uint32_t));
+  uint32_t total = 0;
+  for (uint32_t s = 0; s < V; s++) {
+    const fg_graph_instance *in = &g->inst.a[s];
+    for (uint32_t u = 0; u < in->use_count; u++)
+      if (in->uses[u].logical != NONE && in->uses[u].access != FG_ACCESS_HISTORY) { rs[in->uses[u].phys[0] + 1]++; total++; }
+  }
+  for (uint32_t r = 0; r < NP; r++) rs[r + 1] += rs[r];
+  memcpy(fill, rs, (NP + 1) * sizeof(uint32_t));
+  rl = fg_malloc(&g->h, (2 * total + 1) * sizeof(uint32_t));  /* (slot, write) pairs */
+  if (!rl) goto out;
+  for (uint32_t s = 0; s < V; s++) {
+    const fg_graph_instance *in = &g->inst.a[s];
+    for (uint32_t u = 0; u < in->use_count; u++) {
+      const fg_graph_use *us = &in->uses[u];
+      if (us->logical == NONE || us->access == FG_ACCESS_HISTORY) continue;
+      uint32_t q = fill[us->phys[0]]++;
+      rl[2 * q] = s;
+      rl[2 * q + 1] = (uint32_t)is_write(us->access);
+    }
+  }
+  for (uint32_t r = 0; r < NP; r++) {
+    uint32_t lastw = NONE, since = rs[r];  /* readers since the last write: rl[since .. q) */
+    for (uint32_t q = rs[r]; q < rs[r + 1]; q++) {
+      uint32_t s = rl[2 * q];
+      if (rl[2 * q + 1]) {
+        if (lastw != NONE && lastw != s && (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s))) goto out;
+        for (uint32_t p = since; p < q; p++)
+          if (rl[2 * p] != s && (VPUSH(&g->h, e, rl[2 * p]) || VPUSH(&g->h, e, s))) goto out;
+        lastw = s;
+        since = q + 1;
+      } else if (lastw != NONE && lastw != s) {
+        if (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s)) goto out;
+      }
+    }
+  }
+  uint32_t prev = NONE;
+  for (uint32_t s = 0; s < V; s++) {
+    if (!g->nodes.a[g->inst.a[s].node].side_effects) continue;
+    if (prev != NONE && (VPUSH(&g->h, e, prev) || VPUSH(&g->h, e, s))) goto out;
+    prev = s;
+  }
+  /* CSR of successors */
+  uint32_t ne = e.n / 2;
+  S->ss = fg_malloc(&g->h, (V + 2) * sizeof(uint32_t));
+  S->sl = fg_malloc(&g->h, (ne + 1) * sizeof(uint32_t));
+  S->indeg = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  if (!S->ss || !S->sl || !S->indeg) goto out;
+  memset(S->ss, 0, (V + 2) * sizeof(uint32_t));
+  memset(S->indeg, 0, (V + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) { S->ss[e.a[2 * i] + 1]++; S->indeg[e.a[2 * i + 1]]++; }
+  for (uint32_t s = 0; s < V; s++) S->ss[s + 1] += S->ss[s];
+  memcpy(fill, S->ss, (V + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) S->sl[fill[e.a[2 * i]]++] = e.a[2 * i + 1];
+  S->ps = fg_malloc(&g->h, (V + 2) * sizeof(uint32_t));
+  S->pl = fg_malloc(&g->h, (ne + 1) * sizeof(uint32_t));
+  if (!S->ps || !S->pl) goto out;
+  memset(S->ps, 0, (V + 2) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) S->ps[e.a[2 * i + 1] + 1]++;
+  for (uint32_t s = 0; s < V; s++) S->ps[s + 1] += S->ps[s];
+  memcpy(fill, S->ps, (V + 1) * sizeof(uint32_t));
+  for (uint32_t i = 0; i < ne; i++) S->pl[fill[e.a[2 * i + 1]]++] = e.a[2 * i];
+  rc = 0;
+out:
+  VFREE(&g->h, e);
+  fg_free(&g->h, rs); fg_free(&g->h, rl); fg_free(&g->h, fill);
+  return rc;
+}
+
+/* LOAD of the order with positions pos[]: per heap, the peak of live bytes
+ * over one frame (a history copy is live from the frame's start to its last
+ * history reader, and the current copy to the frame's end); summed. */
+static uint64_t order_load(sched *S, const uint32_t *pos) {
+  uint32_t V = S->V, NP = S->NP, H = S->H;
+  int64_t *diff = S->diff;
+  memset(diff, 0, (size_t)H * (V + 1) * sizeof(int64_t));
+  uint32_t *first = S->rem, *last = S->remh, *lasth = S->stamp;  /* scratch, NP each */
+  for (uint32_t r = 0; r < NP; r += 2) { first[r] = NONE; last[r] = 0; lasth[r] = NONE; }
+  for (uint32_t s = 0; s < V; s++)
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
+      uint32_t r = S->tr[q], p = pos[s];
+      if (S->th[q]) { if (lasth[r] == NONE || p > lasth[r]) lasth[r] = p; }
+      else {
+        if (first[r] == NONE || p < first[r]) first[r] = p;
+        if (p > last[r]) last[r] = p;
+      }
+    }
+  for (uint32_t r = 0; r < NP; r += 2) {
+    if (!S->size[r]) continue;
+    int64_t *d = diff + (size_t)S->heap[r] * (V + 1);
+    int64_t sz = (int64_t)S->size[r];
+    if (first[r] != NONE) {
+      uint32_t end = S->keep[r] ? V - 1 : last[r];
+      d[first[r]] += sz;
+      d[end + 1] -= sz;
+    }
+    if (lasth[r] != NONE) {  /* the previous frame's copy */
+      d[0] += sz;
+      d[lasth[r] + 1] -= sz;
+    }
+  }
+  uint64_t total = 0;
+  int64_t top = -1;
+  for (uint32_t h = 0; h < H; h++) {
+    int64_t cur = 0, peak = 0, *d = diff + (size_t)h * (V + 1);
+    uint32_t at = 0;
+    for (uint32_t t = 0; t < V; t++) { cur += d[t]; if (cur > peak) { peak = cur; at = t; } }
+    total += (uint64_t)peak;
+    if (peak > top) { top = peak; S->peak_t = at; S->peak_h = h; }
+  }
+  return total;
+}
+
+/* bytes the instance would make live minus bytes it would free, now */
+static int64_t delta(const sched *S, uint32_t s) {
+  int64_t d = 0;
+  for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
+    uint32_t r = S->tr[q];
+    int64_t sz = (int64_t)S->size[r];
+    if (!sz) continue;
+    if (S->th[q]) { if (S->remh[r] == 1) d -= sz; }
+    else {
+      if (!S->started[r]) d += sz;
+      if (S->rem[r] == 1 && !S->keep[r]) d -= sz;
+    }
+  }
+  return d;
+}
+
+/* TIE_*: the delta first, then a tie-break. MAJOR: no delta, index-major
+ * (the flattened multiplex index, then the declared slot): each index's chain
+ * runs to its end before the next starts, whenever the dependencies allow. */
+enum { TIE_DECLARED, TIE_INDEX, TIE_RECENT, MAJOR, NTIES };
+
+static uint32_t flat_index(const fg_graph *g, uint32_t s) {
+  const uint32_t *ix = g->inst.a[s].index;
+  uint32_t m = 0;
+  for (uint32_t d = 0; d < g->dims.n; d++) m = m * g->dims.a[d].count + ix[d];
+  return m;
+}
+
+static int same_index(const fg_graph *g, uint32_t a, uint32_t b) {
+  const fg_graph_instance *x = &g->inst.a[a], *y = &g->inst.a[b];
+  uint32_t shared = g->nodes.a[x->node].mode & g->nodes.a[y->node].mode;
+  if (!shared) return 0;
+  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && x->index[d] != y->index[d]) return 0;
+  return 1;
+}
+
+/* One list schedule into S->order; returns its length (V unless a cycle,
+ * which cannot happen: the constraints follow the declared order). */
+static uint32_t list_schedule(sched *S, int tie) {
+  fg_graph *g = S->g;
+  uint32_t V = S->V, NP = S->NP, nready = 0, n = 0;
+  uint32_t *indeg = S->pos;  /* scratch */
+  memcpy(indeg, S->indeg, V * sizeof(uint32_t));
+  for (uint32_t r = 0; r < NP; r++) { S->rem[r] = S->nn[r]; S->remh[r] = S->nh[r]; }
+  memset(S->started, 0, NP + 1);
+  memset(S->dirty, 1, V);
+  for (uint32_t s = 0; s < V; s++)
+    if (!indeg[s]) { S->stamp[s] = tie == MAJOR ? flat_index(g, s) : 0; S->ready[nready++] = s; }
+  uint32_t last = NONE;
+  while (nready) {
+    uint32_t best = 0;
+    int64_t bd = 0;
+    int bi = 0;
+    for (uint32_t k = 0; k < nready; k++) {
+      uint32_t s = S->ready[k];
+      if (tie == MAJOR) {
+        uint32_t b = S->ready[best];
+        if (k && (S->stamp[s] > S->stamp[b] || (S->stamp[s] == S->stamp[b] && s > b))) continue;
+        best = k;
+        continue;
+      }
+      if (S->dirty[s]) { S->dval[s] = delta(S, s); S->dirty[s] = 0; }
+      int64_t d = S->dval[s];
+      int si = tie == TIE_INDEX && last != NONE && same_index(g, s, last);
+      int better;
+      if (!k) better = 1;
+      else if (d != bd) better = d < bd;
+      else if (tie == TIE_INDEX && si != bi) better = si > bi;
+      else if (tie == TIE_RECENT && S->stamp[s] != S->stamp[S->ready[best]]) better = S->stamp[s] > S->stamp[S->ready[best]];
+      else better = s < S->ready[best];
+      if (better) { best = k; bd = d; bi = si; }
+    }
+    uint32_t v = S->ready[best];
+    S->ready[best] = S->ready[--nready];
+    S->order[n++] = v;
+    last = v;
+    for (uint32_t q = S->ts[v]; q < S->ts[v + 1]; q++) {
+      uint32_t r = S->tr[q];
+      if (S->th[q]) S->remh[r]--;
+      else { S->started[r] = 1; S->rem[r]--; }
+      if (tie != MAJOR && S->size[r])  /* the deltas of r's other users may change */
+        for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++) S->dirty[S->ri[k]] = 1;
+    }
+    for (uint32_t e = S->ss[v]; e < S->ss[v + 1]; e++) {
+      uint32_t u = S->sl[e];
+      if (!--indeg[u]) { S->stamp[u] = tie == MAJOR ? flat_index(g, u) : n; S->ready[nready++] = u; }
+    }
+  }
+  return n;
+}
+
+/* ------------------------------------------------------- local search -- */
+/* order_load work units (touches + resources + heap slots) per millisecond on
+ * the dev machine: the local search's share of the packer's time budget */
+#define WORK_PER_MS 5.0e5
+
+static void move(uint32_t *order, uint32_t *pos, uint32_t i, uint32_t j) {
+  uint32_t v = order[i];
+  if (i < j) memmove(order + i, order + i + 1, (j - i) * sizeof *order);
+  else memmove(order + j + 1, order + j, (i - j) * sizeof *order);
+  order[j] = v;
+  for (uint32_t k = i < j ? i : j, e = i < j ? j : i; k <= e; k++) pos[order[k]] = k;
+}
+
+/* Moves of one instance within the slots its constraints allow, aimed at the
+ * peak: the creator of a resource live at the peak goes later, the last user
+ * of one goes earlier. First improvement of LOAD wins; until none improves or
+ * the work budget is spent. cand and mark: scratch of V. Returns the LOAD. */
+static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand, uint8_t *mark, uint64_t work) {
+  uint32_t V = S->V, NP = S->NP;
+  /* the budget counts evaluations' work, not the clock, so that a compile
+   * gives the same order however loaded the machine is */
+  uint64_t cost = S->ts[V] + NP / 2 + (uint64_t)S->H * V + 1, spent = cost;
+  uint64_t load = order_load(S, pos);
+  for (int improved = 1; improved && spent < work;) {
+    improved = 0;
+    uint32_t t = S->peak_t, h = S->peak_h, nc = 0;
+    const uint32_t *first = S->rem, *last = S->remh;  /* order_load's scratch */
+    memset(mark, 0, V);
+    for (uint32_t r = 0; r < NP; r += 2) {
+      if (!S->size[r] || S->heap[r] != h || first[r] == NONE) continue;
+      uint32_t end = S->keep[r] ? V - 1 : last[r];
+      if (first[r] > t || end < t) continue;
+      uint32_t a = order[first[r]], b = order[last[r]];
+      if (!mark[a]) { mark[a] = 1; cand[nc++] = a; }
+      if (!S->keep[r] && !mark[b]) { mark[b] = 1; cand[nc++] = b; }
+    }
+    for (uint32_t c = 0; c < nc && !improved; c++) {
+      uint32_t s = cand[c], i = pos[s], lo = 0, hi = V - 1;
+      for (uint32_t e = S->ps[s]; e < S->ps[s + 1]; e++) if (pos[S->pl[e]] + 1 > lo) lo = pos[S->pl[e]] + 1;
+      for (uint32_t e = S->ss[s]; e < S->ss[s + 1]; e++) if (pos[S->sl[e]] < hi + 1) hi = pos[S->sl[e]] - 1;
+      uint32_t targets[4] = {lo, hi, t, t + 1};
+      for (int k = 0; k < 4 && !improved; k++) {
+        uint32_t j = targets[k] < lo ? lo : targets[k] > hi ? hi : targets[k];
+        if (j == i) continue;
+        move(order, pos, i, j);
+        uint64_t l = order_load(S, pos);
+        spent += cost;
+        if (l < load) { load = l; improved = 1; }
+        else { move(order, pos, j, i); order_load(S, pos); spent += cost; }
+      }
+      if (spent >= work) break;
+    }
+    if (!improved) break;
+  }
+  return load;
+}
+
+/* ------------------------------------------------------ permutation -- */
+/* The plan state LIFETIMES and PLAN rewrite, kept to put it back. */
+typedef struct snapshot {
+  fg_graph_instance *inst;
+  fg_graph_resource *phys;
+  fg_graph_touch *touches;
+  fg_graph_heap *heaps;
+  uint32_t *edges;
+  uint32_t ntouches, nheaps;
+  fg_graph_stats stats;
+} snapshot;
+
+static void snap_free(fg_graph *g, snapshot *p) {
+  fg_free(&g->h, p->inst); fg_free(&g->h, p->phys); fg_free(&g->h, p->touches);
+  fg_free(&g->h, p->heaps); fg_free(&g->h, p->edges);
+}
+
+static int snap_take(fg_graph *g, snapshot *p) {
+  memset(p, 0, sizeof *p);
+  p->inst = fg_malloc(&g->h, (g->inst.n + 1) * sizeof *p->inst);
+  p->phys = fg_malloc(&g->h, (g->phys.n + 1) * sizeof *p->phys);
+  p->touches = fg_malloc(&g->h, (g->touches.n + 1) * sizeof *p->touches);
+  p->heaps = fg_malloc(&g->h, (g->heaps.n + 1) * sizeof *p->heaps);
+  p->edges = fg_malloc(&g->h, (g->edges.n + 1) * sizeof *p->edges);
+  if (!p->inst || !p->phys || !p->touches || !p->heaps || !p->edges) { snap_free(g, p); return -1; }
+  memcpy(p->inst, g->inst.a, g->inst.n * sizeof *p->inst);
+  memcpy(p->phys, g->phys.a, g->phys.n * sizeof *p->phys);
+  memcpy(p->touches, g->touches.a, g->touches.n * sizeof *p->touches);
+  memcpy(p->heaps, g->heaps.a, g->heaps.n * sizeof *p->heaps);
+  memcpy(p->edges, g->edges.a, g->edges.n * sizeof *p->edges);
+  p->ntouches = g->touches.n;
+  p->nheaps = g->heaps.n;
+  p->stats = g->stats;
+  return 0;
+}
+
+/* touches and heaps keep their counts across orders, so their arrays are
+ * never reallocated and the phys[] pointers into touches stay right */
+static void snap_restore(fg_graph *g, const snapshot *p) {
+  memcpy(g->inst.a, p->inst, g->inst.n * sizeof *p->inst);
+  memcpy(g->phys.a, p->phys, g->phys.n * sizeof *p->phys);
+  g->touches.n = p->ntouches;
+  memcpy(g->touches.a, p->touches, p->ntouches * sizeof *p->touches);
+  g->heaps.n = p->nheaps;
+  memcpy(g->heaps.a, p->heaps, p->nheaps * sizeof *p->heaps);
+  memcpy(g->edges.a, p->edges, g->edges.n * sizeof *p->edges);
+  g->stats = p->stats;
+  for (uint32_t s = 0; s < g->inst.n; s++) g->slot_of.a[s] = s;
+}
+
+static int interleaved(const fg_graph *g, const node *n) {
+  for (uint32_t k = 1; k < n->inst_count; k++)
+    if (g->slot_of.a[n->inst_first + k] != g->slot_of.a[n->inst_first] + k) return 1;
+  return 0;
+}
+
+/* instances into the order order[] (declared slots); edges follow */
+static void apply_order(fg_graph *g, const snapshot *p, const uint32_t *order) {
+  uint32_t V = g->inst.n;
+  for (uint32_t k = 0; k < V; k++) {
+    g->inst.a[k] = p->inst[order[k]];
+    g->inst.a[k].slot = k;
+    g->inst.a[k].declared_slot = order[k];
+    g->slot_of.a[order[k]] = k;
+  }
+  for (uint32_t i = 0; i < g->edges.n; i++) g->edges.a[i] = g->slot_of.a[p->edges[i]];
+  for (uint32_t k = 0; k < V; k++) {
+    fg_graph_instance *in = &g->inst.a[k];
+    const node *n = &g->nodes.a[in->node];
+    in->moved = in->slot == in->declared_slot ? "" : n->inst_count > 1 && interleaved(g, n) ? R_INDEX
+              : in->slot < in->declared_slot ? R_EARLY : R_LATE;
+  }
+}
+
+/* ---------------------------------------------------------- the stage -- */
+static void swap_caches(fg_graph *g) {
+  fg_pack_cache **a = g->pcache.a;
+  uint32_t n = g->pcache.n, cap = g->pcache.cap;
+  g->pcache.a = g->pcache_alt.a; g->pcache.n = g->pcache_alt.n; g->pcache.cap = g->pcache_alt.cap;
+  g->pcache_alt.a = a; g->pcache_alt.n = n; g->pcache_alt.cap = cap;
+}
+
+static void declared_stats(fg_graph *g) {
+  g->stats.schedule = FG_SCHEDULE_DECLARED;
+  g->stats.heap_declared = g->stats.heap_bytes;
+  g->stats.load_declared = g->stats.load_bytes;
+  g->stats.moved = 0;
+}
+
+int graph_schedule(fg_graph *g) {
+  uint64_t t0 = fg_now_ns();
+  uint32_t V = g->inst.n;
+  fg_schedule asked = g->cdesc.schedule == FG_SCHEDULE_DEFAULT ? FG_SCHEDULE_MEMORY : g->cdesc.schedule;
+  if (vec_grow(&g->h, (void **)&g->slot_of.a, &g->slot_of.cap, V + 1, sizeof(uint32_t))) goto oom;
+  g->slot_of.n = V;
+  for (uint32_t s = 0; s < V; s++) {
+    g->slot_of.a[s] = s;
+    g->inst.a[s].declared_slot = s;
+    g->inst.a[s].moved = "";
+  }
+  declared_stats(g);
+  g->stats.schedule_asked = asked;
+  if (asked != FG_SCHEDULE_MEMORY || V < 3 || !g->heaps.n) { g->stats.ns_schedule = fg_now_ns() - t0; return 0; }
+
+  sched S;
+  memset(&S, 0, sizeof S);
+  S.g = g;
+  S.V = V;
+  S.NP = g->phys.n;
+  S.H = g->heaps.n;
+  uint32_t NP = S.NP, best_order_ok = 0;
+  uint32_t *best = NULL;
+  snapshot snap;
+  memset(&snap, 0, sizeof snap);
+  int rc = -1;
+  if (build_touches(&S) || build_resources(&S) || build_constraints(&S)) goto out_oom;
+  S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
+  S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
+  S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
+  S.started = fg_malloc(&g->h, NP + 1);
+  S.dirty = fg_malloc(&g->h, V + 1);
+  S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
+  S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S.pos = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
+  best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !best)
+    goto out_oom;
+  for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
+  uint64_t load_decl = order_load(&S, S.pos), best_load = load_decl;
+  for (int tie = 0; tie < NTIES; tie++) {
+    uint32_t got = list_schedule(&S, tie);
+    if (got != V) continue;
+    for (uint32_t k = 0; k < V; k++) S.pos[S.order[k]] = k;
+    uint64_t l = order_load(&S, S.pos);
+    if (l < best_load) {
+      best_load = l;
+      memcpy(best, S.order, V * sizeof(uint32_t));
+      best_order_ok = 1;
+    }
+  }
+  /* local search from the best order found, within the packer's budget */
+  {
+    double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
+    uint64_t work = (uint64_t)(ms * WORK_PER_MS);
+    uint32_t *cand = S.ready;  /* free again */
+    uint8_t *mark = fg_malloc(&g->h, V + 1);
+    if (!mark) goto out_oom;
+    if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
+    for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
+    uint64_t l = improve(&S, best, S.pos, cand, mark, work);
+    fg_free(&g->h, mark);
+    if (l < best_load) { best_load = l; best_order_ok = 1; }
+  }
+  rc = 0;
+  if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
+  if (snap_take(g, &snap)) goto out_oom;
+  apply_order(g, &snap, best);
+  uint64_t ns_pack = g->stats.ns_pack;
+  swap_caches(g);
+  if (graph_lifetimes(g, 1) || graph_plan(g, 0)) { rc = -1; goto out; }
+  if (g->stats.heap_bytes < snap.stats.heap_bytes) {
+    g->stats.schedule = FG_SCHEDULE_MEMORY;
+    g->stats.heap_declared = snap.stats.heap_bytes;
+    g->stats.load_declared = snap.stats.load_bytes;
+    g->stats.ns_pack = ns_pack;
+    for (uint32_t k = 0; k < V; k++) g->stats.moved += g->inst.a[k].slot != g->inst.a[k].declared_slot;
+  } else {
+    snap_restore(g, &snap);  /* the declared order packs as well: keep it */
+    swap_caches(g);
+  }
+  goto out;
+out_oom:
+  graph_problem(g, "out of memory");
+out:
+  snap_free(g, &snap);
+  fg_free(&g->h, best);
+  sched_free(&S);
+  g->stats.ns_schedule = fg_now_ns() - t0;
+  return rc;
+oom:
+  graph_problem(g, "out of memory");
+  return -1;
+}
