@@ -2,7 +2,8 @@
  * Random graphs of up to 12 nodes over 8 resource names, with creates,
  * reads (optional or not), modifies, renames, history reads, after/before
  * edges, render-pass attachments, side effects, multiplexing over up to two
- * dimensions and random solvers and profiles. A rejected graph must come with
+ * dimensions and random solvers, profiles and node orders (declared or
+ * memory-aware). A rejected graph must come with
  * a message; a compiled one must pass:
  *  - order: every expanded edge runs forward;
  *  - lifetimes: every touch of a physical resource lies inside its planned
@@ -184,7 +185,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   declare(g, &rd, ndims);
   size_t nsolvers = 0;
   while (fg_pack_solvers[nsolvers]) nsolvers++;
-  fg_graph_compile_desc cd = {.solver = fg_pack_solvers[(flags >> 2) % nsolvers], .pack_time_budget_ms = 0.1};
+  fg_graph_compile_desc cd = {.solver = fg_pack_solvers[(flags >> 2) % nsolvers], .pack_time_budget_ms = 0.1,
+                              .schedule = (fg_schedule)(fz_u8(&rd) % 3)};
   fg_graph_profile_by_name((flags & 0x80) ? "nvidia" : "lavapipe", &cd.profile);
   uint64_t gran = cd.profile.granularity;
   if (fg_graph_compile(g, &cd) != 0) {
