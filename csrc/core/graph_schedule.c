@@ -420,6 +420,12 @@ static void snap_free(fg_graph *g, snapshot *p) {
   fg_free(&g->h, p->heaps); fg_free(&g->h, p->edges);
 }
 
+/* memcpy of n bytes where an empty array may have no storage (NULL): memcpy
+ * with a NULL pointer is undefined even for 0 bytes (UBSan, fuzz_graph). */
+static void copy_n(void *dst, const void *src, size_t n) {
+  if (n) memcpy(dst, src, n);
+}
+
 static int snap_take(fg_graph *g, snapshot *p) {
   memset(p, 0, sizeof *p);
   p->inst = fg_malloc(&g->h, (g->inst.n + 1) * sizeof *p->inst);
@@ -428,11 +434,11 @@ static int snap_take(fg_graph *g, snapshot *p) {
   p->heaps = fg_malloc(&g->h, (g->heaps.n + 1) * sizeof *p->heaps);
   p->edges = fg_malloc(&g->h, (g->edges.n + 1) * sizeof *p->edges);
   if (!p->inst || !p->phys || !p->touches || !p->heaps || !p->edges) { snap_free(g, p); return -1; }
-  memcpy(p->inst, g->inst.a, g->inst.n * sizeof *p->inst);
-  memcpy(p->phys, g->phys.a, g->phys.n * sizeof *p->phys);
-  memcpy(p->touches, g->touches.a, g->touches.n * sizeof *p->touches);
-  memcpy(p->heaps, g->heaps.a, g->heaps.n * sizeof *p->heaps);
-  memcpy(p->edges, g->edges.a, g->edges.n * sizeof *p->edges);
+  copy_n(p->inst, g->inst.a, g->inst.n * sizeof *p->inst);
+  copy_n(p->phys, g->phys.a, g->phys.n * sizeof *p->phys);
+  copy_n(p->touches, g->touches.a, g->touches.n * sizeof *p->touches);
+  copy_n(p->heaps, g->heaps.a, g->heaps.n * sizeof *p->heaps);
+  copy_n(p->edges, g->edges.a, g->edges.n * sizeof *p->edges);
   p->ntouches = g->touches.n;
   p->nheaps = g->heaps.n;
   p->stats = g->stats;
@@ -442,13 +448,13 @@ static int snap_take(fg_graph *g, snapshot *p) {
 /* touches and heaps keep their counts across orders, so their arrays are
  * never reallocated and the phys[] pointers into touches stay right */
 static void snap_restore(fg_graph *g, const snapshot *p) {
-  memcpy(g->inst.a, p->inst, g->inst.n * sizeof *p->inst);
-  memcpy(g->phys.a, p->phys, g->phys.n * sizeof *p->phys);
+  copy_n(g->inst.a, p->inst, g->inst.n * sizeof *p->inst);
+  copy_n(g->phys.a, p->phys, g->phys.n * sizeof *p->phys);
   g->touches.n = p->ntouches;
-  memcpy(g->touches.a, p->touches, p->ntouches * sizeof *p->touches);
+  copy_n(g->touches.a, p->touches, p->ntouches * sizeof *p->touches);
   g->heaps.n = p->nheaps;
-  memcpy(g->heaps.a, p->heaps, p->nheaps * sizeof *p->heaps);
-  memcpy(g->edges.a, p->edges, g->edges.n * sizeof *p->edges);
+  copy_n(g->heaps.a, p->heaps, p->nheaps * sizeof *p->heaps);
+  copy_n(g->edges.a, p->edges, g->edges.n * sizeof *p->edges);
   g->stats = p->stats;
   for (uint32_t s = 0; s < g->inst.n; s++) g->slot_of.a[s] = s;
 }
