@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+static fg_schedule bench_schedule = FG_SCHEDULE_DEFAULT;  /* FG_SCHEDULE */
+
 static uint64_t rng = 88172645463325252ull;
 static uint32_t rnd(uint32_t n) {
   rng ^= rng << 13;
@@ -83,6 +85,7 @@ static void run(uint32_t nodes, const char *solver, int reps) {
   fg_graph_compile_desc cd;
   memset(&cd, 0, sizeof cd);
   cd.solver = solver;
+  cd.schedule = bench_schedule;
   uint64_t tot[16], val[16], ord[16], exp_[16], pack[16];
   if (reps > 16) reps = 16;
   for (int r = 0; r < reps; r++) {
@@ -115,6 +118,7 @@ static void replan(uint32_t nodes, const char *solver) {
   fg_graph_compile_desc cd;
   memset(&cd, 0, sizeof cd);
   cd.solver = solver;
+  cd.schedule = bench_schedule;
   if (fg_graph_compile(g, &cd)) { printf("compile failed: %s\n", fg_graph_error(g)); fg_graph_free(g); return; }
   fg_graph_stats s;
   fg_graph_get_stats(g, &s);
@@ -136,6 +140,10 @@ static void replan(uint32_t nodes, const char *solver) {
 
 int main(int argc, char **argv) {
   const char *def[] = {"scanline", "best", "none"};
+  /* FG_SCHEDULE=declared|memory: the node order to compile with (default memory) */
+  const char *sched = getenv("FG_SCHEDULE");
+  if (sched && fg_schedule_from_name(sched) >= 0) bench_schedule = (fg_schedule)fg_schedule_from_name(sched);
+  printf("node order: %s\n", fg_schedule_name(bench_schedule));
   const char **solvers = argc > 1 ? (const char **)(argv + 1) : def;
   int ns = argc > 1 ? argc - 1 : 3;
   for (int s = 0; s < ns; s++) {

@@ -35,8 +35,10 @@ for phase in "${@:-tests bench}"; do
         echo "== bench_alloc"; ./build-gpu/bench_alloc
         echo "== bench/frame.lua"; lua5.4 bench/frame.lua
         echo "== bench_compile"; ./build-gpu/bench_compile none scanline best
+        echo "== bench_compile, declared order"; FG_SCHEDULE=declared ./build-gpu/bench_compile best
+        echo "== bench/schedule.lua"; lua5.4 bench/schedule.lua
       } > "$OUT/bench.log" 2>&1
-      grep -E "^\| [a-z_]+ +\||faster|^ *1000 nodes|re-plan" "$OUT/bench.log" ;;
+      grep -E "^\| [a-z_]+ +\||faster|^ *1000 nodes|re-plan|node order" "$OUT/bench.log" ;;
     cdsa)
       n=${CDSA_INSTANCES:-2000}; cl=${CDSA_CLIQUE:-200}; pids=""
       for ns in 25 50 75 100 125 150 175 200 500 1000; do
