@@ -284,6 +284,18 @@ static void mark_broken(fg_graph *g, graph_names *c) {
   }
 }
 
+/* An output nothing active provides would compile into a graph that renders
+ * nothing for it, silently: say which producer broke and why. */
+static void check_outputs_provided(fg_graph *g, graph_names *c) {
+  for (uint32_t k = 0; k < g->outputs.n; k++) {
+    uint32_t nm = g->outputs.a[k], cr = c->creator[nm];
+    if (c->avail[nm] || cr >= EXTERNAL_CREATOR) continue;
+    const node *p = &g->nodes.a[cr];
+    graph_problem(g, "outputs: '%s' is never produced: its producer '%s' is broken (%s); fix '%s' or remove '%s' "
+                     "from outputs", S(g, nm), S(g, p->name), PS(g, p->reason), S(g, p->name), S(g, nm));
+  }
+}
+
 /* ------------------------------------------- 4. logical resources -- */
 static int add_logicals(fg_graph *g, graph_names *c) {
   for (uint32_t e = 0; e < g->externals.n; e++) {
@@ -396,6 +408,8 @@ int graph_validate(fg_graph *g, graph_names *c) {
   find_creators(g, c);
   if (g->nproblems) return -1;
   mark_broken(g, c);
+  check_outputs_provided(g, c);
+  if (g->nproblems) return -1;
   if (add_logicals(g, c)) { graph_problem(g, "out of memory"); return -1; }
   follow_renames(g, c);
   for (uint32_t i = 0; i < g->nodes.n; i++)

@@ -86,6 +86,33 @@ int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out) 
     fg_rt_image_info(c->dev, res, &ci);
     if (ci.format == VK_FORMAT_UNDEFINED) {
       fg_errf(c->err, sizeof c->err, "resource '%s' has no Vulkan format", res->name);
+      out->error = c->err;
+      return -1;
+    }
+    /* creating an image over the device's limits is undefined behaviour
+     * (and a validation error): refuse it here, naming the limit */
+    const VkPhysicalDeviceLimits *lim = &c->dev->props.limits;
+    uint32_t maxd = ci.imageType == VK_IMAGE_TYPE_3D ? lim->maxImageDimension3D : lim->maxImageDimension2D;
+    if (ci.extent.width > maxd || ci.extent.height > maxd || ci.extent.depth > (ci.imageType == VK_IMAGE_TYPE_3D ? maxd : 1)) {
+      fg_errf(c->err, sizeof c->err, "%ux%u (depth %u) is larger than this device allows (%s = %u); lower its size "
+              "or the resolution it follows", ci.extent.width, ci.extent.height, ci.extent.depth,
+              ci.imageType == VK_IMAGE_TYPE_3D ? "maxImageDimension3D" : "maxImageDimension2D", maxd);
+      out->error = c->err;
+      return -1;
+    }
+    if (ci.arrayLayers > lim->maxImageArrayLayers) {
+      fg_errf(c->err, sizeof c->err, "%u layers are more than this device allows (maxImageArrayLayers = %u)",
+              ci.arrayLayers, lim->maxImageArrayLayers);
+      out->error = c->err;
+      return -1;
+    }
+    uint32_t side = ci.extent.width > ci.extent.height ? ci.extent.width : ci.extent.height, levels = 1;
+    if (ci.extent.depth > side) side = ci.extent.depth;
+    while (side >>= 1) levels++;
+    if (ci.mipLevels > levels) {
+      fg_errf(c->err, sizeof c->err, "%u mips are more than a %ux%u image has (at most %u)", ci.mipLevels,
+              ci.extent.width, ci.extent.height, levels);
+      out->error = c->err;
       return -1;
     }
     VkDeviceImageMemoryRequirements q = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS,
@@ -104,6 +131,7 @@ int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out) 
   if (t < 0) {
     fg_errf(c->err, sizeof c->err, "no memory type for resource '%s' (bits 0x%x)", res->name,
             req.memoryRequirements.memoryTypeBits);
+    out->error = c->err;
     return -1;
   }
   out->size = req.memoryRequirements.size;
