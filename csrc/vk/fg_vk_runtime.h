@@ -87,6 +87,8 @@ int fg_rt_rebuild_keep_history(fg_rt *rt, const fg_graph *g, const fg_graph *fal
                                char *err, size_t errlen);
 void fg_rt_destroy(fg_rt *rt);
 int fg_rt_wait_idle(fg_rt *rt);
+/* Also waits until the queue has finished every submit (both semaphores signalled). */
+void fg_rt_wait_queue(fg_rt *rt);
 
 /* Node callback: records the node's commands. Return 0, or nonzero to abandon
  * the frame (the message is the callback's business). NULL callback = no-op. */

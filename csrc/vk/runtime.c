@@ -588,8 +588,23 @@ int fg_rt_wait_idle(fg_rt *rt) {
   return vkWaitSemaphores(rt->dev->device, &wi, UINT64_MAX) == VK_SUCCESS ? 0 : -1;
 }
 
+/* Waits until every submit of this runtime has finished signalling: the ring
+ * semaphore's last submitted value, then the queue itself (the device's one
+ * queue; callers are on the thread that submits). */
+void fg_rt_wait_queue(fg_rt *rt) {
+  if (rt->upload && fg_upload_frame(rt->upload) > 1) {
+    uint64_t last = fg_upload_frame(rt->upload) - 1;
+    VkSemaphore sem = fg_upload_semaphore(rt->upload);
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                              .pSemaphores = &sem, .pValues = &last};
+    vkWaitSemaphores(rt->dev->device, &wi, UINT64_MAX);
+  }
+  if (rt->frame) vkQueueWaitIdle(rt->dev->queue);
+}
+
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   fg_rt_wait_idle(rt);
+  fg_rt_wait_queue(rt);  /* the old timeline is destroyed below */
   free_plan(rt);
   free_objects(rt);
   /* A new plan starts a new history: the first frame initialises it again. */
@@ -616,6 +631,12 @@ void fg_rt_destroy(fg_rt *rt) {
   if (!rt) return;
   if (rt->dev && rt->dev->device) {
     fg_rt_wait_idle(rt);
+    /* Each submit signals the timeline and the ring's semaphore; the timeline
+     * reaching its value does not mean the driver is done signalling the
+     * other one (lavapipe does it from a worker thread, which crashed now and
+     * then when the semaphore was destroyed under it). Wait for the queue to
+     * drain before any semaphore or memory goes. */
+    fg_rt_wait_queue(rt);
     if (rt->upload) {
       /* Frames before the ring's current one were all submitted (and are now
        * done); the current one never was: signal it from the host so the
