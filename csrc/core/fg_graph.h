@@ -232,6 +232,8 @@ int fg_graph_recompile(fg_graph *g);
 /* Fast path: new extent for a named resolution; re-sizes and re-packs only
  * (ids, instances and lifetimes unchanged). Needs a compiled graph. */
 int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t width, uint32_t height);
+/* The current extent of a named resolution: 0, or -1 when there is none. */
+int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width, uint32_t *height);
 /* New count for a dimension: re-expands and re-plans (ids change). */
 int fg_graph_set_dimension(fg_graph *g, const char *name, uint32_t count);
 const char *fg_graph_error(const fg_graph *g);   /* "" when none; problems separated by '\n' */

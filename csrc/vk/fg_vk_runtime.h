@@ -48,6 +48,7 @@ typedef struct fg_rt_desc {
   uint64_t upload_segment; /* ring segment (power of two >= 256); 0 = upload_bytes / 16,
                               clamped to 256 B .. 256 KiB */
   uint32_t upload_threads; /* ring thread slots; 0 = 1 (the recording thread) */
+  uint64_t memory_budget;  /* most VkDeviceMemory bytes the plan may hold; 0 = the device's heaps */
 } fg_rt_desc;
 
 /* One physical resource as created. */
@@ -131,7 +132,10 @@ typedef struct fg_rt_heap_info {
 } fg_rt_heap_info;
 uint32_t fg_rt_heap_count(const fg_rt *rt);
 void fg_rt_heap_get(const fg_rt *rt, uint32_t i, fg_rt_heap_info *out);
-uint32_t fg_rt_allocations(const fg_rt *rt);   /* vkAllocateMemory calls since creation */
+uint32_t fg_rt_allocations(const fg_rt *rt);
+/* Test hook: the next n vkAllocateMemory calls of the runtime fail as if the
+ * device were out of memory (VK_ERROR_OUT_OF_DEVICE_MEMORY), without calling it. */
+void fg_rt_fail_allocations(fg_rt *rt, uint32_t n);   /* vkAllocateMemory calls since creation */
 
 typedef struct fg_rt_stats {
   uint64_t frames;

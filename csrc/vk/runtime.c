@@ -186,6 +186,43 @@ static void free_memory(fg_rt *rt) {
   rt->heap_count = 0;
 }
 
+/* Before allocating anything: the plan must fit opts.memory_budget and every
+ * device heap it draws from. The message names the heap and the bytes, so a
+ * too-big plan is refused with the previous one intact (a reload falls back). */
+static int check_memory_fits(fg_rt *rt, char *err, size_t errlen) {
+  const fg_graph *g = rt->g;
+  const VkPhysicalDeviceMemoryProperties *mp = &rt->dev->memprops;
+  uint64_t per_heap[VK_MAX_MEMORY_HEAPS] = {0}, total = 0, biggest = 0;
+  uint32_t n = fg_graph_heap_count(g), first_of[VK_MAX_MEMORY_HEAPS], big_h = 0, big_t = 0;
+  for (uint32_t k = 0; k < VK_MAX_MEMORY_HEAPS; k++) first_of[k] = UINT32_MAX;
+  for (uint32_t h = 0; h < n; h++) {
+    const fg_graph_heap *hp = fg_graph_heap_get(g, h);
+    uint32_t t = hp->memory_type_bits ? (uint32_t)__builtin_ctz(hp->memory_type_bits) : 0;
+    uint32_t dh = t < mp->memoryTypeCount ? mp->memoryTypes[t].heapIndex : 0;
+    per_heap[dh] += hp->bytes;
+    if (first_of[dh] == UINT32_MAX) first_of[dh] = h;
+    total += hp->bytes;
+    if (hp->bytes >= biggest) { biggest = hp->bytes; big_h = h; big_t = t; }
+  }
+  if (rt->desc.memory_budget && total > rt->desc.memory_budget) {
+    fg_errf(err, errlen, "memory_budget: the plan needs %llu bytes (largest: plan heap %u, memory type %u, %llu "
+            "bytes), over the budget of %llu bytes; lower the resolutions or raise opts.memory_budget",
+            (unsigned long long)total, big_h, big_t, (unsigned long long)biggest,
+            (unsigned long long)rt->desc.memory_budget);
+    return -1;
+  }
+  for (uint32_t dh = 0; dh < mp->memoryHeapCount; dh++)
+    if (per_heap[dh] > mp->memoryHeaps[dh].size) {
+      fg_errf(err, errlen, "the plan needs %llu bytes in device heap %u (from plan heap %u), which has %llu bytes; "
+              "lower the resolutions", (unsigned long long)per_heap[dh], dh, first_of[dh],
+              (unsigned long long)mp->memoryHeaps[dh].size);
+      return -1;
+    }
+  return 0;
+}
+
+void fg_rt_fail_allocations(fg_rt *rt, uint32_t n) { rt->fail_allocations = n; }
+
 /* One VkDeviceMemory per planned heap; keeps an existing one that is big
  * enough and of the same type (dynamic resolution: no new allocation). */
 static int place_memory(fg_rt *rt, char *err, size_t errlen) {
@@ -197,6 +234,10 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
   if (!mem || !bytes || !planned || !type) {
     free(mem); free(bytes); free(planned); free(type);
     fg_errf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (check_memory_fits(rt, err, errlen)) {
+    free(mem); free(bytes); free(planned); free(type);
     return -1;
   }
   for (uint32_t h = 0; h < n; h++) {
@@ -213,10 +254,14 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
     if (!hp->bytes) continue;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = hp->bytes,
                                .memoryTypeIndex = t};
-    VkResult r = vkAllocateMemory(rt->dev->device, &ai, NULL, &mem[h]);
+    VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    if (rt->fail_allocations) rt->fail_allocations--;
+    else r = vkAllocateMemory(rt->dev->device, &ai, NULL, &mem[h]);
     if (r != VK_SUCCESS) {
-      fg_errf(err, errlen, "vkAllocateMemory(%llu bytes, type %u) for heap %u failed (VkResult %d)",
-              (unsigned long long)hp->bytes, t, h, (int)r);
+      fg_errf(err, errlen, "vkAllocateMemory(%llu bytes, memory type %u, device heap %u) for plan heap %u failed "
+              "(VkResult %d%s); lower the resolutions or free device memory",
+              (unsigned long long)hp->bytes, t, rt->dev->memprops.memoryTypes[t].heapIndex, h, (int)r,
+              r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ", out of device memory" : "");
       for (uint32_t k = 0; k < n; k++) if (mem[k]) vkFreeMemory(rt->dev->device, mem[k], NULL);
       free(mem); free(bytes); free(planned); free(type);
       return -1;
