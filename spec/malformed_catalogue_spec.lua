@@ -87,6 +87,8 @@ local cases = {
   { "layers making 2^64 bytes", (function()
       local p = with_out({ format = "rgba32_sfloat", size = "main", layers = 1 << 30 }); p.resolutions.main = { 65536, 65536 }; return p end)(),
     { "resource 'out'", "more than 2^64 bytes", "lower resolution 'main'", "mips/layers/depth" } },
+  { "mips past any texture", with_out({ format = "rgba8_unorm", size = "main", mips = 1 << 30 }),
+    { "resource 'out': 1073741824 mips, but no texture has more than 32", "(a 8x8 one has at most 4); lower mips" } },
   { "history policy unknown", with_out({ format = "rgba8_unorm", size = "main", history = "keep" }),
     { "node 'a': create 'out': history must be \"clear\" or \"discard\"" } },
   { "create usage unknown", with_out({ format = "rgba8_unorm", size = "main", usage = "render" }),

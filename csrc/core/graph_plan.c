@@ -71,6 +71,13 @@ static uint64_t declared_bytes(const fg_graph_res_desc *d, uint32_t w, uint32_t 
   return mul_sat(mul_sat(sz, texel), layers);
 }
 
+static uint32_t mip_levels(uint32_t w, uint32_t h, uint32_t d) {
+  uint32_t side = w > h ? w : h, n = 1;
+  if (d > side) side = d;
+  while (side >>= 1) n++;
+  return n;
+}
+
 /* A resource bigger than this is a typo or a runaway resolution, and the sums
  * of the plan (naive bytes, heap makespans) must not wrap: the compile says
  * which resource, how big, and what to change instead of planning it. */
@@ -83,6 +90,12 @@ static int check_resource_bytes(fg_graph *g, const res_desc_store *s, const char
                   name, w, h, s->d.depth, big, big == UINT32_MAX ? " or more" : "", FG_MAX_EXTENT,
                   s->resolution != NONE ? "resolution '" : "its size", s->resolution != NONE ? S(g, s->resolution) : "",
                   s->resolution != NONE ? "' (or its scale)" : "");
+    return -1;
+  }
+  if (s->d.kind == FG_RES_TEXTURE && s->d.mips > 32) {
+    /* 32-bit extents have at most 32 levels (the sizers shift by the level) */
+    graph_problem(g, "resource '%s': %u mips, but no texture has more than 32 (a %ux%u one has at most %u); lower mips",
+                  name, s->d.mips, w, h, mip_levels(w, h, s->d.depth));
     return -1;
   }
   uint64_t bytes = declared_bytes(&s->d, w, h);
