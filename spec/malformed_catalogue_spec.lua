@@ -110,6 +110,12 @@ local cases = {
     { "node 'a': pass color 'other': the node must create, modify or rename it" } },
   { "depth clear not a number", node_a("pass", { depth = { "out", clear = "far" } }), { "node 'a': pass depth: depth clear must be a number" } },
   { "color clear too short", node_a("pass", { color = { { "out", clear = { 1 } } } }), { "node 'a': pass color[1]: color clear must be {r, g, b, a}" } },
+  { "pass attachments of two sizes", (function()
+      local p = base()
+      p.nodes[1].create.d = { format = "d32_sfloat", size = { "main", 0.5 } }
+      p.nodes[1].pass = { color = { "out" }, depth = "d" }
+      return p end)(),
+    { "node 'a': pass attachments differ in size: 'out' is 8x8 but 'd' is 4x4", "same size" } },
   { "side_effects a string", node_a("side_effects", "yes"), { "node 'a': side_effects must be a boolean" } },
   { "run a string", node_a("run", "clear"), { "node 'a': run must be a function" } },
   { "two creators", plus({ name = "b", create = { out = tex() } }), { "resource 'out' is created by both 'a' and 'b'", "use modify" } },

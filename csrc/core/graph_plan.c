@@ -268,6 +268,35 @@ oom:
   return -1;
 }
 
+/* A render pass draws one area: an attachment smaller than another would be
+ * read and written past its edge (Vulkan forbids it), a larger one only in
+ * part. Extents are known only now (resolutions and scales). */
+static int check_pass_extents(fg_graph *g) {
+  const char *reported = NULL;
+  for (uint32_t s = 0; s < g->inst.n; s++) {
+    const fg_graph_instance *in = &g->inst.a[s];
+    if (!in->has_pass || in->node_name == reported) continue;
+    const char *first = NULL;
+    uint32_t fw = 0, fh = 0, nat = in->color_count + (in->has_depth ? 1 : 0);
+    for (uint32_t c = 0; c < nat; c++) {
+      const fg_graph_attachment *ga = c < in->color_count ? &in->colors[c] : &in->depth;
+      const fg_graph_use *us = &in->uses[ga->use];
+      uint32_t ph = us->phys[0];
+      if (ph == NONE || ph >= g->phys.n) continue;  /* a missing optional attachment */
+      const fg_graph_resource *R = &g->phys.a[ph];
+      if (!first) { first = us->name; fw = R->width; fh = R->height; continue; }
+      if (R->width != fw || R->height != fh) {
+        graph_problem(g, "node '%s': pass attachments differ in size: '%s' is %ux%u but '%s' is %ux%u; give every "
+                         "attachment of a pass the same size (same resolution and scale)",
+                      in->node_name, first, fw, fh, us->name, R->width, R->height);
+        reported = in->node_name;
+        break;
+      }
+    }
+  }
+  return reported ? -1 : 0;
+}
+
 /* ------------------------------------------------------------- the stage -- */
 int graph_plan(fg_graph *g, int replan) {
   if (replan) {
@@ -281,7 +310,7 @@ int graph_plan(fg_graph *g, int replan) {
   group_key *keys = fg_malloc(&g->h, (g->logicals.n + 1) * sizeof(group_key));
   if (!keys) { graph_problem(g, "out of memory"); return -1; }
   uint32_t nk = 0;
-  if (size_resources(g, keys, &nk)) { fg_free(&g->h, keys); return -1; }
+  if (size_resources(g, keys, &nk) || check_pass_extents(g)) { fg_free(&g->h, keys); return -1; }
   int rc = assign_groups(g, keys, nk);
   fg_free(&g->h, keys);
   if (rc) { graph_problem(g, "out of memory"); return -1; }
