@@ -113,9 +113,15 @@ local cases = {
   { "pass attachments of two sizes", (function()
       local p = base()
       p.nodes[1].create.d = { format = "d32_sfloat", size = { "main", 0.5 } }
+      p.nodes[1].create.out.usage = nil
       p.nodes[1].pass = { color = { "out" }, depth = "d" }
       return p end)(),
     { "node 'a': pass attachments differ in size: 'out' is 8x8 but 'd' is 4x4", "same size" } },
+  { "attachment declared for transfers", (function()
+      local p = base(); p.nodes[1].pass = { depth = "out" }
+      p.nodes[1].create.out = { format = "d32_sfloat", size = "main", usage = "transfer_dst" }
+      return p end)(),
+    { "node 'a': pass depth 'out' is declared with usage 'transfer_dst'", "leave usage out or write \"depth\"" } },
   { "side_effects a string", node_a("side_effects", "yes"), { "node 'a': side_effects must be a boolean" } },
   { "run a string", node_a("run", "clear"), { "node 'a': run must be a function" } },
   { "two creators", plus({ name = "b", create = { out = tex() } }), { "resource 'out' is created by both 'a' and 'b'", "use modify" } },

@@ -143,12 +143,19 @@ static void check_node_pass(fg_graph *g, const node *n, const char *nn) {
   for (uint32_t k = 0; k <= n->colors.n; k++) {
     const attach_decl *a = k < n->colors.n ? &n->colors.a[k] : (n->has_depth ? &n->depth : NULL);
     if (!a) continue;
-    int found = 0;
+    int found = 0, color = k < n->colors.n;
     for (uint32_t q = 0; q < n->decls.n; q++) {
       const decl *e = &n->decls.a[q];
       if ((e->name == a->name && e->access != FG_ACCESS_READ && e->access != FG_ACCESS_HISTORY) ||
-          (e->access == FG_ACCESS_RENAME && e->to == a->name))
+          (e->access == FG_ACCESS_RENAME && e->to == a->name)) {
         found = 1;
+        /* the attachment's layout comes from this usage: another one would
+         * begin rendering in e.g. TRANSFER_DST_OPTIMAL */
+        if (e->usage != FG_USAGE_NONE && e->usage != (color ? FG_USAGE_COLOR : FG_USAGE_DEPTH) && !e->folded)
+          graph_problem(g, "node '%s': pass %s '%s' is declared with usage '%s'; an attachment the node writes has "
+                           "usage '%s': leave usage out or write \"%s\"", nn, color ? "color" : "depth", S(g, a->name),
+                        fg_usage_name(e->usage), color ? "color" : "depth", color ? "color" : "depth");
+      }
       if (k == n->colors.n && e->name == a->name && e->access == FG_ACCESS_READ &&
           (e->usage == FG_USAGE_DEPTH_READ || e->usage == FG_USAGE_NONE))
         found = 1;  /* read-only depth attachment */
