@@ -122,6 +122,11 @@ local cases = {
       p.nodes[1].create.out = { format = "d32_sfloat", size = "main", usage = "transfer_dst" }
       return p end)(),
     { "node 'a': pass depth 'out' is declared with usage 'transfer_dst'", "leave usage out or write \"depth\"" } },
+  { "depth attachment of a color format", (function()
+      local p = base(); p.nodes[1].pass = { depth = "out" }; p.nodes[1].create.out.usage = nil
+      return p end)(),
+    { "node 'a': pass depth 'out' has format rgba8_unorm, which is not a depth/stencil format", "d32_sfloat" } },
+  { "node name NaN", plus({ name = 0 / 0, side_effects = true }), { "nodes[2]: missing name" } },
   { "side_effects a string", node_a("side_effects", "yes"), { "node 'a': side_effects must be a boolean" } },
   { "run a string", node_a("run", "clear"), { "node 'a': run must be a function" } },
   { "two creators", plus({ name = "b", create = { out = tex() } }), { "resource 'out' is created by both 'a' and 'b'", "use modify" } },

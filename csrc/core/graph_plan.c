@@ -270,7 +270,9 @@ oom:
 
 /* A render pass draws one area: an attachment smaller than another would be
  * read and written past its edge (Vulkan forbids it), a larger one only in
- * part. Extents are known only now (resolutions and scales). */
+ * part. Extents are known only now (resolutions and scales); formats are
+ * checked here too, where externals' and other nodes' resources are resolved:
+ * a color format cannot be a depth attachment, nor the reverse. */
 static int check_pass_extents(fg_graph *g) {
   const char *reported = NULL;
   for (uint32_t s = 0; s < g->inst.n; s++) {
@@ -284,6 +286,15 @@ static int check_pass_extents(fg_graph *g) {
       uint32_t ph = us->phys[0];
       if (ph == NONE || ph >= g->phys.n) continue;  /* a missing optional attachment */
       const fg_graph_resource *R = &g->phys.a[ph];
+      uint32_t asp = fg_format_get(R->format)->aspects, color = c < in->color_count;
+      if (color ? !(asp & FG_ASPECT_COLOR) : !(asp & (FG_ASPECT_DEPTH | FG_ASPECT_STENCIL))) {
+        graph_problem(g, "node '%s': pass %s '%s' has format %s, which is not a %s format; give it a %s format or "
+                         "move it to pass.%s", in->node_name, color ? "color" : "depth", us->name,
+                      fg_format_get(R->format)->name, color ? "color" : "depth/stencil",
+                      color ? "color (e.g. rgba8_unorm)" : "depth (e.g. d32_sfloat)", color ? "depth" : "color");
+        reported = in->node_name;
+        break;
+      }
       if (!first) { first = us->name; fw = R->width; fh = R->height; continue; }
       if (R->width != fw || R->height != fh) {
         graph_problem(g, "node '%s': pass attachments differ in size: '%s' is %ux%u but '%s' is %ux%u; give every "
