@@ -27,6 +27,58 @@ describe("validation regressions", function()
     copy:close()
   end)
 
+  it("a draw samples a depth texture its node declares depth_read", function()
+    -- found by mutating examples/deferred.lua (ssao reading depth as
+    -- depth_read): the barrier waited for the depth tests only
+    local copy = fg.shader(dev, fg.shader_dir() .. "/dev_copy.frag.spv")
+    local p = { outputs = { "y" }, nodes = {
+      { name = "a", create = { d = { format = "d32_sfloat", size = { 8, 8 } } },
+        pass = { depth = { "d", clear = 0.5 } } },
+      { name = "b", read = { d = "depth_read" }, create = { y = { format = "rgba8_unorm", size = { 8, 8 } } },
+        pass = { color = { "y" } },
+        run = function(cmd) cmd:draw(copy, { [3] = { "d", sampler = "nearest" } }, 3) end } } }
+    local rt = assert(fg.runtime(dev, p, {}))
+    for _ = 1, 3 do rt:frame() end
+    assert.are.equal(string.rep("\128\0\0\255", 64), rt:read("y"))
+    rt:close()
+    copy:close()
+  end)
+
+  it("a draw reading outside its declared stage is refused (no barrier fits inside a pass)", function()
+    local copy = fg.shader(dev, fg.shader_dir() .. "/dev_copy.frag.spv")
+    local p = { outputs = { "y" }, nodes = {
+      { name = "a", create = { x = { format = "rgba8_unorm", size = { 8, 8 } } },
+        pass = { color = { { "x", clear = { 0, 1, 0, 1 } } } } },
+      { name = "b", read = { x = { usage = "sampled", stage = "compute" } },
+        create = { y = { format = "rgba8_unorm", size = { 8, 8 } } }, pass = { color = { "y" } },
+        run = function(cmd) cmd:draw(copy, { [3] = "x" }, 3) end } } }
+    local rt = assert(fg.runtime(dev, p, {}))
+    local ok, err = pcall(rt.frame, rt)
+    assert.is_false(ok)
+    assert.matches("node 'b': cmd:draw reads 'x' in the fragment shader", err)
+    assert.matches("declare it with usage 'sampled' %(and stage = \"fragment\"%)", err)
+    rt:close()
+    copy:close()
+  end)
+
+  it("a draw into an integer attachment from a float output is refused", function()
+    local copy = fg.shader(dev, fg.shader_dir() .. "/dev_copy.frag.spv")
+    local p = { outputs = { "y" }, nodes = {
+      { name = "a", create = { x = { format = "rgba8_unorm", size = { 8, 8 } } },
+        pass = { color = { { "x", clear = { 0, 1, 0, 1 } } } } },
+      { name = "b", read = { "x" }, create = { y = { format = "rgba8_uint", size = { 8, 8 } } },
+        pass = { color = { "y" } },
+        run = function(cmd) cmd:draw(copy, { [3] = "x" }, 3) end } } }
+    local rt = assert(fg.runtime(dev, p, {}))
+    local ok, err = pcall(rt.frame, rt)
+    assert.is_false(ok)
+    assert.matches("color attachment 0 has an unsigned integer format but the fragment shader writes a float output at "
+                   .. "location 0", err)
+    assert.matches("out uvec4", err)
+    rt:close()
+    copy:close()
+  end)
+
   it("pass attachments of different sizes are refused before recording", function()
     local p = { resolutions = { main = { 16, 16 } }, outputs = { "c" }, nodes = {
       { name = "g", create = { c = { format = "rgba8_unorm", size = "main" },

@@ -119,6 +119,11 @@ VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use);
  * usage does not cover). Counted in the frame's barrier stats. */
 void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
                       VkPipelineStageFlags2 stage, VkAccessFlags2 access);
+/* Nonzero when a command inside the node's render pass would access `use`
+ * beyond the stage/access its declaration planned: no barrier can be added
+ * there, so the command must be refused (naming the usage to declare). */
+int fg_rt_cmd_in_pass_uncovered(const fg_rt *rt, uint32_t slot, uint32_t use, VkPipelineStageFlags2 stage,
+                                VkAccessFlags2 access);
 
 /* External images: before fg_rt_frame, give the image for an external
  * physical resource (the frame's parity copy). Layout tracking: the runtime

@@ -28,6 +28,13 @@ static VkPipelineStageFlags2 to_stage(fg_stage s) {
   }
 }
 
+/* The stages a use is planned for: its declared stage, and for depth_read
+ * also the fragment shader, which may sample the read-only depth it tests
+ * against (bindings.c allows it; inside the pass no barrier can be added). */
+static VkPipelineStageFlags2 use_stage(const fg_graph_use *us) {
+  return to_stage(us->stage) | (us->usage == FG_USAGE_DEPTH_READ ? VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT : 0);
+}
+
 static int is_write_access(fg_access a) {
   return a == FG_ACCESS_CREATE || a == FG_ACCESS_MODIFY || a == FG_ACCESS_RENAME;
 }
@@ -449,7 +456,7 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
         if (p == 0) {
           rt->use_usage[k] = (uint8_t)(ru < 0 ? 0xff : ru);
           rt->use_write[k] = (uint8_t)is_write_access(us->access);
-          rt->use_stage[k] = to_stage(us->stage);
+          rt->use_stage[k] = use_stage(us);
         }
         if (ph == FG_GRAPH_NONE || ru < 0 || ph >= nres || rt->res[ph].is_blob) continue;
         if (!rt->res[ph].is_external && !rt->res[ph].image && !rt->res[ph].buffer) continue;
@@ -460,7 +467,7 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
           if (is_write_access(us->access) && !m->write) {
             m->write = 1;
             m->usage = (uint8_t)ru;
-            m->stage = to_stage(us->stage);
+            m->stage = use_stage(us);
           }
           if (us->access == FG_ACCESS_CREATE) m->activate = 1;
           continue;
@@ -471,7 +478,7 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
         b->usage = (uint8_t)ru;
         b->write = (uint8_t)is_write_access(us->access);
         b->activate = us->access == FG_ACCESS_CREATE;
-        b->stage = to_stage(us->stage);
+        b->stage = use_stage(us);
       }
       ucount[p * n + s] = nu - ufirst[p * n + s];
     }
