@@ -16,7 +16,9 @@ describe("soak (short)", function()
 
   it("500 frames with 5 reloads keep RSS and VkDeviceMemory flat", function()
     local dev = fg.vulkan{ validation = true, prefer = "software" }
+    local before = soak.uploads
     local s, reloads, structural = soak.frames(500, dev)
+    assert.are.equal(500, soak.uploads - before)  -- every frame recorded its nodes
     assert.are.equal(5, reloads)
     assert.are.equal(3, structural)
     local first, mid, last = s[1], s[(#s + 1) // 2], s[#s]
