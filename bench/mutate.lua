@@ -6,7 +6,7 @@
 -- Run: . scripts/env.sh; lua5.4 bench/mutate.lua [example=deferred] [seed=1] [edits=150] [valid=0]
 -- valid=1 draws the new values from the vocabularies (usages, formats,
 -- sizes), so more edits compile and reach the GPU.
-package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.path = "lua/?.lua;lua/?/init.lua;examples/?.lua;" .. package.path
 local fg = require("framegraph")
 
 local name, seed, N, valid = arg[1] or "deferred", tonumber(arg[2]) or 1, tonumber(arg[3]) or 150, arg[4] == "1"
