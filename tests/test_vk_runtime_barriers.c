@@ -56,7 +56,10 @@ int main(void) {
     CHECK(actB->new_layout == VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL);
     /* A's activation in the steady state waits for B's last use (fragment read) of the previous cycle. */
     CHECK((actA->src_stage & VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT) != 0);
-    CHECK(rd->src_access == VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT && rd->dst_access == VK_ACCESS_2_SHADER_STORAGE_READ_BIT);
+    /* a storage read may also sample the image or read it as a uniform: the barrier covers all three */
+    CHECK(rd->src_access == VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT &&
+          rd->dst_access == (VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT |
+                             VK_ACCESS_2_UNIFORM_READ_BIT));
     CHECK(rd->old_layout == VK_IMAGE_LAYOUT_GENERAL && rd->new_layout == VK_IMAGE_LAYOUT_GENERAL);
     const fg_bar *sm = &bars[bf[s + 4]];
     CHECK(sm->old_layout == VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL &&

@@ -185,7 +185,16 @@ typedef struct fg_graph_memreq {
   uint32_t memory_type_bits;  /* resources are packed together only when this value is equal:
                                  return the single chosen memory type as a bit (1u << index) */
   uint32_t kind;              /* 0 = linear (buffer), 1 = optimal (image): bufferImageGranularity class */
+  const char *error;          /* on failure, optionally: what is wrong and how to fix it (the compile
+                                 error quotes it after the resource's name); NULL = a generic message */
 } fg_graph_memreq;
+
+/* Largest resource the planner sizes (1 TiB): bigger is a typo or a runaway
+ * resolution, and keeps every sum of the plan far from wrapping. */
+#define FG_MAX_RESOURCE_BYTES ((uint64_t)1 << 40)
+/* Largest texture side the planner takes (no Vulkan device reports more for
+ * maxImageDimension2D/3D); the runtime checks the device's own limits. */
+#define FG_MAX_EXTENT 65536u
 
 /* Called once per logical resource instance group (all frame copies and
  * multiplex instances of one logical resource share the description) for
@@ -244,6 +253,8 @@ int fg_graph_recompile(fg_graph *g);
 /* Fast path: new extent for a named resolution; re-sizes and re-packs only
  * (ids, instances and lifetimes unchanged). Needs a compiled graph. */
 int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t width, uint32_t height);
+/* The current extent of a named resolution: 0, or -1 when there is none. */
+int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width, uint32_t *height);
 /* New count for a dimension: re-expands and re-plans (ids change). */
 int fg_graph_set_dimension(fg_graph *g, const char *name, uint32_t count);
 const char *fg_graph_error(const fg_graph *g);   /* "" when none; problems separated by '\n' */

@@ -242,6 +242,17 @@ int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t w, uint32_t 
   return recompile_from(g, GRAPH_STAGE_PLAN);
 }
 
+int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width, uint32_t *height) {
+  uint32_t id = graph_find_name(g, name);
+  for (uint32_t i = 0; id != NONE && i < g->res.n; i++)
+    if (g->res.a[i].name == id) {
+      *width = g->res.a[i].w;
+      *height = g->res.a[i].h;
+      return 0;
+    }
+  return -1;
+}
+
 int fg_graph_set_dimension(fg_graph *g, const char *name, uint32_t count) {
   err_reset(g);
   uint32_t d = fg_graph_dimension_index(g, name);

@@ -7,6 +7,7 @@
  * previous offsets as the packer's warm start. */
 #include "graph_ir.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,8 +18,10 @@ uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32
       if (g->res.a[i].name != s->resolution) continue;
       double sx = d->scale_x > 0 ? d->scale_x : 1.0, sy = d->scale_y > 0 ? d->scale_y : sx;
       double fw = floor(g->res.a[i].w * sx), fh = floor(g->res.a[i].h * sy);
-      *w = fw < 1 ? 1 : (uint32_t)fw;
-      *h = fh < 1 ? 1 : (uint32_t)fh;
+      /* a huge scale saturates (converting an out-of-range double is
+       * undefined); the size check below then names the resource */
+      *w = fw < 1 ? 1 : fw >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)fw;
+      *h = fh < 1 ? 1 : fh >= (double)UINT32_MAX ? UINT32_MAX : (uint32_t)fh;
       return 0;
     }
     return NONE;
@@ -52,6 +55,66 @@ static int default_sizer(void *user, const fg_graph_resource *r, fg_graph_memreq
 }
 
 /* ----------------------------------------------------------------- sizes -- */
+/* a*b, saturating at UINT64_MAX: sizes are compared with the limit, never wrapped */
+static uint64_t mul_sat(uint64_t a, uint64_t b) { return a && b > UINT64_MAX / a ? UINT64_MAX : a * b; }
+
+/* Tight bytes of a texture (every mip, layer and slice) or a buffer, saturating. */
+static uint64_t declared_bytes(const fg_graph_res_desc *d, uint32_t w, uint32_t h) {
+  if (d->kind == FG_RES_BUFFER) return d->bytes;
+  uint64_t texel = fg_format_get(d->format)->texel_bytes, sz = 0;
+  uint32_t mips = d->mips ? d->mips : 1, depth = d->depth ? d->depth : 1, layers = d->layers ? d->layers : 1;
+  for (uint32_t m = 0; m < mips && m < 64; m++) {
+    uint64_t mw = w >> m, mh = h >> m, md = depth >> m;
+    uint64_t v = mul_sat(mul_sat(mw ? mw : 1, mh ? mh : 1), md ? md : 1);
+    sz = sz > UINT64_MAX - v ? UINT64_MAX : sz + v;
+  }
+  return mul_sat(mul_sat(sz, texel), layers);
+}
+
+static uint32_t mip_levels(uint32_t w, uint32_t h, uint32_t d) {
+  uint32_t side = w > h ? w : h, n = 1;
+  if (d > side) side = d;
+  while (side >>= 1) n++;
+  return n;
+}
+
+/* A resource bigger than this is a typo or a runaway resolution, and the sums
+ * of the plan (naive bytes, heap makespans) must not wrap: the compile says
+ * which resource, how big, and what to change instead of planning it. */
+static int check_resource_bytes(fg_graph *g, const res_desc_store *s, const char *name, uint32_t w, uint32_t h) {
+  if (s->d.kind == FG_RES_TEXTURE && (w > FG_MAX_EXTENT || h > FG_MAX_EXTENT || s->d.depth > FG_MAX_EXTENT)) {
+    /* UINT32_MAX is where a larger number saturated on its way in */
+    uint32_t big = w > FG_MAX_EXTENT ? w : h > FG_MAX_EXTENT ? h : s->d.depth;
+    graph_problem(g, "resource '%s': extent %ux%u (depth %u) has a side of %u%s, over %u, more than any Vulkan device "
+                     "allows (the runtime also checks the device's maxImageDimension); lower %s%s%s",
+                  name, w, h, s->d.depth, big, big == UINT32_MAX ? " or more" : "", FG_MAX_EXTENT,
+                  s->resolution != NONE ? "resolution '" : "its size", s->resolution != NONE ? S(g, s->resolution) : "",
+                  s->resolution != NONE ? "' (or its scale)" : "");
+    return -1;
+  }
+  if (s->d.kind == FG_RES_TEXTURE && s->d.mips > 32) {
+    /* 32-bit extents have at most 32 levels (the sizers shift by the level) */
+    graph_problem(g, "resource '%s': %u mips, but no texture has more than 32 (a %ux%u one has at most %u); lower mips",
+                  name, s->d.mips, w, h, mip_levels(w, h, s->d.depth));
+    return -1;
+  }
+  uint64_t bytes = declared_bytes(&s->d, w, h);
+  if (bytes <= FG_MAX_RESOURCE_BYTES) return 0;
+  char amount[48];
+  if (bytes == UINT64_MAX) snprintf(amount, sizeof amount, "more than 2^64 bytes");
+  else snprintf(amount, sizeof amount, "%llu bytes", (unsigned long long)bytes);
+  if (s->d.kind == FG_RES_BUFFER)
+    graph_problem(g, "resource '%s': buffer of %s is over the limit of %llu bytes (1 TiB); declare a smaller buffer",
+                  name, amount, (unsigned long long)FG_MAX_RESOURCE_BYTES);
+  else
+    graph_problem(g, "resource '%s': %ux%u %s x %u mips x %u layers x %u depth is %s, over the limit of %llu "
+                     "bytes (1 TiB); lower %s%s%s or the mips/layers/depth", name, w, h,
+                  fg_format_get(s->d.format)->name, s->d.mips, s->d.layers, s->d.depth, amount,
+                  (unsigned long long)FG_MAX_RESOURCE_BYTES, s->resolution != NONE ? "resolution '" : "its size",
+                  s->resolution != NONE ? S(g, s->resolution) : "", s->resolution != NONE ? "' (or its scale)" : "");
+  return -1;
+}
+
 typedef struct group_key {
   uint32_t logical;
   fg_res_kind kind;
@@ -72,13 +135,16 @@ static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
     const res_desc_store *s = &g->descs.a[L->desc];
     uint32_t w = 0, h = 0;
     if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_EXTERNAL) graph_resolve_extent(g, s, &w, &h);
-    fg_graph_memreq mr = {0, 0, 0, 0};
+    fg_graph_memreq mr;
+    memset(&mr, 0, sizeof mr);
     fg_graph_resource *R0 = &g->phys.a[L->phys_base];
     for (uint32_t k = 0; k < 2 * L->mux_count; k++) { g->phys.a[L->phys_base + k].width = w; g->phys.a[L->phys_base + k].height = h; }
     if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_BUFFER) {
+      if (check_resource_bytes(g, s, R0->name, w, h)) return -1;
       if (sizer(su, R0, &mr) || !mr.size) {
-        graph_problem(g, "resource '%s': the sizer could not size it (%s %ux%u)", R0->name,
-                      fg_format_get(R0->format)->name, w, h);
+        if (mr.error && mr.error[0]) graph_problem(g, "resource '%s': %s", R0->name, mr.error);
+        else graph_problem(g, "resource '%s': the sizer could not size it (%s %ux%u)", R0->name,
+                           fg_format_get(R0->format)->name, w, h);
         return -1;
       }
       if (!mr.alignment) mr.alignment = 1;
@@ -159,6 +225,13 @@ static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
       goto oom;
     R->heap = g->heaps.n;
     g->stats.naive_bytes += R->size;
+    /* each size is at most FG_MAX_RESOURCE_BYTES, so this cannot wrap first;
+     * past 2^62 the packer's sums could (offsets plus sizes) */
+    if (g->stats.naive_bytes > (uint64_t)1 << 62) {
+      graph_problem(g, "the plan needs more than 2^62 bytes before aliasing (resource '%s' and %u copies before it); "
+                       "lower the resolutions or the dimension counts", R->name, g->items.n - 1);
+      return -1;
+    }
   }
   if (vec_grow(&g->h, (void **)&g->offsets.a, &g->offsets.cap, g->items.n, sizeof(uint64_t))) goto oom;
   fg_pack_desc pd;
@@ -195,6 +268,46 @@ oom:
   return -1;
 }
 
+/* A render pass draws one area: an attachment smaller than another would be
+ * read and written past its edge (Vulkan forbids it), a larger one only in
+ * part. Extents are known only now (resolutions and scales); formats are
+ * checked here too, where externals' and other nodes' resources are resolved:
+ * a color format cannot be a depth attachment, nor the reverse. */
+static int check_pass_extents(fg_graph *g) {
+  const char *reported = NULL;
+  for (uint32_t s = 0; s < g->inst.n; s++) {
+    const fg_graph_instance *in = &g->inst.a[s];
+    if (!in->has_pass || in->node_name == reported) continue;
+    const char *first = NULL;
+    uint32_t fw = 0, fh = 0, nat = in->color_count + (in->has_depth ? 1 : 0);
+    for (uint32_t c = 0; c < nat; c++) {
+      const fg_graph_attachment *ga = c < in->color_count ? &in->colors[c] : &in->depth;
+      const fg_graph_use *us = &in->uses[ga->use];
+      uint32_t ph = us->phys[0];
+      if (ph == NONE || ph >= g->phys.n) continue;  /* a missing optional attachment */
+      const fg_graph_resource *R = &g->phys.a[ph];
+      uint32_t asp = fg_format_get(R->format)->aspects, color = c < in->color_count;
+      if (color ? !(asp & FG_ASPECT_COLOR) : !(asp & (FG_ASPECT_DEPTH | FG_ASPECT_STENCIL))) {
+        graph_problem(g, "node '%s': pass %s '%s' has format %s, which is not a %s format; give it a %s format or "
+                         "move it to pass.%s", in->node_name, color ? "color" : "depth", us->name,
+                      fg_format_get(R->format)->name, color ? "color" : "depth/stencil",
+                      color ? "color (e.g. rgba8_unorm)" : "depth (e.g. d32_sfloat)", color ? "depth" : "color");
+        reported = in->node_name;
+        break;
+      }
+      if (!first) { first = us->name; fw = R->width; fh = R->height; continue; }
+      if (R->width != fw || R->height != fh) {
+        graph_problem(g, "node '%s': pass attachments differ in size: '%s' is %ux%u but '%s' is %ux%u; give every "
+                         "attachment of a pass the same size (same resolution and scale)",
+                      in->node_name, first, fw, fh, us->name, R->width, R->height);
+        reported = in->node_name;
+        break;
+      }
+    }
+  }
+  return reported ? -1 : 0;
+}
+
 /* ------------------------------------------------------------- the stage -- */
 int graph_plan(fg_graph *g, int replan) {
   if (replan) {
@@ -208,7 +321,7 @@ int graph_plan(fg_graph *g, int replan) {
   group_key *keys = fg_malloc(&g->h, (g->logicals.n + 1) * sizeof(group_key));
   if (!keys) { graph_problem(g, "out of memory"); return -1; }
   uint32_t nk = 0;
-  if (size_resources(g, keys, &nk)) { fg_free(&g->h, keys); return -1; }
+  if (size_resources(g, keys, &nk) || check_pass_extents(g)) { fg_free(&g->h, keys); return -1; }
   int rc = assign_groups(g, keys, nk);
   fg_free(&g->h, keys);
   if (rc) { graph_problem(g, "out of memory"); return -1; }

@@ -143,12 +143,19 @@ static void check_node_pass(fg_graph *g, const node *n, const char *nn) {
   for (uint32_t k = 0; k <= n->colors.n; k++) {
     const attach_decl *a = k < n->colors.n ? &n->colors.a[k] : (n->has_depth ? &n->depth : NULL);
     if (!a) continue;
-    int found = 0;
+    int found = 0, color = k < n->colors.n;
     for (uint32_t q = 0; q < n->decls.n; q++) {
       const decl *e = &n->decls.a[q];
       if ((e->name == a->name && e->access != FG_ACCESS_READ && e->access != FG_ACCESS_HISTORY) ||
-          (e->access == FG_ACCESS_RENAME && e->to == a->name))
+          (e->access == FG_ACCESS_RENAME && e->to == a->name)) {
         found = 1;
+        /* the attachment's layout comes from this usage: another one would
+         * begin rendering in e.g. TRANSFER_DST_OPTIMAL */
+        if (e->usage != FG_USAGE_NONE && e->usage != (color ? FG_USAGE_COLOR : FG_USAGE_DEPTH) && !e->folded)
+          graph_problem(g, "node '%s': pass %s '%s' is declared with usage '%s'; an attachment the node writes has "
+                           "usage '%s': leave usage out or write \"%s\"", nn, color ? "color" : "depth", S(g, a->name),
+                        fg_usage_name(e->usage), color ? "color" : "depth", color ? "color" : "depth");
+      }
       if (k == n->colors.n && e->name == a->name && e->access == FG_ACCESS_READ &&
           (e->usage == FG_USAGE_DEPTH_READ || e->usage == FG_USAGE_NONE))
         found = 1;  /* read-only depth attachment */
@@ -284,6 +291,18 @@ static void mark_broken(fg_graph *g, graph_names *c) {
   }
 }
 
+/* An output nothing active provides would compile into a graph that renders
+ * nothing for it, silently: say which producer broke and why. */
+static void check_outputs_provided(fg_graph *g, graph_names *c) {
+  for (uint32_t k = 0; k < g->outputs.n; k++) {
+    uint32_t nm = g->outputs.a[k], cr = c->creator[nm];
+    if (c->avail[nm] || cr >= EXTERNAL_CREATOR) continue;
+    const node *p = &g->nodes.a[cr];
+    graph_problem(g, "outputs: '%s' is never produced: its producer '%s' is broken (%s); fix '%s' or remove '%s' "
+                     "from outputs", S(g, nm), S(g, p->name), PS(g, p->reason), S(g, p->name), S(g, nm));
+  }
+}
+
 /* ------------------------------------------- 4. logical resources -- */
 static int add_logicals(fg_graph *g, graph_names *c) {
   for (uint32_t e = 0; e < g->externals.n; e++) {
@@ -396,6 +415,8 @@ int graph_validate(fg_graph *g, graph_names *c) {
   find_creators(g, c);
   if (g->nproblems) return -1;
   mark_broken(g, c);
+  check_outputs_provided(g, c);
+  if (g->nproblems) return -1;
   if (add_logicals(g, c)) { graph_problem(g, "out of memory"); return -1; }
   follow_renames(g, c);
   for (uint32_t i = 0; i < g->nodes.n; i++)

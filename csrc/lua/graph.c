@@ -74,9 +74,25 @@ static const char *field_str(lua_State *L, int t, const char *k) {
   return s;
 }
 
+/* The number at idx as an integer, saturating (casting an out-of-range
+ * double is undefined); def when it is no number. */
+static lua_Integer num_int(lua_State *L, int idx, lua_Integer def) {
+  if (lua_isinteger(L, idx)) return lua_tointeger(L, idx);
+  if (!lua_isnumber(L, idx)) return def;
+  lua_Number n = lua_tonumber(L, idx);
+  if (n != n) return 0;
+  if (n >= 9.2e18) return LUA_MAXINTEGER;
+  if (n <= -9.2e18) return LUA_MININTEGER;
+  return (lua_Integer)n;
+}
+
+/* Saturated into 0..UINT32_MAX, so {2^40, 1} reaches C as too large rather
+ * than wrapping to 0 (the schema names the exact value first). */
+static uint32_t clamp_u32(lua_Integer v) { return v < 0 ? 0 : v > (lua_Integer)UINT32_MAX ? UINT32_MAX : (uint32_t)v; }
+
 static lua_Integer field_int(lua_State *L, int t, const char *k, lua_Integer def) {
   lua_getfield(L, t, k);
-  lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : lua_isnumber(L, -1) ? (lua_Integer)lua_tonumber(L, -1) : def;
+  lua_Integer v = num_int(L, -1, def);
   lua_pop(L, 1);
   return v;
 }
@@ -109,8 +125,8 @@ static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
       d->scale_x = lua_isnumber(L, -2) ? lua_tonumber(L, -2) : 1.0;
       d->scale_y = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : d->scale_x;
     } else {
-      d->width = (uint32_t)(lua_isnumber(L, -3) ? lua_tointeger(L, -3) : 0);
-      d->height = (uint32_t)(lua_isnumber(L, -2) ? lua_tointeger(L, -2) : 1);
+      d->width = clamp_u32(num_int(L, -3, 0));
+      d->height = clamp_u32(num_int(L, -2, 1));
     }
     lua_pop(L, 3);
   }
@@ -121,21 +137,25 @@ static void read_res_desc(lua_State *L, int t, fg_graph_res_desc *d, int externa
   memset(d, 0, sizeof *d);
   lua_getfield(L, t, "buffer");
   int isbuf = !lua_isnil(L, -1);
-  if (isbuf) { d->kind = FG_RES_BUFFER; d->bytes = (uint64_t)lua_tointeger(L, -1); }
+  if (isbuf) {
+    lua_Integer b = num_int(L, -1, 0);
+    d->kind = FG_RES_BUFFER;
+    d->bytes = b < 0 ? 0 : (uint64_t)b;  /* negative: "must be positive", not 2^64 - n */
+  }
   lua_pop(L, 1);
   lua_getfield(L, t, "blob");
   if (!lua_isnil(L, -1)) {
     d->kind = FG_RES_BLOB;
-    if (lua_istable(L, -1)) d->bytes = (uint64_t)field_int(L, lua_gettop(L), "size", 0);
+    if (lua_istable(L, -1)) { lua_Integer b = field_int(L, lua_gettop(L), "size", 0); d->bytes = b < 0 ? 0 : (uint64_t)b; }
   }
   lua_pop(L, 1);
   if (external) d->kind = FG_RES_EXTERNAL;
   const char *fmt = field_str(L, t, "format");
   if (fmt) d->format = fg_format_from_name(fmt);
   read_size(L, t, d);
-  d->mips = (uint32_t)field_int(L, t, "mips", 1);
-  d->layers = (uint32_t)field_int(L, t, "layers", 1);
-  d->depth = (uint32_t)field_int(L, t, "depth", 1);
+  d->mips = clamp_u32(field_int(L, t, "mips", 1));
+  d->layers = clamp_u32(field_int(L, t, "layers", 1));
+  d->depth = clamp_u32(field_int(L, t, "depth", 1));
   const char *h = field_str(L, t, "history");
   d->history = !h ? FG_HISTORY_NONE : !strcmp(h, "discard") ? FG_HISTORY_DISCARD : FG_HISTORY_CLEAR;
 }
@@ -365,7 +385,7 @@ static void declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
         lua_getfield(L, r, keys[k]);
         lua_rawgeti(L, -1, 1);
         lua_rawgeti(L, -2, 2);
-        fg_graph_add_resolution(g, keys[k], (uint32_t)lua_tointeger(L, -2), (uint32_t)lua_tointeger(L, -1));
+        fg_graph_add_resolution(g, keys[k], clamp_u32(num_int(L, -2, 0)), clamp_u32(num_int(L, -1, 0)));
         lua_pop(L, 3);
       }
     }

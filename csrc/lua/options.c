@@ -138,6 +138,7 @@ static const struct option {
   {"poison", NULL, R},
   {"upload_bytes", NULL, R},
   {"upload_segment", NULL, R},
+  {"memory_budget", opt_count, R},
 };
 #undef C
 #undef R

@@ -91,7 +91,8 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
       if (lua_type(L, -2) == LUA_TSTRING && (!strcmp(lua_tostring(L, -2), "poison") ||
                                               !strcmp(lua_tostring(L, -2), "seed") ||
                                               !strcmp(lua_tostring(L, -2), "upload_bytes") ||
-                                              !strcmp(lua_tostring(L, -2), "upload_segment"))) {
+                                              !strcmp(lua_tostring(L, -2), "upload_segment") ||
+                                              !strcmp(lua_tostring(L, -2), "memory_budget"))) {
         lua_pop(L, 1);  /* runtime options, not the compiler's */
         continue;
       }
@@ -372,6 +373,9 @@ static int l_runtime(lua_State *L) {
                    luaL_tolstring(L, -1, NULL));
       desc.upload_bytes = (uint64_t)v;
     }
+    lua_getfield(L, 3, "memory_budget");  /* checked by the options' rule (an integer >= 0) */
+    if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) desc.memory_budget = (uint64_t)lua_tointeger(L, -1);
+    lua_pop(L, 1);
     lua_getfield(L, 3, "upload_segment");
     if (!lua_isnil(L, -1)) {
       lua_Integer v = lua_tointeger(L, -1);
@@ -703,6 +707,16 @@ static int rt_adopt(lua_State *L) {
   return 2;
 }
 
+/* rt:_fail_allocations(n): test hook, the next n device allocations fail as
+ * out of device memory (docs/RELIABILITY.md, "Exhaustion"). */
+static int rt_fail_allocations(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  lua_Integer n = luaL_checkinteger(L, 2);
+  luaL_argcheck(L, n >= 0 && n <= 1000000, 2, "a count in 0..1000000");
+  fg_rt_fail_allocations(o->rt, (uint32_t)n);
+  return 0;
+}
+
 /* rt:_slots(): takes the run functions again from the graph's pipeline (a
  * reload that changed only run functions). */
 static int rt_slots(lua_State *L) {
@@ -734,9 +748,25 @@ static int rt_set_resolution(lua_State *L) {
   luaL_argcheck(L, w > 0 && w <= 65536, 3, "width must be in 1..65536");
   luaL_argcheck(L, h > 0 && h <= 65536, 4, "height must be in 1..65536");
   fg_rt_wait_idle(o->rt);
+  uint32_t ow = 0, oh = 0;
+  int had = fg_graph_get_resolution(o->g, name, &ow, &oh) == 0;
   if (fg_graph_set_resolution(o->g, name, (uint32_t)w, (uint32_t)h))
     return luaL_error(L, "rt:set_resolution('%s'): %s", name, fg_graph_error(o->g));
-  return replace_after_change(L, o);
+  if (!fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+    build_slots(L, o, 1);
+    lua_pushboolean(L, 1);
+    return 1;
+  }
+  /* The new size does not fit (budget, device heap, allocation): go back to
+   * the old one, which did, so the runtime keeps rendering. */
+  luaL_pushfail(L);
+  lua_pushfstring(L, "rt:set_resolution('%s', %d, %d): %s", name, (int)w, (int)h, o->err);
+  if (had && !fg_graph_set_resolution(o->g, name, ow, oh) && !fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
+    build_slots(L, o, 1);
+    lua_pushfstring(L, " (kept %dx%d)", (int)ow, (int)oh);
+    lua_concat(L, 2);
+  }
+  return 2;
 }
 
 /* rt:set_dimension(name, n): re-expands the multiplexing and re-places. */
@@ -768,6 +798,7 @@ static const luaL_Reg rt_methods[] = {
   {"_opts", rt_opts},
   {"_adopt", rt_adopt},
   {"_slots", rt_slots},
+  {"_fail_allocations", rt_fail_allocations},
   {"set_resolution", rt_set_resolution},
   {"set_dimension", rt_set_dimension},
   {"graph", rt_graph},

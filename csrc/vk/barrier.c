@@ -38,13 +38,18 @@ VkPipelineStageFlags2 fg_rt_usage_stages(int usage) {
 VkAccessFlags2 fg_rt_usage_access(int usage, int write) {
   switch (usage) {
     case FG_RT_USAGE_SAMPLED: return VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-    case FG_RT_USAGE_STORAGE:
-      return write ? (VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT)
-                   : VK_ACCESS_2_SHADER_STORAGE_READ_BIT;
+    case FG_RT_USAGE_STORAGE: {
+      /* a storage resource may also be sampled or read as a uniform
+       * (bindings.c allows it): the barrier must make those reads wait too */
+      VkAccessFlags2 r = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT |
+                         VK_ACCESS_2_UNIFORM_READ_BIT;
+      return write ? (r | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT) : r;
+    }
     case FG_RT_USAGE_COLOR: return VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
     case FG_RT_USAGE_DEPTH:
       return VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-    case FG_RT_USAGE_DEPTH_READ: return VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT;
+    case FG_RT_USAGE_DEPTH_READ:  /* tested against, and possibly sampled (see runtime.c use_stage) */
+      return VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
     case FG_RT_USAGE_TRANSFER_SRC: return VK_ACCESS_2_TRANSFER_READ_BIT;
     case FG_RT_USAGE_TRANSFER_DST: return VK_ACCESS_2_TRANSFER_WRITE_BIT;
     case FG_RT_USAGE_UNIFORM: return VK_ACCESS_2_UNIFORM_READ_BIT;
@@ -192,7 +197,8 @@ static int step(fg_bar_state *st, fg_bar_state *all, const fg_bar_res *res, cons
   int transition = need && r->is_image && out->old_layout != out->new_layout;
   if (u->write) {
     st->wstage = S;
-    st->waccess = A & ~(VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT |
+    st->waccess = A & ~(VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT |
+                        VK_ACCESS_2_UNIFORM_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT |
                         VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT);
     st->rstages = 0;
     st->vis_stage = 0;

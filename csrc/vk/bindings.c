@@ -94,6 +94,20 @@ int fg_rt_bind_use(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use, 
   }
   VkPipelineStageFlags2 stage = si->is_compute ? VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
                                                : VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
+  if (fg_rt_cmd_in_pass_uncovered(rt, slot, use, stage, acc)) {
+    /* e.g. sampling in the fragment shader what was declared depth_read
+     * (planned for the depth tests): the barrier before the pass did not
+     * wait for this access, and none can be added inside it */
+    fg_errf(err, errlen, "node '%s': %s reads '%s' in the fragment shader (binding %d of '%s'), but the node "
+            "declares it with usage '%s'%s, planned for another stage; declare it with usage '%s'%s",
+            node_name(rt, slot), what, name, bnum, si->name, fg_usage_name(us->usage),
+            us->stage != FG_STAGE_DEFAULT ? " and an explicit stage" : "",
+            rb->type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER ? "uniform"
+            : rb->type == VK_DESCRIPTOR_TYPE_STORAGE_IMAGE || rb->type == VK_DESCRIPTOR_TYPE_STORAGE_BUFFER ? "storage"
+                                                                                                       : "sampled",
+            us->stage != FG_STAGE_DEFAULT ? " (and stage = \"fragment\")" : "");
+    return -1;
+  }
   fg_rt_cmd_access(rt, cmd, slot, use, stage, acc);
   return 0;
 }

@@ -55,9 +55,16 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
   if (type == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && !(sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) &&
       (!data->pMessageIdName || !strcmp(data->pMessageIdName, "Loader Message")))
     return VK_FALSE;
+  /* the layer announcing its own settings at vkCreateInstance */
+  if (!(sev & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) &&
+      data->pMessageIdName && !strcmp(data->pMessageIdName, "UNASSIGNED-khronos-validation-createinstance-status-message"))
+    return VK_FALSE;
   char buf[4096];
-  snprintf(buf, sizeof buf, "[%s] %s: %s",
-           (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) ? "error" : "warning",
+  snprintf(buf, sizeof buf, "[%s%s] %s: %s",
+           (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? "error"
+           : (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? "warning"
+                                                                     : "info",
+           (type & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) ? ", performance" : "",
            data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
   fg_vk_push_message(dev, buf);
   return VK_FALSE;  /* never abort the call: the test decides */
@@ -256,7 +263,10 @@ static int create_instance(fg_vk_device *dev, const fg_vk_desc *desc, char *err,
    * problems found inside vkCreateInstance/vkDestroyInstance. */
   VkDebugUtilsMessengerCreateInfoEXT mi = {
     .sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT,
-    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
+    /* every severity the layers use for findings: a performance warning or
+     * an info note about our usage is a test failure too */
+    .messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                       VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT,
     .messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT,
     .pfnUserCallback = on_message, .pUserData = dev,

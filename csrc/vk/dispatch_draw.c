@@ -263,6 +263,17 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
   return p;
 }
 
+/* 0 float (and normalized), 1 unsigned integer, 2 signed integer: the
+ * attachment formats framegraph creates (fg_vocab.h). */
+static int format_class(VkFormat f) {
+  switch (f) {
+    case VK_FORMAT_R8_UINT: case VK_FORMAT_R8G8B8A8_UINT: case VK_FORMAT_R16_UINT: case VK_FORMAT_R32_UINT:
+    case VK_FORMAT_R32G32_UINT: case VK_FORMAT_R32G32B32A32_UINT: return 1;
+    case VK_FORMAT_R32_SINT: return 2;
+    default: return 0;
+  }
+}
+
 int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
                    const fg_vk_binding *bindings, uint32_t n, uint32_t vertex_count,
                    const void *push, uint32_t push_bytes,
@@ -280,6 +291,18 @@ int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
     fg_errf(err, errlen, "%s: the pass has %u color attachment(s) but the fragment shader writes %u output(s) "
             "(layout(location = N) out); make them match", s->info.name, ncolor, s->info.color_outputs);
     return 0;
+  }
+  static const char *const class_name[3] = {"a float", "an unsigned integer", "a signed integer"};
+  static const char *const out_type[3] = {"vec4", "uvec4", "ivec4"};
+  for (uint32_t c = 0; c < ncolor && c < 8; c++) {
+    int fc = format_class(color_formats[c]), oc = s->info.output_class[c];
+    if (fc != oc) {
+      fg_errf(err, errlen, "%s: color attachment %u has %s format but the fragment shader writes %s output "
+              "at location %u (the values would be undefined); write layout(location = %u) out %s, or give the "
+              "attachment %s format", s->info.name, c, class_name[fc], class_name[oc], c, c, out_type[fc],
+              class_name[oc]);
+      return 0;
+    }
   }
   VkPipeline p = graphics_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
   if (!p) return 0;

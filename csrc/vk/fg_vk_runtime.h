@@ -48,6 +48,7 @@ typedef struct fg_rt_desc {
   uint64_t upload_segment; /* ring segment (power of two >= 256); 0 = upload_bytes / 16,
                               clamped to 256 B .. 256 KiB */
   uint32_t upload_threads; /* ring thread slots; 0 = 1 (the recording thread) */
+  uint64_t memory_budget;  /* most VkDeviceMemory bytes the plan may hold; 0 = the device's heaps */
 } fg_rt_desc;
 
 /* One physical resource as created. */
@@ -87,6 +88,8 @@ int fg_rt_rebuild_keep_history(fg_rt *rt, const fg_graph *g, const fg_graph *fal
                                char *err, size_t errlen);
 void fg_rt_destroy(fg_rt *rt);
 int fg_rt_wait_idle(fg_rt *rt);
+/* Also waits until the queue has finished every submit (both semaphores signalled). */
+void fg_rt_wait_queue(fg_rt *rt);
 
 /* Node callback: records the node's commands. Return 0, or nonzero to abandon
  * the frame (the message is the callback's business). NULL callback = no-op. */
@@ -116,6 +119,11 @@ VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use);
  * usage does not cover). Counted in the frame's barrier stats. */
 void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
                       VkPipelineStageFlags2 stage, VkAccessFlags2 access);
+/* Nonzero when a command inside the node's render pass would access `use`
+ * beyond the stage/access its declaration planned: no barrier can be added
+ * there, so the command must be refused (naming the usage to declare). */
+int fg_rt_cmd_in_pass_uncovered(const fg_rt *rt, uint32_t slot, uint32_t use, VkPipelineStageFlags2 stage,
+                                VkAccessFlags2 access);
 
 /* External images: before fg_rt_frame, give the image for an external
  * physical resource (the frame's parity copy). Layout tracking: the runtime
@@ -136,7 +144,10 @@ typedef struct fg_rt_heap_info {
 } fg_rt_heap_info;
 uint32_t fg_rt_heap_count(const fg_rt *rt);
 void fg_rt_heap_get(const fg_rt *rt, uint32_t i, fg_rt_heap_info *out);
-uint32_t fg_rt_allocations(const fg_rt *rt);   /* vkAllocateMemory calls since creation */
+uint32_t fg_rt_allocations(const fg_rt *rt);
+/* Test hook: the next n vkAllocateMemory calls of the runtime fail as if the
+ * device were out of memory (VK_ERROR_OUT_OF_DEVICE_MEMORY), without calling it. */
+void fg_rt_fail_allocations(fg_rt *rt, uint32_t n);   /* vkAllocateMemory calls since creation */
 
 typedef struct fg_rt_stats {
   uint64_t frames;

@@ -36,6 +36,8 @@ typedef struct fg_vk_shader_info {
   uint32_t local_size[3];      /* compute only */
   uint32_t push_bytes;         /* size of the push-constant range (0 = none) */
   uint32_t color_outputs;      /* fragment: number of color outputs (highest location + 1) */
+  uint8_t output_class[8];     /* fragment, per color location < 8: 0 float, 1 unsigned int, 2 signed int
+                                  (an attachment format of another class leaves the values undefined) */
   uint32_t fragment_inputs;    /* fragment: bit per input location read (bit 31: location >= 31) */
   uint32_t binding_count;
   fg_vk_shader_binding bindings[FG_VK_MAX_BINDINGS];

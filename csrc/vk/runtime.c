@@ -28,6 +28,13 @@ static VkPipelineStageFlags2 to_stage(fg_stage s) {
   }
 }
 
+/* The stages a use is planned for: its declared stage, and for depth_read
+ * also the fragment shader, which may sample the read-only depth it tests
+ * against (bindings.c allows it; inside the pass no barrier can be added). */
+static VkPipelineStageFlags2 use_stage(const fg_graph_use *us) {
+  return to_stage(us->stage) | (us->usage == FG_USAGE_DEPTH_READ ? VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT : 0);
+}
+
 static int is_write_access(fg_access a) {
   return a == FG_ACCESS_CREATE || a == FG_ACCESS_MODIFY || a == FG_ACCESS_RENAME;
 }
@@ -86,6 +93,33 @@ int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out) 
     fg_rt_image_info(c->dev, res, &ci);
     if (ci.format == VK_FORMAT_UNDEFINED) {
       fg_errf(c->err, sizeof c->err, "resource '%s' has no Vulkan format", res->name);
+      out->error = c->err;
+      return -1;
+    }
+    /* creating an image over the device's limits is undefined behaviour
+     * (and a validation error): refuse it here, naming the limit */
+    const VkPhysicalDeviceLimits *lim = &c->dev->props.limits;
+    uint32_t maxd = ci.imageType == VK_IMAGE_TYPE_3D ? lim->maxImageDimension3D : lim->maxImageDimension2D;
+    if (ci.extent.width > maxd || ci.extent.height > maxd || ci.extent.depth > (ci.imageType == VK_IMAGE_TYPE_3D ? maxd : 1)) {
+      fg_errf(c->err, sizeof c->err, "%ux%u (depth %u) is larger than this device allows (%s = %u); lower its size "
+              "or the resolution it follows", ci.extent.width, ci.extent.height, ci.extent.depth,
+              ci.imageType == VK_IMAGE_TYPE_3D ? "maxImageDimension3D" : "maxImageDimension2D", maxd);
+      out->error = c->err;
+      return -1;
+    }
+    if (ci.arrayLayers > lim->maxImageArrayLayers) {
+      fg_errf(c->err, sizeof c->err, "%u layers are more than this device allows (maxImageArrayLayers = %u)",
+              ci.arrayLayers, lim->maxImageArrayLayers);
+      out->error = c->err;
+      return -1;
+    }
+    uint32_t side = ci.extent.width > ci.extent.height ? ci.extent.width : ci.extent.height, levels = 1;
+    if (ci.extent.depth > side) side = ci.extent.depth;
+    while (side >>= 1) levels++;
+    if (ci.mipLevels > levels) {
+      fg_errf(c->err, sizeof c->err, "%u mips are more than a %ux%u image has (at most %u)", ci.mipLevels,
+              ci.extent.width, ci.extent.height, levels);
+      out->error = c->err;
       return -1;
     }
     VkDeviceImageMemoryRequirements q = {.sType = VK_STRUCTURE_TYPE_DEVICE_IMAGE_MEMORY_REQUIREMENTS,
@@ -104,6 +138,7 @@ int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out) 
   if (t < 0) {
     fg_errf(c->err, sizeof c->err, "no memory type for resource '%s' (bits 0x%x)", res->name,
             req.memoryRequirements.memoryTypeBits);
+    out->error = c->err;
     return -1;
   }
   out->size = req.memoryRequirements.size;
@@ -158,6 +193,43 @@ static void free_memory(fg_rt *rt) {
   rt->heap_count = 0;
 }
 
+/* Before allocating anything: the plan must fit opts.memory_budget and every
+ * device heap it draws from. The message names the heap and the bytes, so a
+ * too-big plan is refused with the previous one intact (a reload falls back). */
+static int check_memory_fits(fg_rt *rt, char *err, size_t errlen) {
+  const fg_graph *g = rt->g;
+  const VkPhysicalDeviceMemoryProperties *mp = &rt->dev->memprops;
+  uint64_t per_heap[VK_MAX_MEMORY_HEAPS] = {0}, total = 0, biggest = 0;
+  uint32_t n = fg_graph_heap_count(g), first_of[VK_MAX_MEMORY_HEAPS], big_h = 0, big_t = 0;
+  for (uint32_t k = 0; k < VK_MAX_MEMORY_HEAPS; k++) first_of[k] = UINT32_MAX;
+  for (uint32_t h = 0; h < n; h++) {
+    const fg_graph_heap *hp = fg_graph_heap_get(g, h);
+    uint32_t t = hp->memory_type_bits ? (uint32_t)__builtin_ctz(hp->memory_type_bits) : 0;
+    uint32_t dh = t < mp->memoryTypeCount ? mp->memoryTypes[t].heapIndex : 0;
+    per_heap[dh] += hp->bytes;
+    if (first_of[dh] == UINT32_MAX) first_of[dh] = h;
+    total += hp->bytes;
+    if (hp->bytes >= biggest) { biggest = hp->bytes; big_h = h; big_t = t; }
+  }
+  if (rt->desc.memory_budget && total > rt->desc.memory_budget) {
+    fg_errf(err, errlen, "memory_budget: the plan needs %llu bytes (largest: plan heap %u, memory type %u, %llu "
+            "bytes), over the budget of %llu bytes; lower the resolutions or raise opts.memory_budget",
+            (unsigned long long)total, big_h, big_t, (unsigned long long)biggest,
+            (unsigned long long)rt->desc.memory_budget);
+    return -1;
+  }
+  for (uint32_t dh = 0; dh < mp->memoryHeapCount; dh++)
+    if (per_heap[dh] > mp->memoryHeaps[dh].size) {
+      fg_errf(err, errlen, "the plan needs %llu bytes in device heap %u (from plan heap %u), which has %llu bytes; "
+              "lower the resolutions", (unsigned long long)per_heap[dh], dh, first_of[dh],
+              (unsigned long long)mp->memoryHeaps[dh].size);
+      return -1;
+    }
+  return 0;
+}
+
+void fg_rt_fail_allocations(fg_rt *rt, uint32_t n) { rt->fail_allocations = n; }
+
 /* One VkDeviceMemory per planned heap; keeps an existing one that is big
  * enough and of the same type (dynamic resolution: no new allocation). */
 static int place_memory(fg_rt *rt, char *err, size_t errlen) {
@@ -169,6 +241,10 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
   if (!mem || !bytes || !planned || !type) {
     free(mem); free(bytes); free(planned); free(type);
     fg_errf(err, errlen, "out of memory");
+    return -1;
+  }
+  if (check_memory_fits(rt, err, errlen)) {
+    free(mem); free(bytes); free(planned); free(type);
     return -1;
   }
   for (uint32_t h = 0; h < n; h++) {
@@ -185,10 +261,14 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
     if (!hp->bytes) continue;
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = hp->bytes,
                                .memoryTypeIndex = t};
-    VkResult r = vkAllocateMemory(rt->dev->device, &ai, NULL, &mem[h]);
+    VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
+    if (rt->fail_allocations) rt->fail_allocations--;
+    else r = vkAllocateMemory(rt->dev->device, &ai, NULL, &mem[h]);
     if (r != VK_SUCCESS) {
-      fg_errf(err, errlen, "vkAllocateMemory(%llu bytes, type %u) for heap %u failed (VkResult %d)",
-              (unsigned long long)hp->bytes, t, h, (int)r);
+      fg_errf(err, errlen, "vkAllocateMemory(%llu bytes, memory type %u, device heap %u) for plan heap %u failed "
+              "(VkResult %d%s); lower the resolutions or free device memory",
+              (unsigned long long)hp->bytes, t, rt->dev->memprops.memoryTypes[t].heapIndex, h, (int)r,
+              r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ", out of device memory" : "");
       for (uint32_t k = 0; k < n; k++) if (mem[k]) vkFreeMemory(rt->dev->device, mem[k], NULL);
       free(mem); free(bytes); free(planned); free(type);
       return -1;
@@ -383,7 +463,7 @@ static void plan_bar_uses(fg_rt *rt, fg_bar_use *bu, uint32_t *ufirst, uint32_t 
         if (p == 0) {
           rt->use_usage[k] = (uint8_t)(ru < 0 ? 0xff : ru);
           rt->use_write[k] = (uint8_t)is_write_access(us->access);
-          rt->use_stage[k] = to_stage(us->stage);
+          rt->use_stage[k] = use_stage(us);
         }
         if (ph == FG_GRAPH_NONE || ru < 0 || ph >= nres || rt->res[ph].is_blob) continue;
         if (!rt->res[ph].is_external && !rt->res[ph].image && !rt->res[ph].buffer) continue;
@@ -394,7 +474,7 @@ static void plan_bar_uses(fg_rt *rt, fg_bar_use *bu, uint32_t *ufirst, uint32_t 
           if (is_write_access(us->access) && !m->write) {
             m->write = 1;
             m->usage = (uint8_t)ru;
-            m->stage = to_stage(us->stage);
+            m->stage = use_stage(us);
           }
           if (us->access == FG_ACCESS_CREATE) m->activate = 1;
           continue;
@@ -405,7 +485,7 @@ static void plan_bar_uses(fg_rt *rt, fg_bar_use *bu, uint32_t *ufirst, uint32_t 
         b->usage = (uint8_t)ru;
         b->write = (uint8_t)is_write_access(us->access);
         b->activate = us->access == FG_ACCESS_CREATE;
-        b->stage = to_stage(us->stage);
+        b->stage = use_stage(us);
       }
       ucount[p * n + s] = nu - ufirst[p * n + s];
     }
@@ -606,8 +686,23 @@ int fg_rt_wait_idle(fg_rt *rt) {
   return vkWaitSemaphores(rt->dev->device, &wi, UINT64_MAX) == VK_SUCCESS ? 0 : -1;
 }
 
+/* Waits until every submit of this runtime has finished signalling: the ring
+ * semaphore's last submitted value, then the queue itself (the device's one
+ * queue; callers are on the thread that submits). */
+void fg_rt_wait_queue(fg_rt *rt) {
+  if (rt->upload && fg_upload_frame(rt->upload) > 1) {
+    uint64_t last = fg_upload_frame(rt->upload) - 1;
+    VkSemaphore sem = fg_upload_semaphore(rt->upload);
+    VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
+                              .pSemaphores = &sem, .pValues = &last};
+    vkWaitSemaphores(rt->dev->device, &wi, UINT64_MAX);
+  }
+  if (rt->frame) vkQueueWaitIdle(rt->dev->queue);
+}
+
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   fg_rt_wait_idle(rt);
+  fg_rt_wait_queue(rt);  /* the old timeline is destroyed below */
   free_plan(rt);
   free_objects(rt);
   /* A new plan starts a new history: the first frame initialises it again. */
@@ -634,6 +729,12 @@ void fg_rt_destroy(fg_rt *rt) {
   if (!rt) return;
   if (rt->dev && rt->dev->device) {
     fg_rt_wait_idle(rt);
+    /* Each submit signals the timeline and the ring's semaphore; the timeline
+     * reaching its value does not mean the driver is done signalling the
+     * other one (lavapipe does it from a worker thread, which crashed now and
+     * then when the semaphore was destroyed under it). Wait for the queue to
+     * drain before any semaphore or memory goes. */
+    fg_rt_wait_queue(rt);
     if (rt->upload) {
       /* Frames before the ring's current one were all submitted (and are now
        * done); the current one never was: signal it from the host so the

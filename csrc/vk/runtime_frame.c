@@ -189,6 +189,15 @@ void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t us
   }
 }
 
+int fg_rt_cmd_in_pass_uncovered(const fg_rt *rt, uint32_t slot, uint32_t use, VkPipelineStageFlags2 stage,
+                                VkAccessFlags2 access) {
+  if (!rt->recording_pass || use >= rt->cs_cap) return 0;
+  uint32_t k = rt->inst_use_first[slot] + use;
+  uint8_t ru = rt->use_usage[k];
+  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  return (stage & ~rt->use_stage[k]) || (access & ~ad);
+}
+
 static void node_end(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   uint32_t nu = rt->inst_use_first[slot + 1] - rt->inst_use_first[slot];
   VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2};

@@ -23,6 +23,7 @@ struct fg_rt {
   uint64_t *mem_bytes, *planned;
   uint32_t *mem_type;
   uint32_t allocations;
+  uint32_t fail_allocations;        /* test hook: allocations left to fail */
   /* resources */
   uint32_t nres;
   fg_rt_res *res;

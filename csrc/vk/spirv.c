@@ -376,6 +376,11 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
     }
     if (sc == SpvSCOutput && model == SpvModelFragment && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {
       if ((uint32_t)vi->location + 1 > out->color_outputs) out->color_outputs = (uint32_t)vi->location + 1;
+      /* the component type of the output: float, or an int and its signedness */
+      const id_info *ty = type_of_id(&r, pointee);
+      if (ty && ty->def && op_of(&r, ty->def) == SpvOpTypeVector) ty = type_of_id(&r, r.w[ty->def + 2]);
+      if (vi->location < 8 && ty && ty->def && op_of(&r, ty->def) == SpvOpTypeInt)
+        out->output_class[vi->location] = r.w[ty->def + 3] ? 2 : 1;
       continue;
     }
     if (sc == SpvSCPushConstant) {

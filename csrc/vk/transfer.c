@@ -43,6 +43,27 @@ static int transfer_layout(const fg_rt *rt, uint32_t slot, uint32_t use, const c
   return -1;
 }
 
+/* A copy or blit of an image in GENERAL (its usage storage, the default of a
+ * create outside a pass) is legal but slow, and the validation layer reports a
+ * performance warning for it: demand the transfer usage instead. */
+static int image_copy_layout(const fg_rt *rt, uint32_t slot, uint32_t use, const char *name, int dst, const char *what,
+                             VkImageLayout *out, char *err, size_t errlen) {
+  if (transfer_layout(rt, slot, use, name, dst, what, out, err, errlen)) return -1;
+  if (*out != VK_IMAGE_LAYOUT_GENERAL) return 0;
+  const fg_graph_use *us = use_of(rt, slot, use);
+  const char *u = dst ? "transfer_dst" : "transfer_src";
+  if (us->access == FG_ACCESS_CREATE)
+    fg_errf(err, errlen, "node '%s': %s %s texture '%s', whose usage here is 'storage' (the default of a create "
+            "outside a pass): a copy in that layout (GENERAL) is slow and the validation layer warns; declare "
+            "create = { %s = { ..., usage = \"%s\" } }", node_name(rt, slot), what, dst ? "into" : "from", name,
+            name, u);
+  else
+    fg_errf(err, errlen, "node '%s': %s %s texture '%s', declared with usage 'storage': a copy in that layout "
+            "(GENERAL) is slow and the validation layer warns; declare %s = { %s = \"%s\" }", node_name(rt, slot),
+            what, dst ? "into" : "from", name, us->access == FG_ACCESS_READ ? "read" : us->access == FG_ACCESS_HISTORY ? "history" : us->access == FG_ACCESS_RENAME ? "rename" : "modify", name, u);
+  return -1;
+}
+
 int fg_rt_cmd_transfer_check(const fg_rt *rt, uint32_t slot, uint32_t use, const char *name, int dst,
                              const char *what, char *err, size_t errlen) {
   VkImageLayout lay;
@@ -93,7 +114,8 @@ int fg_rt_cmd_copy_upload(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_
                           VkDeviceSize offset, VkDeviceSize size, uint64_t dst_offset, char *err, size_t errlen) {
   fg_rt_res *d = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, use));
   VkImageLayout dl;
-  if (transfer_layout(rt, slot, use, name, 1, "cmd:copy", &dl, err, errlen)) return -1;
+  if ((d->is_image ? image_copy_layout : transfer_layout)(rt, slot, use, name, 1, "cmd:copy", &dl, err, errlen))
+    return -1;
   VkBuffer src = fg_rt_upload_buffer(rt);
   if (d->is_image) {
     const fg_format_info *fi = fg_format_get(d->g->format);
@@ -153,6 +175,9 @@ static int copy_checks(const fg_rt *rt, uint32_t slot, const fg_rt_res *s, uint3
     fg_errf(err, errlen, "node '%s': cmd:blit needs two textures", node_name(rt, slot));
     return -1;
   }
+  /* declared usages fit: now the layouts they give must not be GENERAL */
+  if (s->is_image && image_copy_layout(rt, slot, su, sn, 0, what, sl, err, errlen)) return -1;
+  if (d->is_image && image_copy_layout(rt, slot, du, dn, 1, what, dl, err, errlen)) return -1;
   return 0;
 }
 

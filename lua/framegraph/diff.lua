@@ -66,15 +66,16 @@ end
 function M.changes(old, new)
   local c = { added = {}, removed = {}, changed = {}, run_changed = {}, moved = {}, full = false, structural = false }
   local old_by_name, new_by_name = {}, {}
-  for i, n in ipairs(nodes_of(old)) do if type(n) == "table" and n.name ~= nil then old_by_name[n.name] = { i = i, node = n } end end
-  for i, n in ipairs(nodes_of(new)) do if type(n) == "table" and n.name ~= nil then new_by_name[n.name] = { i = i, node = n } end end
+  -- only string names are keys (a NaN name would raise here, not in the schema)
+  for i, n in ipairs(nodes_of(old)) do if type(n) == "table" and type(n.name) == "string" then old_by_name[n.name] = { i = i, node = n } end end
+  for i, n in ipairs(nodes_of(new)) do if type(n) == "table" and type(n.name) == "string" then new_by_name[n.name] = { i = i, node = n } end end
   c.full = top_signature(old) ~= top_signature(new)
   for name in pairs(old_by_name) do
     if not new_by_name[name] then c.removed[#c.removed + 1] = tostring(name) end
   end
   table.sort(c.removed)
   for i, n in ipairs(nodes_of(new)) do
-    if type(n) ~= "table" or n.name == nil then
+    if type(n) ~= "table" or type(n.name) ~= "string" then
       c.structural = true  -- not a node the compiler accepts: let it say why
     else
       local o = old_by_name[n.name]

@@ -166,6 +166,13 @@ function methods:reload(p)
   local old = g:pipeline()
   local changes = diff.changes(old, new)
   if not changes.structural then
+    -- a run-only edit is not compiled, but it is checked: `run = "clear"`
+    -- would otherwise only fail (and roll back) in the next frame
+    local problems = schema.problems(new, nil, "runtime")
+    if #problems > 0 then
+      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
+                         .. table.concat(problems, "\n"), path)
+    end
     set_pipeline(g, new)
     self:_slots()
     changes.recompiled = false

@@ -13,6 +13,8 @@ M.stages = core.vocab.stages
 M.formats = core.vocab.formats
 M.solvers = core.vocab.solvers
 M.profiles = core.vocab.profiles
+-- the C planner's limit per texture side (FG_MAX_EXTENT); devices check their own
+M.max_extent = 65536
 
 local function set_of(list)
   local s = {}
@@ -120,6 +122,9 @@ local function check_size(add, where, size, required)
     if not is_posint(size[1]) or not is_posint(size[2]) then
       add("%s: size {width, height} must be positive integers, got {%s, %s}", where, tostring(size[1]),
           tostring(size[2]))
+    elseif size[1] > M.max_extent or size[2] > M.max_extent then
+      add("%s: size {%d, %d} is over %d per side, more than any Vulkan device allows: lower it", where, size[1],
+          size[2], M.max_extent)
     end
   end
 end
@@ -229,6 +234,12 @@ local function check_attachment(add, where, a, depth)
     return
   end
   check_name(add, where, "resource", a[1])
+  for k in pairs(a) do
+    if k ~= 1 and k ~= "clear" and (not depth or k ~= "stencil") then
+      add("%s: unknown field '%s' (an attachment is {name, clear = ...%s})", where, tostring(k),
+          depth and ", stencil = ..." or "")
+    end
+  end
   if a.clear ~= nil then
     if depth then
       if type(a.clear) ~= "number" then add("%s: depth clear must be a number, got %s", where, type(a.clear)) end
@@ -339,8 +350,15 @@ local function check_resolutions(add, where, t)
   for _, k in ipairs(sorted_keys(t)) do
     local v = t[k]
     check_name(add, where, "resolution", k)
+    local extra
+    if type(v) == "table" then for key in pairs(v) do if key ~= 1 and key ~= 2 then extra = key end end end
     if type(v) ~= "table" or not is_posint(v[1]) or not is_posint(v[2]) then
       add("%s: '%s' must be {width, height} with positive integers", where, k)
+    elseif extra ~= nil then
+      add("%s: '%s' must be {width, height}, nothing else (found key '%s')", where, k, tostring(extra))
+    elseif v[1] > M.max_extent or v[2] > M.max_extent then
+      add("%s: '%s' = {%d, %d} is over %d per side, more than any Vulkan device allows: lower it", where, k, v[1],
+          v[2], M.max_extent)
     end
   end
 end
