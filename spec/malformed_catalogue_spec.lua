@@ -130,7 +130,7 @@ local cases = {
   { "attachment with a stray field", node_a("pass", { color = { { "out", mips = 2 } } }),
     { "node 'a': pass color[1]: unknown field 'mips'", "an attachment is {name, clear = ...}" } },
   { "resolution with a stray field", (function() local p = base(); p.resolutions.main.mips = 2; return p end)(),
-    { "resolutions: 'main' must be {width, height}, nothing else (found key 'mips')" } },
+    { "resolutions: 'main' must be {width, height [, window = true]}, nothing else (found key 'mips')" } },
   { "side_effects a string", node_a("side_effects", "yes"), { "node 'a': side_effects must be a boolean" } },
   { "run a string", node_a("run", "clear"), { "node 'a': run must be a function" } },
   { "two creators", plus({ name = "b", create = { out = tex() } }), { "resource 'out' is created by both 'a' and 'b'", "use modify" } },

@@ -351,11 +351,17 @@ local function check_resolutions(add, where, t)
     local v = t[k]
     check_name(add, where, "resolution", k)
     local extra
-    if type(v) == "table" then for key in pairs(v) do if key ~= 1 and key ~= 2 then extra = key end end end
+    -- `window = true`: the resolution follows a viewer's window (framegraph view)
+    if type(v) == "table" then
+      for key in pairs(v) do if key ~= 1 and key ~= 2 and key ~= "window" then extra = key end end
+    end
     if type(v) ~= "table" or not is_posint(v[1]) or not is_posint(v[2]) then
       add("%s: '%s' must be {width, height} with positive integers", where, k)
     elseif extra ~= nil then
-      add("%s: '%s' must be {width, height}, nothing else (found key '%s')", where, k, tostring(extra))
+      add("%s: '%s' must be {width, height [, window = true]}, nothing else (found key '%s')", where, k,
+          tostring(extra))
+    elseif v.window ~= nil and type(v.window) ~= "boolean" then
+      add("%s: '%s': window must be true or false (whether it follows the viewer's window)", where, k)
     elseif v[1] > M.max_extent or v[2] > M.max_extent then
       add("%s: '%s' = {%d, %d} is over %d per side, more than any Vulkan device allows: lower it", where, k, v[1],
           v[2], M.max_extent)
@@ -418,7 +424,20 @@ function M.problems(pipeline, opts, entry)
     add("pipeline: nodes must be a list of node tables, got %s", type(pipeline.nodes))
   else
     if not is_array(pipeline.nodes) then add("pipeline: nodes must be a list (array), not a map") end
-    for i, n in ipairs(pipeline.nodes) do check_node(add, n, i, pipeline.dimensions or {}) end
+    local seen = {}
+    for i, n in ipairs(pipeline.nodes) do
+      check_node(add, n, i, pipeline.dimensions or {})
+      -- the same words as the C compiler's check: an incremental update
+      -- (graph:update) matches nodes by name, so it must never see two
+      local name = type(n) == "table" and n.name or nil
+      if type(name) == "string" then
+        if seen[name] then
+          add("node '%s' is declared twice (nodes #%d and #%d): node names must be unique", name, seen[name], i)
+        else
+          seen[name] = i
+        end
+      end
+    end
   end
   if opts ~= nil then check_opts(add, opts, entry or "compile") end
   return list
