@@ -12,8 +12,8 @@
  *    are mostly filled already); returned at once when it reaches a lower
  *    bound, else a start.
  *    Lower bounds: LOAD, and on cycles the heaviest set of pairwise-meeting
- *    items found (arcs can meet pairwise without a common point, so it can
- *    exceed LOAD: exact search up to 64 items, greedy above; pack_bound.c).
+ *    items (arcs can meet pairwise without a common point, so it can exceed
+ *    LOAD: found exactly in polynomial time; pack_bound.c).
  *    Reaching a bound proves optimality and ends the call.
  * 1. Without a hint, a quick first fit: arcs longer than half the cycle
  *    first (a frame graph's history copies, which make its clique bound),
@@ -57,6 +57,8 @@
 #define LAHC_LEN 64
 #define EXACT_MAX_N 64
 #define SMALL_BITS_N 512
+/* the exact clique bound runs where its cost estimate stays below this */
+#define CLIQUE_MAX_WORK 200000000ull
 
 typedef struct bs {
   const pk_inst *in;
@@ -303,6 +305,7 @@ typedef struct best_run {
   uint64_t deadline, nodes;
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
+  int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
   uint64_t realBest, hintM, bestM;
   bs b;
   size_t *bord;             /* best order so far */
@@ -317,6 +320,23 @@ typedef struct best_run {
  * out at a bound (optimal when it reaches reallb), or stop with *optimal
  * decided already. */
 enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2 };
+
+/* The clique bound: a greedy clique, then the exact one above it and above
+ * LOAD (pack_bound.c; polynomial, but skipped where its cost estimate
+ * passes CLIQUE_MAX_WORK: the greedy one stands, partial). */
+static void best_clique(best_run *r) {
+  const pk_inst *in = &r->in;
+  uint64_t cr, cl = pk_clique_greedy(in, &cr);
+  if (cl > r->lb) r->lb = cl;
+  if (cr > r->reallb) r->reallb = cr;
+  if (pk_clique_work(in) > CLIQUE_MAX_WORK) return;
+  cl = pk_clique_exact(in, r->lb, &cr);
+  if (cl > r->lb) r->lb = cl;
+  if (cr > r->reallb) r->reallb = cr;
+  /* exact for the effective weights; with granularity rounding the real
+   * bytes of another clique could weigh more */
+  r->lb_partial = in->gran != 0;
+}
 
 /* Bounds, buffers, conflict bits of small instances, size ranks, placement
  * list; whole-cycle items stacked at the bottom (largest alignment first)
@@ -338,11 +358,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;
   r->reallb = load;
-  if (in->cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
-    uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(in, 5000, &cr) : pk_clique_greedy(in, &cr);
-    if (cl > r->lb) r->lb = cl;
-    if (cr > r->reallb) r->reallb = cr;
-  }
+  r->lb_partial = in->cyclic;
 
   bs *b = &r->b;
   b->in = in;
@@ -376,6 +392,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->ti = pk_tix_init(&r->tix, in);
   if (r->ti < 0) return -1;
   if (r->ti) b->pl.tix = &r->tix;
+  if (in->cyclic) best_clique(r);
 
   pk_kv *kv = r->kv;
   size_t m = 0, nw = 0;
@@ -738,9 +755,9 @@ static int best_exact(best_run *r, int *optimal) {
   return BEST_ON;
 }
 
-int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
+int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, pk_outcome *oc) {
   best_run r;
-  *optimal = 0;
+  int opt = 0, *optimal = &opt;
   int st = best_setup(&r, in0, desc, load, out);
   if (st == BEST_ON) st = best_warm(&r);
   if (st == BEST_ON) st = best_quick(&r);
@@ -751,6 +768,11 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_exact(&r, optimal);
   /* every step done, or one reached a bound */
   if (st == BEST_ON || st == BEST_PROVED) *optimal = pk_makespan(in0, out) <= r.reallb;
+  oc->optimal = opt;
+  if (st >= 0) {
+    oc->bound = r.reallb;
+    oc->bound_partial = r.lb_partial;
+  }
   best_free(&r);
   return st < 0 ? -1 : 0;
 }
