@@ -61,8 +61,10 @@ static void test_exact_clique(void) {
     pk_inst in;
     CHECK(pk_build(&in, a, (size_t)n, &d) == 0, "pk_build");
     uint64_t load = pk_profile(&in, NULL, 0), real = 0;
-    uint64_t w = pk_clique_exact(&in, 0, &real), want = brute_clique(a, n, T);
-    uint64_t wf = pk_clique_exact(&in, load, &real);
+    int ex1 = 0, ex2 = 0;
+    uint64_t w = pk_clique_exact(&in, 0, 0, &real, &ex1), want = brute_clique(a, n, T);
+    uint64_t wf = pk_clique_exact(&in, load, 0, &real, &ex2);
+    CHECK(ex1 && ex2, "iter %d: no deadline, yet not exact", iter);
     pk_free(&in);
     CHECK(w == want, "iter %d n %d T %llu: exact clique %llu, subsets say %llu", iter, n, (unsigned long long)T,
           (unsigned long long)w, (unsigned long long)want);

@@ -5,6 +5,7 @@
  * On a line every clique shares a point (Helly) and LOAD is the bound. */
 #include "pack_bound.h"
 #include "pack_sort.h"
+#include "fg_util.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,8 +20,10 @@
  * quadrants {l >= a, r <= b}; every x inside D comes free, every y inside
  * D goes. So for each q: L(q) plus the best staircase of signed points
  * (+x, -y), a dynamic program over X's corners. p is the point where
- * fewest items live (small X); a q is skipped when L(q) + w(X) cannot
- * beat the best so far. Cost O(K |A_p| (|A_p| + n)). */
+ * fewest items live (small X); q can be the latest start among the
+ * clique's items that miss p, so only such starts are tried, by their
+ * upper bound L(q) + w(X), highest first, until none can beat the best.
+ * Cost O(K |A_p| (|A_p| + n)) at worst. */
 typedef struct cqp { uint32_t l, r; int64_t w; uint32_t i, lev; } cqp;
 typedef struct cq {
   const pk_inst *in;
@@ -131,10 +134,11 @@ uint64_t pk_clique_work(const pk_inst *in) {
   return (uint64_t)in->K * m * (m + in->n);
 }
 
-uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t *real) {
+uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns, uint64_t *real, int *exact) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
   *real = 0;
+  *exact = 1;
   if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
   cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
           malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
@@ -142,9 +146,11 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t *real) {
   uint32_t *cnt = calloc((size_t)K + 1, sizeof(uint32_t));
   pk_kv *kv = malloc(sizeof(pk_kv) * nn);
   uint64_t best = floor, bestq = UINT64_MAX;
+  *exact = 0;
   if (!c.ap || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !cnt || !kv) goto out;
   pk_profile(in, c.prof, 0);
   uint32_t least;
+  *exact = 1;
   c.p = least_point(in, cnt, &least);
   for (size_t i = 0; i < n; i++) {
     if (in->s[i] == in->e[i]) continue; /* whole-cycle items are in every A_t */
@@ -160,12 +166,33 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t *real) {
   }
   pk_sort_kv(kv, c.nap);
   for (size_t k = 0; k < c.nap; k++) c.ap[k] = (uint32_t)kv[k].i;
-  for (uint32_t q = 0; q < K; q++) {
+  /* q: the latest start among the clique's items that miss p (a start of
+   * an item not alive at p), tried by upper bound L(q) + w(X), highest
+   * first, until it cannot beat the best */
+  char *seen = (char *)cnt; /* cnt is free now: K + 1 flags */
+  memset(seen, 0, (size_t)K + 1);
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t q = in->s[i];
+    if (in->s[i] == in->e[i] || seen[q] || pk_contains(in, i, c.p)) continue;
+    seen[q] = 1;
     uint32_t x = (q + K - c.p) % K;
     uint64_t wx = 0; /* w(X): what the staircase can add at most */
     for (size_t k = 0; k < c.nap; k++)
       if (!cq_alive(&c, c.ap[k], x, 1)) wx += in->size[c.ap[k]];
-    if (c.prof[q] + wx <= best) continue;
+    if (c.prof[q] + wx > best) kv[nq++] = (pk_kv){UINT64_MAX - (c.prof[q] + wx), q, 0};
+  }
+  uint32_t peak = 0; /* and the peak: a clique through p alone weighs L(p) <= LOAD */
+  for (uint32_t t = 1; t < K; t++)
+    if (c.prof[t] > c.prof[peak]) peak = t;
+  if (!seen[peak] && c.prof[peak] > best) kv[nq++] = (pk_kv){UINT64_MAX - c.prof[peak] - 1, peak, 0};
+  pk_sort_kv(kv, nq);
+  for (size_t k = 0; k < nq && UINT64_MAX - kv[k].k > best; k++) {
+    if (deadline_ns && (k & 15) == 15 && fg_now_ns() > deadline_ns) { /* what was found still holds */
+      *exact = 0;
+      break;
+    }
+    uint32_t q = (uint32_t)kv[k].k2;
     uint64_t v = cq_at(&c, q, NULL);
     if (v > best) { best = v; bestq = q; }
   }

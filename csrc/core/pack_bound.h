@@ -8,9 +8,11 @@
  * sizes and put the real bytes in *real. */
 /* The heaviest clique heavier than floor (a weight already proved, e.g.
  * LOAD or a greedy clique), exactly: its weight, or 0 when none weighs
- * more. Polynomial: O(K m (m + n)), m the fewest items alive at a point.
- * On a line every clique shares a point: 0. */
-uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t *real);
+ * more; *exact is cleared when the deadline (fg_now_ns clock, 0 = none) or
+ * OOM stopped it early (a clique found is still a bound). Polynomial:
+ * O(K m (m + n)), m the fewest items alive at a point. On a line every
+ * clique shares a point: 0. */
+uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns, uint64_t *real, int *exact);
 /* Its cost estimate K m (m + n) (before pruning), for callers that cap it. */
 uint64_t pk_clique_work(const pk_inst *in);
 uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real);              /* any n: near-linear */
