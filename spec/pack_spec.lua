@@ -373,3 +373,50 @@ describe("the bound in a graph's stats", function()
     assert.within_bound(g, h.bytes / h.bound)
   end)
 end)
+
+-- Guillotine cuts of a time x bytes rectangle (bench/gen_guillotine.h, in
+-- Lua): every point in time holds H bytes, and the cuts are a packing of
+-- makespan H, so OPT = LOAD = H by construction.
+local function guillotine(n, T, H, cyclic)
+  local r = { { 0, T, 0, H } }
+  while #r < n do
+    local k = 1 + rnd(#r)
+    local t0, t1, b0, b1 = table.unpack(r[k])
+    if t1 - t0 > 1 and (b1 - b0 < 2 or rnd(2) == 0) then
+      local c = t0 + 1 + rnd(t1 - t0 - 1)
+      r[k] = { t0, c, b0, b1 }
+      r[#r + 1] = { c, t1, b0, b1 }
+    elseif b1 - b0 > 1 then
+      local c = b0 + 1 + rnd(b1 - b0 - 1)
+      r[k] = { t0, t1, b0, c }
+      r[#r + 1] = { t0, t1, c, b1 }
+    end
+  end
+  local shift, items, offsets = cyclic and rnd(T) or 0, {}, {}
+  for i, x in ipairs(r) do
+    local a = 1
+    while a < 4096 and x[3] % (2 * a) == 0 do a = 2 * a end
+    local s, e = x[1], x[2]
+    if cyclic then s, e = (s + shift) % T, (e + shift) % T end
+    items[i], offsets[i] = { start = s, stop = e, size = x[4] - x[3], align = a }, x[3]
+  end
+  return items, offsets
+end
+
+describe("fg.pack on guillotine instances (known optimum)", function()
+  it("reaches the optimum of small ones, linear and cyclic, and proves it", function()
+    for iter = 1, 30 do
+      local n, H, cyclic = 3 + iter % 8, 500 + rnd(3000), iter % 2 == 0
+      local T = 2 * n
+      local items, construction = guillotine(n, T, H, cyclic)
+      local opts = { period = cyclic and T or 0, time_budget_ms = 10000 }
+      assert.are.equal(H, fg.pack_load(items, opts.period))
+      assert.is_true(fg.check_packing(items, construction, opts))
+      local r = fg.pack(items, opts)
+      assert.is_true(fg.check_packing(items, r.offsets, opts))
+      assert.are.equal(H, r.bound)
+      assert.are.equal(H, r.makespan)
+      assert.is_true(r.optimal)
+    end
+  end)
+end)

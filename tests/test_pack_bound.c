@@ -6,6 +6,7 @@
 #include <string.h>
 #include "fg_pack.h"
 #include "pack_internal.h"
+#include "../bench/gen_guillotine.h"
 
 #define FG_TEST_SEED 0xB0D1Dull
 #include "fg_test.h"
@@ -116,9 +117,53 @@ static void test_result_bound(void) {
   CHECK(partial_best == 0, "best called its bound partial %d times", partial_best);
 }
 
+/* Guillotine instances: the construction is a valid packing at OPT = H =
+ * LOAD; small ones are solved to that optimum (and proved); larger ones
+ * get a valid packing, bound H, no worse than any baseline. */
+static void test_guillotine(void) {
+  enum { N = 60 };
+  fg_pack_item a[N];
+  uint64_t off[N], opt_off[N], gs = 42;
+  gg_rect scratch[N];
+  char err[256];
+  int solved = 0, tried = 0;
+  for (int iter = 0; iter < 120; iter++) {
+    int cyclic = iter & 1, n = iter < 100 ? 3 + iter % 10 : N;
+    uint64_t T = 2 * (uint64_t)n, H = 1000 + gg_rnd(&gs) % 5000;
+    uint64_t opt = gg_generate(a, opt_off, scratch, (size_t)n, T, H, cyclic, &gs);
+    fg_pack_desc d = {0};
+    d.period = cyclic ? T : 0;
+    CHECK(opt == H && fg_pack_load(a, (size_t)n, d.period) == H, "iter %d: LOAD %llu, H %llu", iter,
+          (unsigned long long)fg_pack_load(a, (size_t)n, d.period), (unsigned long long)H);
+    CHECK(fg_check_packing(a, (size_t)n, opt_off, &d, err, sizeof err) == 1, "iter %d: construction: %s", iter, err);
+    d.time_budget_ms = n <= 12 ? 10000 : 20; /* small: the exact search ends it long before */
+    fg_pack_result r;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(fg_check_packing(a, (size_t)n, off, &d, err, sizeof err) == 1, "iter %d: %s", iter, err);
+    CHECK(r.bound == H && r.makespan >= H, "iter %d: bound %llu makespan %llu, OPT %llu", iter,
+          (unsigned long long)r.bound, (unsigned long long)r.makespan, (unsigned long long)H);
+    if (n <= 12) {
+      tried++;
+      solved += r.makespan == H;
+      CHECK(r.makespan == H && r.optimal, "iter %d n %d %s: makespan %llu, OPT %llu", iter, n,
+            cyclic ? "cyclic" : "linear", (unsigned long long)r.makespan, (unsigned long long)H);
+    }
+    for (size_t k = 1; fg_pack_solvers[k]; k++) {
+      fg_pack_desc b = d;
+      b.solver = fg_pack_solvers[k];
+      fg_pack_result rb;
+      CHECK(fg_pack(a, (size_t)n, &b, off, &rb, err, sizeof err) == 0, "%s", err);
+      CHECK(r.makespan <= rb.makespan, "iter %d: best %llu, %s %llu", iter, (unsigned long long)r.makespan, b.solver,
+            (unsigned long long)rb.makespan);
+    }
+  }
+  printf("guillotine: %d of %d small instances solved to their known optimum\n", solved, tried);
+}
+
 int main(void) {
   test_exact_clique();
   test_result_bound();
+  test_guillotine();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;
