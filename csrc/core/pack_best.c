@@ -55,6 +55,8 @@
 #define DEFAULT_HINT_BUDGET_MS 0.05
 #define DEFAULT_NODES 2000000
 #define LAHC_LEN 64
+/* fruitless ruin-and-recreate iterations before a line's search takes over */
+#define RUIN_LINE_STALL 2000
 #define EXACT_MAX_N 64
 #define SMALL_BITS_N 512
 /* the exact clique bound runs where its cost estimate stays below this */
@@ -701,6 +703,10 @@ static int best_ruin(best_run *r) {
     rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
                 : in->cyclic     ? deadline
                                  : now + (deadline - now) / 8;
+  /* on such a line the search's time is worth more once this loop stalls:
+   * it stops after as many fruitless iterations as it took to its last
+   * gain (at least RUIN_LINE_STALL) */
+  int line = n > EXACT_MAX_N && !in->cyclic;
   /* stop once the best (not the wandering current) reaches a bound, in
    * effective sizes or in real bytes: nothing can beat it */
   z.at_bound = r->bestM <= r->lb || pk_makespan(r->in0, r->boff) <= r->reallb;
@@ -708,7 +714,8 @@ static int best_ruin(best_run *r) {
    * instances) this loop cannot prove anything and would burn its whole share
    * of the budget; the exact search below settles those in microseconds. */
   uint64_t patience = 20000 + 100 * (uint64_t)m;
-  while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience) {
+  while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience &&
+         (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
     if ((z.iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     z.iter++;
     if (ruin_step(r, &z)) break;
