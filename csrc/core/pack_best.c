@@ -668,6 +668,27 @@ static int ruin_step(best_run *r, ruin *z) {
   return 0;
 }
 
+/* A cycle with a point where only whole-cycle items live is a line above
+ * their stack (a frame graph without history): the decision search below
+ * is exact there, as on a line. */
+static int is_line(const pk_inst *in) {
+  if (!in->cyclic) return 1;
+  uint32_t K = in->K;
+  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  if (!d) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    if (a == b) continue;
+    d[a]++;
+    if (a < b) d[b]--;
+    else { d[K]--; d[0]++; d[b]--; }
+  }
+  int32_t run = 0, line = 0;
+  for (uint32_t t = 0; t < K && !line; t++) line = (run += d[t]) == 0;
+  free(d);
+  return line;
+}
+
 /* 3. ruin and recreate around the peak (ruin_step) from the best start;
  * keep every move unless the makespan grows (or, at equal makespan, more
  * bytes stick out above LOAD). */
@@ -696,17 +717,18 @@ static int best_ruin(best_run *r) {
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
   /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
-  /* pack_search: above EXACT_MAX_N on lines the decision search after this
-   * loop gets 7/8 (it solves perfect-fit instances this search stalls on);
-   * on cycles (where it is only a heuristic) this loop keeps everything */
+  /* pack_search: above EXACT_MAX_N on lines (and cycles that are lines
+   * above a whole-cycle stack, is_line) the decision search after this loop
+   * gets 7/8 (it solves perfect-fit instances this search stalls on); on
+   * other cycles (where it is only a heuristic) this loop keeps everything */
+  int line = n > EXACT_MAX_N && is_line(in);
   if (now < deadline)
     rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
-                : in->cyclic     ? deadline
+                : !line          ? deadline
                                  : now + (deadline - now) / 8;
   /* on such a line the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
-  int line = n > EXACT_MAX_N && !in->cyclic;
   /* stop once the best (not the wandering current) reaches a bound, in
    * effective sizes or in real bytes: nothing can beat it */
   z.at_bound = r->bestM <= r->lb || pk_makespan(r->in0, r->boff) <= r->reallb;
