@@ -29,6 +29,7 @@ typedef struct cq {
   const pk_inst *in;
   uint32_t p, K;
   uint32_t *ap; size_t nap;   /* non-whole items alive at p, by (a, b) */
+  uint32_t *yl; size_t ny;    /* the other non-whole items, by l */
   uint32_t *ga, *gb;          /* per item: its gap [a, b) (in A_p) or interval [l, r), cut at p */
   uint64_t *prof;             /* effective load per point */
   cqp *pt;                    /* scratch: X then Y at one q */
@@ -54,9 +55,10 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
   }
   np = nx;
   if (nx)
-    for (size_t i = 0; i < in->n; i++) /* Y: alive at q, not at p */
-      if (in->s[i] != in->e[i] && !pk_contains(in, i, c->p) && cq_alive(c, i, x, 0))
-        c->pt[np++] = (cqp){c->ga[i], c->gb[i], -(int64_t)in->size[i], (uint32_t)i, 0};
+    for (size_t k = 0; k < c->ny && c->ga[c->yl[k]] <= x; k++) { /* Y: alive at q, not at p */
+      uint32_t i = c->yl[k];
+      if (x < c->gb[i]) c->pt[np++] = (cqp){c->ga[i], c->gb[i], -(int64_t)in->size[i], i, 0};
+    }
   for (size_t k = 0; k < nx; k++) { /* the levels: X's distinct b, ascending */
     size_t j = nl;
     while (j > 0 && c->lev[j - 1] > c->pt[k].r) j--;
@@ -140,14 +142,14 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   *real = 0;
   *exact = 1;
   if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
-  cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
+  cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
           malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
           malloc(sizeof(int64_t) * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn)};
   uint32_t *cnt = calloc((size_t)K + 1, sizeof(uint32_t));
   pk_kv *kv = malloc(sizeof(pk_kv) * nn);
   uint64_t best = floor, bestq = UINT64_MAX;
   *exact = 0;
-  if (!c.ap || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !cnt || !kv) goto out;
+  if (!c.ap || !c.yl || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !cnt || !kv) goto out;
   pk_profile(in, c.prof, 0);
   uint32_t least;
   *exact = 1;
@@ -166,6 +168,10 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   }
   pk_sort_kv(kv, c.nap);
   for (size_t k = 0; k < c.nap; k++) c.ap[k] = (uint32_t)kv[k].i;
+  for (size_t i = 0; i < n; i++)
+    if (in->s[i] != in->e[i] && !pk_contains(in, i, c.p)) kv[c.ny++] = (pk_kv){c.ga[i], 0, i};
+  pk_sort_kv(kv, c.ny);
+  for (size_t k = 0; k < c.ny; k++) c.yl[k] = (uint32_t)kv[k].i;
   /* q: the latest start among the clique's items that miss p (a start of
    * an item not alive at p), tried by upper bound L(q) + w(X), highest
    * first, until it cannot beat the best */
@@ -198,7 +204,7 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   }
   if (bestq != UINT64_MAX) cq_at(&c, (uint32_t)bestq, real);
 out:
-  free(c.ap); free(c.ga); free(c.gb); free(c.prof); free(c.pt); free(c.lev); free(c.S); free(c.V); free(c.par);
+  free(c.ap); free(c.yl); free(c.ga); free(c.gb); free(c.prof); free(c.pt); free(c.lev); free(c.S); free(c.V); free(c.par);
   free(cnt); free(kv);
   return bestq != UINT64_MAX ? best : 0;
 }
