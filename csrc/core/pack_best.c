@@ -308,6 +308,7 @@ typedef struct best_run {
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
   int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
+  int line;                 /* is_line: set by best_ruin */
   uint64_t realBest, hintM, bestM;
   bs b;
   size_t *bord;             /* best order so far */
@@ -717,15 +718,16 @@ static int best_ruin(best_run *r) {
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
   /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
-  /* pack_search: above EXACT_MAX_N on lines (and cycles that are lines
-   * above a whole-cycle stack, is_line) the decision search after this loop
-   * gets 7/8 (it solves perfect-fit instances this search stalls on); on
-   * other cycles (where it is only a heuristic) this loop keeps everything */
-  int line = n > EXACT_MAX_N && is_line(in);
+  /* pack_search: on lines (and cycles that are lines above a whole-cycle
+   * stack, is_line) the decision search after this loop gets 7/8 (it
+   * solves perfect-fit instances this search stalls on; up to EXACT_MAX_N
+   * items after the exact search's half); on other cycles (where it is
+   * only a heuristic) this loop keeps everything, or half up to EXACT_MAX_N */
+  int line = r->line = is_line(in);
   if (now < deadline)
-    rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
-                : !line          ? deadline
-                                 : now + (deadline - now) / 8;
+    rr_deadline = line               ? now + (deadline - now) / 8
+                : n <= EXACT_MAX_N ? now + (deadline - now) / 2
+                                   : deadline;
   /* on such a line the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
@@ -749,13 +751,17 @@ static int best_ruin(best_run *r) {
 }
 
 /* pack_search: the decision search by bisection below the incumbent, above
- * EXACT_MAX_N items, with the time that is left */
+ * EXACT_MAX_N items or on a line (is_line; after the exact search there),
+ * with the time that is left */
 static int best_search(best_run *r, int *optimal) {
   size_t n = r->n;
-  if (n <= EXACT_MAX_N || fg_now_ns() >= r->deadline) return BEST_ON;
+  uint64_t now = fg_now_ns(), deadline = r->deadline;
+  if ((n <= EXACT_MAX_N && !r->line) || now >= deadline) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
-  int sp = pk_search_improve(&r->in, r->lb, r->deadline, r->tmp, &sp_proved);
+  /* on a small line the node budget caps it too (as it does the exact
+   * search), so a run without a time limit ends */
+  int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);
   if (sp < 0) return -1;
   if (sp > 0 && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out)) memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
   if (sp_proved && !r->in.gran) { /* proved minimal; real sizes are the effective ones */
@@ -765,8 +771,9 @@ static int best_search(best_run *r, int *optimal) {
   return BEST_ON;
 }
 
-/* 4. exact search below the incumbent with the time that is left */
-static int best_exact(best_run *r, int *optimal) {
+/* 4. exact search below the incumbent with the time that is left (half of
+ * it with half set: on a small line the decision search follows) */
+static int best_exact(best_run *r, int *optimal, int half) {
   const pk_inst *in = &r->in;
   size_t n = r->n;
   uint64_t inc = 0;
@@ -775,7 +782,8 @@ static int best_exact(best_run *r, int *optimal) {
   int improved = 0;
   /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
    * few milliseconds: the search is kept for instances it can finish */
-  int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, r->deadline) : 0;
+  uint64_t now = fg_now_ns(), dl = half && now < r->deadline ? now + (r->deadline - now) / 2 : r->deadline;
+  int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, dl) : 0;
   if (ex < 0) return -1;
   if (improved && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out))
     memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
@@ -797,8 +805,12 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_baselines(&r);
   if (st == BEST_ON) st = best_starts(&r);
   if (st == BEST_ON) st = best_ruin(&r);
+  /* a small line: the exact search first (it proves small instances at
+   * once), then the decision search with what is left */
+  int small_line = st == BEST_ON && r.line && r.n <= EXACT_MAX_N;
+  if (st == BEST_ON && small_line) st = best_exact(&r, optimal, 1);
   if (st == BEST_ON) st = best_search(&r, optimal);
-  if (st == BEST_ON) st = best_exact(&r, optimal);
+  if (st == BEST_ON && !small_line) st = best_exact(&r, optimal, 0);
   /* every step done, or one reached a bound */
   if (st == BEST_ON || st == BEST_PROVED) *optimal = pk_makespan(in0, out) <= r.reallb;
   oc->optimal = opt;
