@@ -2,10 +2,17 @@
  *  1. Enlisted bootstrap (DESIGN.md "What we are measured by" 1): n = 25..200
  *     step 25, 500, 1000; with wrapping items and without.
  *  2. MiniMalloc challenging instances (linear time, capacity 1048576).
+ *  3. Guillotine instances with a known optimum (gen_guillotine.h), linear
+ *     and cyclic, at --gen-budget ms (default 1000).
  * Every result goes through fg_check_packing; failures are counted.
  * Usage: bench_cdsa [--instances N] [--seed S] [--ns 25,50,...] [--budget MS]
  *                   [--mm-budget MS] [--no-enlisted] [--no-minimalloc] [--solvers a,b]
- *                   [--clique N]   (instances per n, n <= 200, that also get the clique bound)
+ *                   [--no-gen] [--gen-ns 50,100,...] [--gen-instances N] [--gen-budget MS]
+ *                   [--clique N]   (instances per n, n <= 200, whose bound from fg_pack is
+ *                                   checked against this file's own clique search)
+ * Quality is reported against LOAD (avg, p90, max) and against the largest
+ * bound any solver proved on the instance (/bnd: best's max(LOAD, heaviest
+ * clique), result.bound).
  */
 #include <lauxlib.h>
 #include <lua.h>
@@ -15,6 +22,7 @@
 #include <string.h>
 #include "fg_pack.h"
 #include "fg_util.h"
+#include "gen_guillotine.h"
 
 #ifndef FG_DATA_DIR
 #define FG_DATA_DIR "data"
@@ -138,7 +146,7 @@ static const char *solver_name(const char *spec, char *buf, size_t len, double *
   return buf;
 }
 
-static int clique_instances = 200; /* instances per n that also get the clique bound */
+static int clique_instances = 0; /* instances per n whose bound is checked by clique_bound */
 
 static int bestm_index(void) {
   for (int s = 0; s < nsolvers; s++)
@@ -149,15 +157,19 @@ static int bestm_index(void) {
 static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int wrap, double budget) {
   fg_pack_item *items = malloc(sizeof(fg_pack_item) * n);
   uint64_t *off = malloc(sizeof(uint64_t) * n);
-  double *ratio[MAXS], *tms[MAXS];
+  double *ratio[MAXS], *tms[MAXS], *vsb[MAXS];
+  uint64_t *mk[MAXS];
   int fails[MAXS] = {0}, worse_than_base = 0;
   for (int s = 0; s < nsolvers; s++) {
     ratio[s] = malloc(sizeof(double) * instances);
     tms[s] = malloc(sizeof(double) * instances);
+    vsb[s] = malloc(sizeof(double) * instances);
+    mk[s] = malloc(sizeof(uint64_t) * instances);
   }
   char msg[256];
   int ncl = n <= 200 ? (clique_instances < instances ? clique_instances : instances) : 0, proved = 0, atlb = 0;
-  double *vslb = malloc(sizeof(double) * (ncl ? ncl : 1)), *lbload = malloc(sizeof(double) * (ncl ? ncl : 1));
+  int partial = 0, missed = 0;
+  double *vslb = malloc(sizeof(double) * instances), *lbload = malloc(sizeof(double) * instances);
   for (int k = 0; k < instances; k++) {
     uint64_t T = draw(tl);
     for (int i = 0; i < n; i++) {
@@ -173,7 +185,7 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
     fg_pack_desc d = {0};
     d.period = T;
     d.time_budget_ms = budget;
-    uint64_t bestm = 0, basem = UINT64_MAX, bestload = 0;
+    uint64_t bestm = 0, basem = UINT64_MAX, bestload = 0, bestbound = 0, maxbound = 0;
     int bestopt = 0;
     for (int s = 0; s < nsolvers; s++) {
       char nb[32];
@@ -187,45 +199,64 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
         fails[s]++;
         fprintf(stderr, "FAIL %s n=%d k=%d: %s\n", solvers[s], n, k, msg);
         ratio[s][k] = 0;
+        mk[s][k] = 0;
         continue;
       }
       ratio[s][k] = (double)r.makespan / (double)r.load;
-      if (!strcmp(solvers[s], "best")) { bestm = r.makespan; bestload = r.load; bestopt = r.optimal; }
+      mk[s][k] = r.makespan;
+      if (r.bound > maxbound) maxbound = r.bound; /* every bound proved holds for all */
+      if (!strcmp(solvers[s], "best")) {
+        bestm = r.makespan; bestload = r.load; bestopt = r.optimal; bestbound = r.bound;
+        partial += r.bound_partial;
+      }
       else if (strncmp(solvers[s], "best", 4) && r.makespan < basem) basem = r.makespan; /* baselines only */
     }
     if (bestm && basem != UINT64_MAX && bestm > basem) worse_than_base++;
+    for (int s = 0; s < nsolvers; s++) vsb[s][k] = mk[s][k] ? (double)mk[s][k] / (double)maxbound : 0;
     if (bestopt) proved++;
-    if (k < ncl && bestm) {
-      uint64_t cl = clique_bound(items, n, 2000000), lb = cl > bestload ? cl : bestload;
-      vslb[k] = (double)bestm / (double)lb;
-      lbload[k] = (double)lb / (double)bestload;
-      if (bestm == lb) atlb++;
+    if (bestm) {
+      vslb[k] = (double)bestm / (double)bestbound;
+      lbload[k] = (double)bestbound / (double)bestload;
+      if (bestm == bestbound) atlb++;
+    } else {
+      vslb[k] = lbload[k] = 1;
     }
+    /* an independent clique search: a heavier clique than the bound is a miss */
+    if (k < ncl && bestm && clique_bound(items, n, 2000000) > bestbound) missed++;
   }
   printf("\nEnlisted n=%d %s wrapping, %d instances\n", n, wrap ? "with" : "without", instances);
-  printf("  %-9s %8s %8s %8s %10s %10s %6s\n", "solver", "avg", "p90", "max", "med ms", "avg ms", "fails");
+  printf("  %-9s %8s %8s %8s %10s %10s %6s %9s %9s\n", "solver", "avg", "p90", "max", "med ms", "max ms", "fails",
+         "/bnd avg", "/bnd p90");
   for (int s = 0; s < nsolvers; s++) {
     double sum = 0, st = 0, mx = 0;
     for (int k = 0; k < instances; k++) {
       sum += ratio[s][k];
-      st += tms[s][k];
+      if (tms[s][k] > st) st = tms[s][k];
       if (ratio[s][k] > mx) mx = ratio[s][k];
     }
-    double p90 = pct(ratio[s], instances, 0.9), med = pct(tms[s], instances, 0.5);
-    printf("  %-9s %8.4f %8.4f %8.4f %10.4f %10.4f %6d\n", solvers[s], sum / instances, p90, mx, med, st / instances,
-           fails[s]);
+    double p90 = pct(ratio[s], instances, 0.9), med = pct(tms[s], instances, 0.5), bs = 0;
+    for (int k = 0; k < instances; k++) bs += vsb[s][k];
+    printf("  %-9s %8.4f %8.4f %8.4f %10.4f %10.4f %6d %9.4f %9.4f\n", solvers[s], sum / instances, p90, mx, med,
+           st, fails[s], bs / instances, pct(vsb[s], instances, 0.9));
     free(ratio[s]);
     free(tms[s]);
+    free(vsb[s]);
+    free(mk[s]);
   }
   if (worse_than_base) printf("  best worse than a baseline on %d instances\n", worse_than_base);
   if (bestm_index() >= 0) printf("  best proved optimal (optimal = true) on %d of %d instances\n", proved, instances);
-  if (ncl && bestm_index() >= 0) {
-    double a = 0, b = 0;
-    for (int k = 0; k < ncl; k++) { a += vslb[k]; b += lbload[k]; }
-    double lbp90 = pct(lbload, ncl, 0.9);
-    printf("  first %d instances: LB = max(LOAD, heaviest clique) is %.4f x LOAD on average, p90 %.4f;\n"
-           "    best / LB avg %.4f, p90 %.4f; best == LB on %d\n",
-           ncl, b / ncl, lbp90, a / ncl, pct(vslb, ncl, 0.9), atlb);
+  if (bestm_index() >= 0) {
+    double a = 0, b = 0, mx = 0;
+    for (int k = 0; k < instances; k++) {
+      a += vslb[k];
+      b += lbload[k];
+      if (vslb[k] > mx) mx = vslb[k];
+    }
+    double lbp90 = pct(lbload, instances, 0.9);
+    printf("  bound (best's result.bound) is %.4f x LOAD on average, p90 %.4f; partial on %d\n"
+           "  best / bound avg %.4f, p90 %.4f, max %.4f; best == bound on %d\n",
+           b / instances, lbp90, partial, a / instances, pct(vslb, instances, 0.9), mx, atlb);
+    if (ncl) printf("  independent clique search on the first %d: heavier than the bound on %d\n", ncl, missed);
   }
   free(vslb);
   free(lbload);
@@ -286,9 +317,69 @@ static void run_minimalloc(double budget) {
   printf("  (* = makespan exactly 1048576)\n");
 }
 
+/* Guillotine instances: makespan / OPT per solver (OPT = H by construction). */
+static void run_guillotine(int n, int instances, int cyclic, double budget, uint64_t seed) {
+  fg_pack_item *items = malloc(sizeof(fg_pack_item) * n);
+  uint64_t *off = malloc(sizeof(uint64_t) * n);
+  gg_rect *scratch = malloc(sizeof(gg_rect) * n);
+  double *ratio[MAXS], *tms[MAXS];
+  int fails[MAXS] = {0}, worse = 0, atopt[MAXS] = {0};
+  for (int s = 0; s < nsolvers; s++) {
+    ratio[s] = malloc(sizeof(double) * instances);
+    tms[s] = malloc(sizeof(double) * instances);
+  }
+  uint64_t gs = seed * 7919 + (uint64_t)n * 2 + (uint64_t)cyclic;
+  for (int k = 0; k < instances; k++) {
+    uint64_t T = 2 * (uint64_t)n, H = (1u << 20) + gg_rnd(&gs) % 65536;
+    uint64_t opt = gg_generate(items, NULL, scratch, (size_t)n, T, H, cyclic, &gs);
+    uint64_t bestm = 0, basem = UINT64_MAX;
+    for (int s = 0; s < nsolvers; s++) {
+      fg_pack_desc d = {0};
+      char nb[32], msg[256];
+      d.period = cyclic ? T : 0;
+      d.time_budget_ms = budget;
+      d.solver = solver_name(solvers[s], nb, sizeof nb, &d.time_budget_ms);
+      fg_pack_result r;
+      uint64_t t0 = fg_now_ns();
+      int rc = fg_pack(items, n, &d, off, &r, msg, sizeof msg);
+      tms[s][k] = (fg_now_ns() - t0) / 1e6;
+      if (rc || !fg_check_packing(items, n, off, &d, msg, sizeof msg) || r.bound > opt) {
+        fails[s]++;
+        fprintf(stderr, "FAIL %s guillotine n=%d k=%d: %s\n", solvers[s], n, k, rc ? msg : "bound above OPT");
+        ratio[s][k] = 0;
+        continue;
+      }
+      ratio[s][k] = (double)r.makespan / (double)opt;
+      if (r.makespan == opt) atopt[s]++;
+      if (!strcmp(solvers[s], "best")) bestm = r.makespan;
+      else if (strncmp(solvers[s], "best", 4) && r.makespan < basem) basem = r.makespan;
+    }
+    if (bestm && basem != UINT64_MAX && bestm > basem) worse++;
+  }
+  printf("\nGuillotine n=%d %s, %d instances, makespan / OPT (best budget %.0f ms)\n", n, cyclic ? "cyclic" : "linear",
+         instances, budget);
+  printf("  %-9s %8s %8s %8s %7s %10s %10s %6s\n", "solver", "avg", "p90", "max", "at OPT", "med ms", "max ms", "fails");
+  for (int s = 0; s < nsolvers; s++) {
+    double sum = 0, mx = 0, tmx = 0;
+    for (int k = 0; k < instances; k++) {
+      sum += ratio[s][k];
+      if (ratio[s][k] > mx) mx = ratio[s][k];
+      if (tms[s][k] > tmx) tmx = tms[s][k];
+    }
+    printf("  %-9s %8.4f %8.4f %8.4f %7d %10.3f %10.3f %6d\n", solvers[s], sum / instances, pct(ratio[s], instances, 0.9),
+           mx, atopt[s], pct(tms[s], instances, 0.5), tmx, fails[s]);
+    free(ratio[s]);
+    free(tms[s]);
+  }
+  if (worse) printf("  best worse than a baseline on %d instances\n", worse);
+  fflush(stdout);
+  free(items); free(off); free(scratch);
+}
+
 int main(int argc, char **argv) {
-  int instances = 2000, enlisted = 1, minimalloc = 1;
-  double budget = 0, mmbudget = 1000;
+  int instances = 2000, enlisted = 1, minimalloc = 1, gen = 1, gen_instances = 20;
+  double budget = 0, mmbudget = 1000, genbudget = 1000;
+  int gns[32] = {50, 100, 200, 400, 1000}, ngn = 5;
   uint64_t seed = 1;
   int ns[32] = {25, 50, 75, 100, 125, 150, 175, 200, 500, 1000}, nn = 10;
   char solverbuf[256] = "";
@@ -300,13 +391,21 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--no-enlisted")) enlisted = 0;
     else if (!strcmp(argv[a], "--clique") && a + 1 < argc) clique_instances = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--no-minimalloc")) minimalloc = 0;
+    else if (!strcmp(argv[a], "--no-gen")) gen = 0;
+    else if (!strcmp(argv[a], "--gen-instances") && a + 1 < argc) gen_instances = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--gen-budget") && a + 1 < argc) genbudget = atof(argv[++a]);
+    else if (!strcmp(argv[a], "--gen-ns") && a + 1 < argc) {
+      ngn = 0;
+      for (char *p = strtok(argv[++a], ","); p && ngn < 32; p = strtok(NULL, ",")) gns[ngn++] = atoi(p);
+    }
     else if (!strcmp(argv[a], "--solvers") && a + 1 < argc) snprintf(solverbuf, sizeof solverbuf, "%s", argv[++a]);
     else if (!strcmp(argv[a], "--ns") && a + 1 < argc) {
       nn = 0;
       for (char *p = strtok(argv[++a], ","); p && nn < 32; p = strtok(NULL, ",")) ns[nn++] = atoi(p);
     } else {
       fprintf(stderr, "usage: %s [--instances N] [--seed S] [--ns 25,50] [--budget MS] [--mm-budget MS] "
-                      "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc] [--clique N]\n", argv[0]);
+                      "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc] [--clique N] [--no-gen] [--gen-ns 50,100] "
+                      "[--gen-instances N] [--gen-budget MS]\n", argv[0]);
       return 2;
     }
   }
@@ -337,5 +436,8 @@ int main(int argc, char **argv) {
       for (int k = 0; k < nn; k++) run_enlisted(&tl, &lt, &sz, ns[k], instances, wrap, budget);
   }
   if (minimalloc) run_minimalloc(mmbudget);
+  if (gen)
+    for (int cyclic = 0; cyclic <= 1; cyclic++)
+      for (int k = 0; k < ngn; k++) run_guillotine(gns[k], gen_instances, cyclic, genbudget, seed);
   return 0;
 }

@@ -166,7 +166,41 @@ describe("fg.pack", function()
     assert.are.equal(10, r.makespan)
     assert.are.equal(10, r.load)
     assert.is_true(r.optimal)
-    assert.are.same({ offsets = {}, makespan = 0, load = 0, optimal = true }, fg.pack({}))
+    assert.are.same({ offsets = {}, makespan = 0, load = 0, optimal = true, bound = 0, bound_partial = false },
+                    fg.pack({}))
+  end)
+
+  it("returns the bound it proved: the heaviest set of pairwise-meeting arcs on a cycle", function()
+    -- three arcs of a cycle of 6, each over half of it: they meet pairwise
+    -- but no point holds all three, so LOAD (2 of them) is below the bound
+    local items = { { start = 0, stop = 4, size = 10 }, { start = 2, stop = 0, size = 10 },
+                    { start = 4, stop = 2, size = 10 } }
+    local r = fg.pack(items, { period = 6 })
+    assert.are.equal(20, r.load)
+    assert.are.equal(30, r.bound)
+    assert.are.equal(30, r.makespan)
+    assert.is_true(r.optimal)
+    assert.is_false(r.bound_partial)
+    -- a baseline proves LOAD only, and says so
+    local b = fg.pack(items, { period = 6, solver = "none" })
+    assert.are.equal(20, b.bound)
+    assert.is_true(b.bound_partial)
+  end)
+
+  it("never reports a bound above the makespan or below LOAD", function()
+    for _ = 1, 40 do
+      local n, T = 3 + rnd(20), 4 + rnd(30)
+      local items = {}
+      for i = 1, n do
+        local s, len = rnd(T), 1 + rnd(T)
+        items[i] = { start = s, stop = (s + len) % T, size = 1 + rnd(100), align = 1 << rnd(3) }
+      end
+      for _, solver in ipairs(solvers) do
+        local r = fg.pack(items, { period = T, solver = solver })
+        assert.is_true(r.load <= r.bound and r.bound <= r.makespan, solver)
+        if solver == "best" then assert.is_false(r.bound_partial) end
+      end
+    end
   end)
 
   it("gives valid packings with every solver on random cyclic and linear instances", function()
@@ -299,5 +333,90 @@ describe("fg.pack on sizes near 2^64", function()
     local r = fg.pack(items, { solver = "best" })
     assert.are.equal(1 << 62, r.makespan)
     assert.is_true(fg.check_packing(items, r.offsets))
+  end)
+end)
+
+describe("the bound in a graph's stats", function()
+  local P = require("support.pipeline").P
+  require("framegraph.assertions")
+  -- history copies live a frame and one step: every two meet, all of them
+  -- together outweigh LOAD, and that weight is the bound best proves
+  local function history_graph(opts)
+    local nodes = {}
+    for i = 1, 12 do
+      local h, tmp = "h" .. i, "t" .. i
+      nodes[#nodes + 1] = { name = "n" .. i, history = { [h] = "sampled" },
+                            read = i > 1 and { "t" .. (i - 1) } or nil,
+                            create = { [h] = { format = "rgba8_unorm", size = { 32 + i, 32 }, history = "clear" },
+                                       [tmp] = { format = "r8_unorm", size = { 16, 16 } } } }
+    end
+    nodes[#nodes + 1] = { name = "last", read = { "t12" }, create = { out = { format = "r8_unorm", size = { 8, 8 } } } }
+    return fg.compile(P(nodes), opts)
+  end
+
+  it("reports each heap's bound, above LOAD where the copies make a clique", function()
+    local g = history_graph()
+    local h = g:stats().heaps[1]
+    assert.is_true(h.bound > h.load)
+    assert.is_true(h.bound <= h.bytes)
+    assert.is_false(h.bound_partial)
+    assert.within_bound(g, 1.0)
+  end)
+
+  it("assert.within_bound names the heap and its ratio when it fails", function()
+    local g = history_graph({ solver = "none" })
+    local h = g:stats().heaps[1]
+    assert.is_true(h.bytes > h.bound)
+    local ok, err = pcall(assert.within_bound, g, 1.0)
+    assert.is_false(ok)
+    assert.truthy(tostring(err):find("heap 1: makespan/bound = " .. h.bytes .. "/" .. h.bound, 1, true))
+    assert.within_bound(g, h.bytes / h.bound)
+  end)
+end)
+
+-- Guillotine cuts of a time x bytes rectangle (bench/gen_guillotine.h, in
+-- Lua): every point in time holds H bytes, and the cuts are a packing of
+-- makespan H, so OPT = LOAD = H by construction.
+local function guillotine(n, T, H, cyclic)
+  local r = { { 0, T, 0, H } }
+  while #r < n do
+    local k = 1 + rnd(#r)
+    local t0, t1, b0, b1 = table.unpack(r[k])
+    if t1 - t0 > 1 and (b1 - b0 < 2 or rnd(2) == 0) then
+      local c = t0 + 1 + rnd(t1 - t0 - 1)
+      r[k] = { t0, c, b0, b1 }
+      r[#r + 1] = { c, t1, b0, b1 }
+    elseif b1 - b0 > 1 then
+      local c = b0 + 1 + rnd(b1 - b0 - 1)
+      r[k] = { t0, t1, b0, c }
+      r[#r + 1] = { t0, t1, c, b1 }
+    end
+  end
+  local shift, items, offsets = cyclic and rnd(T) or 0, {}, {}
+  for i, x in ipairs(r) do
+    local a = 1
+    while a < 4096 and x[3] % (2 * a) == 0 do a = 2 * a end
+    local s, e = x[1], x[2]
+    if cyclic then s, e = (s + shift) % T, (e + shift) % T end
+    items[i], offsets[i] = { start = s, stop = e, size = x[4] - x[3], align = a }, x[3]
+  end
+  return items, offsets
+end
+
+describe("fg.pack on guillotine instances (known optimum)", function()
+  it("reaches the optimum of small ones, linear and cyclic, and proves it", function()
+    for iter = 1, 30 do
+      local n, H, cyclic = 3 + iter % 8, 500 + rnd(3000), iter % 2 == 0
+      local T = 2 * n
+      local items, construction = guillotine(n, T, H, cyclic)
+      local opts = { period = cyclic and T or 0, time_budget_ms = 10000 }
+      assert.are.equal(H, fg.pack_load(items, opts.period))
+      assert.is_true(fg.check_packing(items, construction, opts))
+      local r = fg.pack(items, opts)
+      assert.is_true(fg.check_packing(items, r.offsets, opts))
+      assert.are.equal(H, r.bound)
+      assert.are.equal(H, r.makespan)
+      assert.is_true(r.optimal)
+    end
   end)
 end)

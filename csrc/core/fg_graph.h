@@ -392,6 +392,8 @@ typedef struct fg_graph_heap {
   uint64_t load;              /* lower bound: max live bytes over time */
   uint32_t resource_count;    /* packed items (frame copies) */
   int optimal;
+  uint64_t bound;             /* the largest lower bound proved (fg_pack_result.bound) */
+  int bound_partial;          /* fg_pack_result.bound_partial */
 } fg_graph_heap;
 
 uint32_t fg_graph_heap_count(const fg_graph *g);

@@ -61,6 +61,13 @@ typedef struct fg_pack_result {
   uint64_t load;
   int optimal;           /* 1 only when proved: makespan == load, or == the weight of a set of
                             pairwise-meeting items (cycles), or the exact search finished */
+  uint64_t bound;        /* the largest lower bound proved (<= makespan): LOAD, the heaviest set
+                            of pairwise-meeting items (cycles; best only), or the makespan itself
+                            once an exact search proved it minimal */
+  int bound_partial;     /* 1 when a heavier set of pairwise-meeting items may exist: the exact
+                            clique search (~0.1 ms at n = 200) was cut by the time budget or
+                            skipped (very large n), the solver is a baseline (they report LOAD
+                            only), or granularity rounding changed the weights */
 } fg_pack_result;
 
 /* Returns 0 on success; on user error (unknown solver, bad item) returns -1

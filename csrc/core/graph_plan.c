@@ -258,7 +258,7 @@ static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
     return -1;
   }
   for (uint32_t k = 0; k < g->items.n; k++) g->phys.a[g->item_phys.a[k]].offset = g->offsets.a[k];
-  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal};
+  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal, res.bound, res.bound_partial};
   if (VPUSH(&g->h, g->heaps, hp)) goto oom;
   g->stats.heap_bytes += res.makespan;
   g->stats.load_bytes += res.load;

@@ -8,12 +8,13 @@
 #include <string.h>
 
 /* One signature for every strategy: best reads the desc's budgets and LOAD
- * and may prove optimality; the baselines only write offsets. */
+ * and may prove optimality and a bound above LOAD; the baselines only write
+ * offsets. */
 typedef int (*pk_solver_fn)(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off,
-                            int *optimal);
+                            pk_outcome *oc);
 #define PK_BASELINE(NAME)                                                                          \
   static int solve_##NAME(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, \
-                          int *optimal) {                                                          \
+                          pk_outcome *oc) {                                                        \
     return pk_##NAME(in, off);                                                                     \
   }
 PK_BASELINE(thesis)
@@ -102,7 +103,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
-  fg_pack_result r = {0, 0, 0};
+  fg_pack_result r = {0, 0, 0, 0, 0};
   if (n == 0) {
     r.optimal = 1;
     if (res) *res = r;
@@ -115,8 +116,8 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   }
   in.cache = desc->cache;
   r.load = pk_profile(&in, NULL, 1);
-  int optimal = 0;
-  int rc = solver->fn(&in, desc, r.load, offsets, &optimal);
+  pk_outcome oc = {0, r.load, in.cyclic};
+  int rc = solver->fn(&in, desc, r.load, offsets, &oc);
   pk_free(&in);
   if (rc) {
     fg_errf(err, errlen, "out of memory");
@@ -124,7 +125,10 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   }
   for (size_t i = 0; i < n; i++)
     if (offsets[i] + items[i].size > r.makespan) r.makespan = offsets[i] + items[i].size;
-  r.optimal = r.makespan == r.load || optimal;
+  r.optimal = r.makespan == r.load || oc.optimal;
+  /* a proved optimum is the best bound there is */
+  r.bound = r.optimal ? r.makespan : oc.bound;
+  r.bound_partial = r.optimal ? 0 : oc.bound_partial;
   if (res) *res = r;
   return 0;
 }

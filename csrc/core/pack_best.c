@@ -12,8 +12,8 @@
  *    are mostly filled already); returned at once when it reaches a lower
  *    bound, else a start.
  *    Lower bounds: LOAD, and on cycles the heaviest set of pairwise-meeting
- *    items found (arcs can meet pairwise without a common point, so it can
- *    exceed LOAD: exact search up to 64 items, greedy above; pack_bound.c).
+ *    items (arcs can meet pairwise without a common point, so it can exceed
+ *    LOAD: found exactly in polynomial time; pack_bound.c).
  *    Reaching a bound proves optimality and ends the call.
  * 1. Without a hint, a quick first fit: arcs longer than half the cycle
  *    first (a frame graph's history copies, which make its clique bound),
@@ -55,8 +55,12 @@
 #define DEFAULT_HINT_BUDGET_MS 0.05
 #define DEFAULT_NODES 2000000
 #define LAHC_LEN 64
+/* fruitless ruin-and-recreate iterations before a line's search takes over */
+#define RUIN_LINE_STALL 2000
 #define EXACT_MAX_N 64
 #define SMALL_BITS_N 512
+/* the exact clique bound runs where its cost estimate stays below this */
+#define CLIQUE_MAX_WORK 200000000ull
 
 typedef struct bs {
   const pk_inst *in;
@@ -303,6 +307,8 @@ typedef struct best_run {
   uint64_t deadline, nodes;
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
+  int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
+  int line;                 /* is_line: set by best_ruin */
   uint64_t realBest, hintM, bestM;
   bs b;
   size_t *bord;             /* best order so far */
@@ -317,6 +323,25 @@ typedef struct best_run {
  * out at a bound (optimal when it reaches reallb), or stop with *optimal
  * decided already. */
 enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2 };
+
+/* The clique bound: a greedy clique, then the exact one above it and above
+ * LOAD (pack_bound.c; polynomial, but skipped where its cost estimate
+ * passes CLIQUE_MAX_WORK, and stopped at the deadline: the cliques found
+ * stand, partial). */
+static void best_clique(best_run *r, uint64_t deadline) {
+  const pk_inst *in = &r->in;
+  uint64_t cr, cl = pk_clique_greedy(in, &cr);
+  if (cl > r->lb) r->lb = cl;
+  if (cr > r->reallb) r->reallb = cr;
+  if (pk_clique_work(in) > CLIQUE_MAX_WORK) return;
+  int exact = 0;
+  cl = pk_clique_exact(in, r->lb, deadline, &cr, &exact);
+  if (cl > r->lb) r->lb = cl;
+  if (cr > r->reallb) r->reallb = cr;
+  /* exact for the effective weights; with granularity rounding the real
+   * bytes of another clique could weigh more */
+  r->lb_partial = !exact || in->gran != 0;
+}
 
 /* Bounds, buffers, conflict bits of small instances, size ranks, placement
  * list; whole-cycle items stacked at the bottom (largest alignment first)
@@ -338,11 +363,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;
   r->reallb = load;
-  if (in->cyclic) { /* the exact clique search costs more than it proves above EXACT_MAX_N */
-    uint64_t cr, cl = n <= EXACT_MAX_N ? pk_clique_exact(in, 5000, &cr) : pk_clique_greedy(in, &cr);
-    if (cl > r->lb) r->lb = cl;
-    if (cr > r->reallb) r->reallb = cr;
-  }
+  r->lb_partial = in->cyclic;
 
   bs *b = &r->b;
   b->in = in;
@@ -376,6 +397,9 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->ti = pk_tix_init(&r->tix, in);
   if (r->ti < 0) return -1;
   if (r->ti) b->pl.tix = &r->tix;
+  /* the bound may take the budget (~0.1 ms at n = 200; the baselines run
+   * regardless after it) */
+  if (in->cyclic) best_clique(r, r->deadline);
 
   pk_kv *kv = r->kv;
   size_t m = 0, nw = 0;
@@ -645,6 +669,27 @@ static int ruin_step(best_run *r, ruin *z) {
   return 0;
 }
 
+/* A cycle with a point where only whole-cycle items live is a line above
+ * their stack (a frame graph without history): the decision search below
+ * is exact there, as on a line. */
+static int is_line(const pk_inst *in) {
+  if (!in->cyclic) return 1;
+  uint32_t K = in->K;
+  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  if (!d) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    if (a == b) continue;
+    d[a]++;
+    if (a < b) d[b]--;
+    else { d[K]--; d[0]++; d[b]--; }
+  }
+  int32_t run = 0, line = 0;
+  for (uint32_t t = 0; t < K && !line; t++) line = (run += d[t]) == 0;
+  free(d);
+  return line;
+}
+
 /* 3. ruin and recreate around the peak (ruin_step) from the best start;
  * keep every move unless the makespan grows (or, at equal makespan, more
  * bytes stick out above LOAD). */
@@ -673,13 +718,19 @@ static int best_ruin(best_run *r) {
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
   /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
-  /* pack_search: above EXACT_MAX_N on lines the decision search after this
-   * loop gets 7/8 (it solves perfect-fit instances this search stalls on);
-   * on cycles (where it is only a heuristic) this loop keeps everything */
+  /* pack_search: on lines (and cycles that are lines above a whole-cycle
+   * stack, is_line) the decision search after this loop gets 7/8 (it
+   * solves perfect-fit instances this search stalls on; up to EXACT_MAX_N
+   * items after the exact search's half); on other cycles (where it is
+   * only a heuristic) this loop keeps everything, or half up to EXACT_MAX_N */
+  int line = r->line = is_line(in);
   if (now < deadline)
-    rr_deadline = n <= EXACT_MAX_N ? now + (deadline - now) / 2
-                : in->cyclic     ? deadline
-                                 : now + (deadline - now) / 8;
+    rr_deadline = line               ? now + (deadline - now) / 8
+                : n <= EXACT_MAX_N ? now + (deadline - now) / 2
+                                   : deadline;
+  /* on such a line the search's time is worth more once this loop stalls:
+   * it stops after as many fruitless iterations as it took to its last
+   * gain (at least RUIN_LINE_STALL) */
   /* stop once the best (not the wandering current) reaches a bound, in
    * effective sizes or in real bytes: nothing can beat it */
   z.at_bound = r->bestM <= r->lb || pk_makespan(r->in0, r->boff) <= r->reallb;
@@ -687,7 +738,8 @@ static int best_ruin(best_run *r) {
    * instances) this loop cannot prove anything and would burn its whole share
    * of the budget; the exact search below settles those in microseconds. */
   uint64_t patience = 20000 + 100 * (uint64_t)m;
-  while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience) {
+  while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience &&
+         (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
     if ((z.iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     z.iter++;
     if (ruin_step(r, &z)) break;
@@ -699,13 +751,17 @@ static int best_ruin(best_run *r) {
 }
 
 /* pack_search: the decision search by bisection below the incumbent, above
- * EXACT_MAX_N items, with the time that is left */
+ * EXACT_MAX_N items or on a line (is_line; after the exact search there),
+ * with the time that is left */
 static int best_search(best_run *r, int *optimal) {
   size_t n = r->n;
-  if (n <= EXACT_MAX_N || fg_now_ns() >= r->deadline) return BEST_ON;
+  uint64_t now = fg_now_ns(), deadline = r->deadline;
+  if ((n <= EXACT_MAX_N && !r->line) || now >= deadline) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
-  int sp = pk_search_improve(&r->in, r->lb, r->deadline, r->tmp, &sp_proved);
+  /* on a small line the node budget caps it too (as it does the exact
+   * search), so a run without a time limit ends */
+  int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);
   if (sp < 0) return -1;
   if (sp > 0 && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out)) memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
   if (sp_proved && !r->in.gran) { /* proved minimal; real sizes are the effective ones */
@@ -715,8 +771,9 @@ static int best_search(best_run *r, int *optimal) {
   return BEST_ON;
 }
 
-/* 4. exact search below the incumbent with the time that is left */
-static int best_exact(best_run *r, int *optimal) {
+/* 4. exact search below the incumbent with the time that is left (half of
+ * it with half set: on a small line the decision search follows) */
+static int best_exact(best_run *r, int *optimal, int half) {
   const pk_inst *in = &r->in;
   size_t n = r->n;
   uint64_t inc = 0;
@@ -725,7 +782,8 @@ static int best_exact(best_run *r, int *optimal) {
   int improved = 0;
   /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
    * few milliseconds: the search is kept for instances it can finish */
-  int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, r->deadline) : 0;
+  uint64_t now = fg_now_ns(), dl = half && now < r->deadline ? now + (r->deadline - now) / 2 : r->deadline;
+  int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, dl) : 0;
   if (ex < 0) return -1;
   if (improved && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out))
     memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
@@ -738,19 +796,28 @@ static int best_exact(best_run *r, int *optimal) {
   return BEST_ON;
 }
 
-int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, int *optimal) {
+int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, pk_outcome *oc) {
   best_run r;
-  *optimal = 0;
+  int opt = 0, *optimal = &opt;
   int st = best_setup(&r, in0, desc, load, out);
   if (st == BEST_ON) st = best_warm(&r);
   if (st == BEST_ON) st = best_quick(&r);
   if (st == BEST_ON) st = best_baselines(&r);
   if (st == BEST_ON) st = best_starts(&r);
   if (st == BEST_ON) st = best_ruin(&r);
+  /* a small line: the exact search first (it proves small instances at
+   * once), then the decision search with what is left */
+  int small_line = st == BEST_ON && r.line && r.n <= EXACT_MAX_N;
+  if (st == BEST_ON && small_line) st = best_exact(&r, optimal, 1);
   if (st == BEST_ON) st = best_search(&r, optimal);
-  if (st == BEST_ON) st = best_exact(&r, optimal);
+  if (st == BEST_ON && !small_line) st = best_exact(&r, optimal, 0);
   /* every step done, or one reached a bound */
   if (st == BEST_ON || st == BEST_PROVED) *optimal = pk_makespan(in0, out) <= r.reallb;
+  oc->optimal = opt;
+  if (st >= 0) {
+    oc->bound = r.reallb;
+    oc->bound_partial = r.lb_partial;
+  }
   best_free(&r);
   return st < 0 ? -1 : 0;
 }

@@ -6,7 +6,8 @@
 #include "pack_inst.h"
 
 /* Offsets (effective sizes) for every item within desc's budgets; load is
- * LOAD in real bytes. *optimal is set when proved. 0, or -1 on OOM. */
-int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, int *optimal);
+ * LOAD in real bytes. oc gets optimality when proved and the bound in real
+ * bytes. 0, or -1 on OOM. */
+int pk_best(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, pk_outcome *oc);
 
 #endif

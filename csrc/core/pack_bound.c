@@ -5,56 +5,208 @@
  * On a line every clique shares a point (Helly) and LOAD is the bound. */
 #include "pack_bound.h"
 #include "pack_sort.h"
+#include "fg_util.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* The heaviest clique by branch and bound over the conflict bits, heaviest
- * items first, with a node cap. */
+/* The heaviest clique, exactly, in polynomial time. Fix a point p. A
+ * clique's members that miss p are intervals of the line cut at p meeting
+ * pairwise, so they share a point q (Helly). So the clique lies in
+ * A_p u A_q (A_t: the items alive at t); it holds all of A_p n A_q (they
+ * meet everything there), and from X = A_p \ A_q and Y = A_q \ A_p a set
+ * in which every x meets every y. On the line cut at p, y is an interval
+ * [l, r) and x's complement a gap [a, b) (both hold q); x misses y iff
+ * a <= l and r <= b: a dominance order. The x taken decide a union D of
+ * quadrants {l >= a, r <= b}; every x inside D comes free, every y inside
+ * D goes. So for each q: L(q) plus the best staircase of signed points
+ * (+x, -y), a dynamic program over X's corners. p is the point where
+ * fewest items live (small X); q can be the latest start among the
+ * clique's items that miss p, so only such starts are tried, by their
+ * upper bound L(q) + w(X), highest first, until none can beat the best.
+ * Cost O(K |A_p| (|A_p| + n)) at worst. */
+typedef struct cqp { uint32_t l, r; int64_t w; uint32_t i, lev; } cqp;
 typedef struct cq {
   const pk_inst *in;
-  uint64_t best, nodes, cap;
-  uint32_t *members, nbest, *stack;
+  uint32_t p, K;
+  uint32_t *ap; size_t nap;   /* non-whole items alive at p, by (a, b) */
+  uint32_t *yl; size_t ny;    /* the other non-whole items, by l */
+  uint32_t *ga, *gb;          /* per item: its gap [a, b) (in A_p) or interval [l, r), cut at p */
+  uint64_t *prof;             /* effective load per point */
+  cqp *pt;                    /* scratch: X then Y at one q */
+  uint32_t *lev;              /* scratch: X's distinct b */
+  int64_t *S, *V;             /* scratch: one corner's sums by level; best staircase per corner */
+  uint32_t *par;              /* previous corner on the best staircase, UINT32_MAX = none */
 } cq;
 
-static void cq_rec(cq *c, uint32_t *cand, size_t nc, uint64_t cur, uint32_t depth) {
-  if (++c->nodes > c->cap) return;
-  if (cur > c->best) {
-    c->best = cur;
-    c->nbest = depth;
-    memcpy(c->members, c->stack, sizeof(uint32_t) * depth);
-  }
-  uint64_t rest = 0;
-  for (size_t k = 0; k < nc; k++) rest += c->in->size[cand[k]];
-  if (cur + rest <= c->best) return;
-  uint32_t *nx = cand + nc; /* children live after the parent's list */
-  for (size_t k = 0; k < nc && c->nodes <= c->cap; k++) {
-    uint32_t v = cand[k];
-    size_t m = 0;
-    for (size_t q = k + 1; q < nc; q++)
-      if (pk_conflict(c->in, v, cand[q])) nx[m++] = cand[q];
-    c->stack[depth] = v;
-    cq_rec(c, nx, m, cur + c->in->size[v], depth + 1);
-    rest -= c->in->size[v];
-    if (cur + rest <= c->best) break;
-  }
+/* Is item i (not whole) alive at cut position x? */
+static int cq_alive(const cq *c, size_t i, uint32_t x, int in_ap) {
+  return in_ap ? !(c->ga[i] <= x && x < c->gb[i]) : c->ga[i] <= x && x < c->gb[i];
 }
 
-/* Exact up to the node cap (small n: it needs n^2/2 candidate slots). */
-uint64_t pk_clique_exact(const pk_inst *in, uint64_t cap, uint64_t *real) {
-  size_t n = in->n;
+/* The heaviest clique through p and q (cut position x = q - p): its
+ * weight; with real, its real bytes too. */
+static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
+  const pk_inst *in = c->in;
+  uint32_t x = (q + c->K - c->p) % c->K;
+  size_t nx = 0, np, nl = 0;
+  for (size_t k = 0; k < c->nap; k++) { /* X: alive at p, not at q */
+    uint32_t i = c->ap[k];
+    if (!cq_alive(c, i, x, 1)) c->pt[nx++] = (cqp){c->ga[i], c->gb[i], (int64_t)in->size[i], i, 0};
+  }
+  np = nx;
+  if (nx)
+    for (size_t k = 0; k < c->ny && c->ga[c->yl[k]] <= x; k++) { /* Y: alive at q, not at p */
+      uint32_t i = c->yl[k];
+      if (x < c->gb[i]) c->pt[np++] = (cqp){c->ga[i], c->gb[i], -(int64_t)in->size[i], i, 0};
+    }
+  for (size_t k = 0; k < nx; k++) { /* the levels: X's distinct b, ascending */
+    size_t j = nl;
+    while (j > 0 && c->lev[j - 1] > c->pt[k].r) j--;
+    if (j > 0 && c->lev[j - 1] == c->pt[k].r) continue;
+    memmove(c->lev + j + 1, c->lev + j, sizeof(uint32_t) * (nl - j));
+    c->lev[j] = c->pt[k].r;
+    nl++;
+  }
+  for (size_t k = 0; k < np; k++) { /* each point's level: the first >= its r (nl: above all) */
+    uint32_t lo = 0, hi = (uint32_t)nl;
+    while (lo < hi) {
+      uint32_t mid = (lo + hi) / 2;
+      if (c->lev[mid] < c->pt[k].r) lo = mid + 1; else hi = mid;
+    }
+    c->pt[k].lev = lo;
+  }
+  int64_t gain = 0;
+  uint32_t last = UINT32_MAX;
+  for (size_t k = 0; k < nx; k++) { /* corners in (a, b) order: earlier ones have a <= this a */
+    memset(c->S, 0, sizeof(int64_t) * (nl + 1));
+    for (size_t t = 0; t < np; t++)
+      if (c->pt[t].l >= c->pt[k].l) c->S[c->pt[t].lev] += c->pt[t].w;
+    for (size_t j = 1; j <= nl; j++) c->S[j] += c->S[j - 1];
+    uint32_t lk = c->pt[k].lev;
+    c->V[k] = c->S[lk];
+    c->par[k] = UINT32_MAX;
+    for (size_t k2 = 0; k2 < k; k2++) {
+      uint32_t l2 = c->pt[k2].lev;
+      if (l2 >= lk) continue; /* this corner adds nothing to that one */
+      int64_t v = c->V[k2] + c->S[lk] - c->S[l2];
+      if (v > c->V[k]) { c->V[k] = v; c->par[k] = (uint32_t)k2; }
+    }
+    if (c->V[k] > gain) { gain = c->V[k]; last = (uint32_t)k; }
+  }
+  if (real) { /* members: A_p n A_q, X and Y as D decides */
+    char *inD = (char *)c->S; /* S is free now: np <= n flags */
+    memset(inD, 0, np);
+    for (uint32_t k = last; k != UINT32_MAX; k = c->par[k])
+      for (size_t t = 0; t < np; t++)
+        if (c->pt[t].l >= c->pt[k].l && c->pt[t].r <= c->pt[k].r) inD[t] = 1;
+    *real = 0;
+    for (size_t i = 0; i < in->n; i++) /* A_q, less Y inside D, is L(q)'s items minus those */
+      if (pk_contains(in, i, q)) *real += in->items[i].size;
+    for (size_t t = 0; t < np; t++)
+      if (inD[t]) *real += c->pt[t].w > 0 ? in->items[c->pt[t].i].size : 0 - in->items[c->pt[t].i].size;
+  }
+  return c->prof[q] + (uint64_t)gain;
+}
+
+/* The point where fewest items live (whole-cycle items left out), and that count. */
+static uint32_t least_point(const pk_inst *in, uint32_t *cnt, uint32_t *least) {
+  uint32_t K = in->K, p = 0;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i], b = in->e[i];
+    if (a == b) continue;
+    cnt[a]++;
+    if (a < b) cnt[b]--;
+    else { cnt[K]--; cnt[0]++; cnt[b]--; }
+  }
+  uint32_t run = 0;
+  *least = UINT32_MAX;
+  for (uint32_t t = 0; t < K; t++) {
+    run += cnt[t];
+    if (run < *least) { *least = run; p = t; }
+  }
+  return p;
+}
+
+uint64_t pk_clique_work(const pk_inst *in) {
+  if (!in->cyclic || in->n < 2) return 0;
+  uint32_t *cnt = calloc((size_t)in->K + 1, sizeof(uint32_t)), m;
+  if (!cnt) return UINT64_MAX;
+  least_point(in, cnt, &m);
+  free(cnt);
+  return (uint64_t)in->K * m * (m + in->n);
+}
+
+uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns, uint64_t *real, int *exact) {
+  size_t n = in->n, nn = n ? n : 1;
+  uint32_t K = in->K;
   *real = 0;
-  uint32_t *cand = malloc(sizeof(uint32_t) * (n * (n + 1) / 2 + n + 1));
-  uint32_t *mem = malloc(sizeof(uint32_t) * (n + 1)), *stack = malloc(sizeof(uint32_t) * (n + 1));
-  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
-  if (!cand || !mem || !stack || !kv) { free(cand); free(mem); free(stack); free(kv); return 0; }
-  for (size_t i = 0; i < n; i++) kv[i] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort_kv(kv, n);
-  for (size_t i = 0; i < n; i++) cand[i] = (uint32_t)kv[i].i;
-  cq c = {in, 0, 0, cap, mem, 0, stack};
-  cq_rec(&c, cand, n, 0, 0);
-  for (uint32_t k = 0; k < c.nbest; k++) *real += in->items[mem[k]].size;
-  free(cand); free(mem); free(stack); free(kv);
-  return c.best;
+  *exact = 1;
+  if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
+  cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
+          malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
+          malloc(sizeof(int64_t) * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn)};
+  uint32_t *cnt = calloc((size_t)K + 1, sizeof(uint32_t));
+  pk_kv *kv = malloc(sizeof(pk_kv) * nn);
+  uint64_t best = floor, bestq = UINT64_MAX;
+  *exact = 0;
+  if (!c.ap || !c.yl || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !cnt || !kv) goto out;
+  pk_profile(in, c.prof, 0);
+  uint32_t least;
+  *exact = 1;
+  c.p = least_point(in, cnt, &least);
+  for (size_t i = 0; i < n; i++) {
+    if (in->s[i] == in->e[i]) continue; /* whole-cycle items are in every A_t */
+    uint32_t rs = (in->s[i] + K - c.p) % K, len = in->len[i];
+    if (pk_contains(in, i, c.p)) { /* the gap of an item alive at p */
+      c.ga[i] = rs ? rs + len - K : len;
+      c.gb[i] = rs ? rs : K;
+      kv[c.nap++] = (pk_kv){c.ga[i], c.gb[i], i};
+    } else {
+      c.ga[i] = rs;
+      c.gb[i] = rs + len;
+    }
+  }
+  pk_sort_kv(kv, c.nap);
+  for (size_t k = 0; k < c.nap; k++) c.ap[k] = (uint32_t)kv[k].i;
+  for (size_t i = 0; i < n; i++)
+    if (in->s[i] != in->e[i] && !pk_contains(in, i, c.p)) kv[c.ny++] = (pk_kv){c.ga[i], 0, i};
+  pk_sort_kv(kv, c.ny);
+  for (size_t k = 0; k < c.ny; k++) c.yl[k] = (uint32_t)kv[k].i;
+  /* q: the latest start among the clique's items that miss p (a start of
+   * an item not alive at p), tried by upper bound L(q) + w(X), highest
+   * first, until it cannot beat the best */
+  char *seen = (char *)cnt; /* cnt is free now: K + 1 flags */
+  memset(seen, 0, (size_t)K + 1);
+  size_t nq = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t q = in->s[i];
+    if (in->s[i] == in->e[i] || seen[q] || pk_contains(in, i, c.p)) continue;
+    seen[q] = 1;
+    uint32_t x = (q + K - c.p) % K;
+    uint64_t wx = 0; /* w(X): what the staircase can add at most */
+    for (size_t k = 0; k < c.nap; k++)
+      if (!cq_alive(&c, c.ap[k], x, 1)) wx += in->size[c.ap[k]];
+    if (c.prof[q] + wx > best) kv[nq++] = (pk_kv){UINT64_MAX - (c.prof[q] + wx), q, 0};
+  }
+  uint32_t peak = 0; /* and the peak: a clique through p alone weighs L(p) <= LOAD */
+  for (uint32_t t = 1; t < K; t++)
+    if (c.prof[t] > c.prof[peak]) peak = t;
+  if (!seen[peak] && c.prof[peak] > best) kv[nq++] = (pk_kv){UINT64_MAX - c.prof[peak] - 1, peak, 0};
+  pk_sort_kv(kv, nq);
+  for (size_t k = 0; k < nq && UINT64_MAX - kv[k].k > best; k++) {
+    if (deadline_ns && (k & 15) == 15 && fg_now_ns() > deadline_ns) { /* what was found still holds */
+      *exact = 0;
+      break;
+    }
+    uint32_t q = (uint32_t)kv[k].k2;
+    uint64_t v = cq_at(&c, q, NULL);
+    if (v > best) { best = v; bestq = q; }
+  }
+  if (bestq != UINT64_MAX) cq_at(&c, (uint32_t)bestq, real);
+out:
+  free(c.ap); free(c.yl); free(c.ga); free(c.gb); free(c.prof); free(c.pt); free(c.lev); free(c.S); free(c.V); free(c.par);
+  free(cnt); free(kv);
+  return bestq != UINT64_MAX ? best : 0;
 }
 
 /* Grows a clique from the members already in c[0..nc), taking every item in

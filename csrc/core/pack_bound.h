@@ -6,7 +6,15 @@
 
 /* Cliques of meeting items on a cycle. Both return the weight in effective
  * sizes and put the real bytes in *real. */
-uint64_t pk_clique_exact(const pk_inst *in, uint64_t cap, uint64_t *real);  /* branch and bound, node cap; n <= ~64 */
+/* The heaviest clique heavier than floor (a weight already proved, e.g.
+ * LOAD or a greedy clique), exactly: its weight, or 0 when none weighs
+ * more; *exact is cleared when the deadline (fg_now_ns clock, 0 = none) or
+ * OOM stopped it early (a clique found is still a bound). Polynomial:
+ * O(K m (m + n)), m the fewest items alive at a point. On a line every
+ * clique shares a point: 0. */
+uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns, uint64_t *real, int *exact);
+/* Its cost estimate K m (m + n) (before pruning), for callers that cap it. */
+uint64_t pk_clique_work(const pk_inst *in);
 uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real);              /* any n: near-linear */
 
 #endif

@@ -65,6 +65,15 @@ static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
   return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
 }
 
+/* What a strategy proved besides its offsets (fg_pack_result's fields of
+ * the same names; bound in real bytes). pack.c starts it at LOAD, partial
+ * on cycles, not optimal. */
+typedef struct pk_outcome {
+  int optimal;
+  uint64_t bound;
+  int bound_partial;
+} pk_outcome;
+
 /* Has item i, just placed, brought the real makespan to in->cut? */
 static inline int pk_cut(const pk_inst *in, const uint64_t *off, size_t i) {
   return in->cut && off[i] + in->items[i].size >= in->cut;

@@ -205,7 +205,8 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  if (S->deadline && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  /* the clock every 64 nodes: reading it costs about what a node does */
+  if (S->deadline && (S->nodes & 63) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -359,10 +360,10 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
 }
 
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial);
+                  int *have_partial, uint64_t *budget);
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL, NULL);
+  return decide(in, cap, deadline, out, NULL, NULL, NULL);
 }
 
 /* The decision's buffers (ps_free frees them; area, tot, rks and width are
@@ -517,8 +518,10 @@ static int decide_lists(ps *S, uint64_t *tot) {
 /* partial, when given, receives on PS_UNKNOWN the deepest partial packing
  * under cap, completed by first fit (its makespan may exceed cap);
  * *have_partial says whether it was written. */
+/* budget, when given: nodes left for this and later calls (counted down;
+ * at 0 the call ends as if out of time) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial) {
+                  int *have_partial, uint64_t *budget) {
   if (have_partial) *have_partial = 0;
   size_t n = in->n;
   uint32_t K = in->K;
@@ -562,8 +565,9 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       S.heur = hh;
       S.usp = 0; /* top-level re-rankings are never undone */
       S.nodes = 0;
-      S.node_limit = limit;
-      int r = pieces(&S, 0, K, 0, K - 1, all, nall, 0);
+      S.node_limit = budget && *budget < limit ? *budget : limit;
+      int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
+      if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
       if (r == R_NOTFOUND) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
       if (r == R_TIMEOUT) {
@@ -593,7 +597,9 @@ static uint64_t eff_makespan(const pk_inst *in, const uint64_t *off) {
   return m;
 }
 
-int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_t *off, int *proved) {
+int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_t max_nodes, uint64_t *off,
+                      int *proved) {
+  uint64_t left = max_nodes, *budget = max_nodes ? &left : NULL;
   size_t n = in->n;
   *proved = 0;
   uint64_t M = eff_makespan(in, off);
@@ -612,7 +618,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
     int have_part = 0;
-    int r = decide(in, cap, now + slice, tmp, part, &have_part);
+    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget);
     if (r < 0) { free(tmp); free(part); return -1; }
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
@@ -634,6 +640,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
       lo = cap + 1;
     }
     first = 0;
+    if (budget && !left) break;
   }
   *proved = M <= proven;
   free(tmp); free(part);

@@ -34,8 +34,10 @@ int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline_ns, uint
 /* Improvement driver for best: off holds a packing (effective sizes); tries
  * capacities from lb (a lower bound in effective sizes) upward by bisection
  * below the current makespan until the deadline, keeping every improvement
- * in off. Returns 1 when off improved, 0 when not, -1 on OOM. *proved is set
+ * in off, and after at most max_nodes search nodes in all (0 = no cap).
+ * Returns 1 when off improved, 0 when not, -1 on OOM. *proved is set
  * when the final makespan is proved minimal for the effective sizes. */
-int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline_ns, uint64_t *off, int *proved);
+int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline_ns, uint64_t max_nodes, uint64_t *off,
+                      int *proved);
 
 #endif

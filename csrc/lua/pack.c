@@ -77,7 +77,7 @@ static int l_pack(lua_State *L) {
   fg_pack_result r;
   char err[256];
   if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
-  lua_createtable(L, 0, 4);
+  lua_createtable(L, 0, 6);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     lua_pushinteger(L, (lua_Integer)off[i]);
@@ -90,6 +90,10 @@ static int l_pack(lua_State *L) {
   lua_setfield(L, -2, "load");
   lua_pushboolean(L, r.optimal);
   lua_setfield(L, -2, "optimal");
+  lua_pushinteger(L, (lua_Integer)r.bound);
+  lua_setfield(L, -2, "bound");
+  lua_pushboolean(L, r.bound_partial);
+  lua_setfield(L, -2, "bound_partial");
   return 1;
 }
 

@@ -2,6 +2,8 @@
 --   assert.saves_memory(graph, fraction)  heap_bytes <= (1 - fraction) * naive_bytes
 --   assert.heap_at_most(graph, bytes)     heap_bytes <= bytes
 --   assert.near_optimal(graph, ratio)     heap_bytes <= ratio * load_bytes (makespan / LOAD)
+--   assert.within_bound(graph, ratio)     every heap: bytes <= ratio * bound (makespan / the
+--                                         lower bound the packer proved, stats().heaps[i].bound)
 local say = require("say")
 local luassert = require("luassert")
 
@@ -35,12 +37,34 @@ local function near_optimal(state, args)
   return r <= ratio
 end
 
+-- per heap: a sum over heaps would let one heap's slack hide another's
+local function within_bound(state, args)
+  local s, ratio = stats_of(args[1]), args[2]
+  local worst, at = 1, nil
+  for i, h in ipairs(s.heaps or {}) do
+    local r = h.bound > 0 and h.bytes / h.bound or 1
+    if not at or r > worst then worst, at = r, i end
+  end
+  if at then
+    local h = s.heaps[at]
+    args[1] = string.format("heap %d: makespan/bound = %d/%d = %.4f%s", at, h.bytes, h.bound, worst,
+                            h.bound_partial and " (bound partial)" or "")
+  else
+    args[1] = "no heaps"
+  end
+  args[2] = string.format("%.4g", ratio)
+  args.n = 2
+  return worst <= ratio
+end
+
 say:set("assertion.saves_memory.positive", "Expected the memory plan to save at least %s: %s")
 say:set("assertion.saves_memory.negative", "Expected the memory plan not to save %s: %s")
 say:set("assertion.heap_at_most.positive", "Expected %s to be at most %s bytes")
 say:set("assertion.heap_at_most.negative", "Expected %s to exceed %s bytes")
 say:set("assertion.near_optimal.positive", "Expected %s to be at most %s")
 say:set("assertion.near_optimal.negative", "Expected %s to exceed %s")
+say:set("assertion.within_bound.positive", "Expected %s to be at most %s")
+say:set("assertion.within_bound.negative", "Expected %s to exceed %s")
 
 -- luassert formats args in order; put the expectation first for the messages above
 local function wrap(fn, swap)
@@ -57,4 +81,8 @@ luassert:register("assertion", "heap_at_most", wrap(heap_at_most, false), "asser
 luassert:register("assertion", "near_optimal", wrap(near_optimal, false), "assertion.near_optimal.positive",
                   "assertion.near_optimal.negative")
 
-return { saves_memory = saves_memory, heap_at_most = heap_at_most, near_optimal = near_optimal }
+luassert:register("assertion", "within_bound", wrap(within_bound, false), "assertion.within_bound.positive",
+                  "assertion.within_bound.negative")
+
+return { saves_memory = saves_memory, heap_at_most = heap_at_most, near_optimal = near_optimal,
+         within_bound = within_bound }

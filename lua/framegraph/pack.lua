@@ -1,5 +1,10 @@
 -- framegraph.pack: cyclic dynamic storage allocation (the C core's fg_pack).
---   fg.pack(items, opts) -> {offsets = {...}, makespan =, load =, optimal = bool}
+--   fg.pack(items, opts) -> {offsets = {...}, makespan =, load =, optimal = bool,
+--                            bound =, bound_partial = bool}
+--     bound: the largest lower bound proved (LOAD; with "best" on a cycle the
+--     heaviest set of pairwise-meeting items, exactly; the makespan when
+--     optimal); bound_partial: a heavier such set may exist (baselines on a
+--     cycle report LOAD only; granularity rounding)
 --     items: {{start=, stop=, size=, align=, kind=, group=}, ...}
 --     opts:  period (> 0: cyclic timeline), solver (one of fg.vocab.solvers:
 --            "best"|"thesis"|"scanline"|"bysize"|"buckets"|"pool"|"none"),
