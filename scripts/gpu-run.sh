@@ -44,9 +44,10 @@ for phase in "${@:-tests bench}"; do
       for ns in 25 50 75 100 125 150 175 200 500 1000; do
         ./build-gpu/bench_cdsa --instances "$n" --clique "$cl" --ns "$ns" --no-minimalloc > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
       done
-      ./build-gpu/bench_cdsa --no-enlisted > "$OUT/cdsa_mm.part" 2>&1 & pids="$pids $!"
+      ./build-gpu/bench_cdsa --no-enlisted --no-gen > "$OUT/cdsa_mm.part" 2>&1 & pids="$pids $!"
+      ./build-gpu/bench_cdsa --no-enlisted --no-minimalloc > "$OUT/cdsa_gen.part" 2>&1 & pids="$pids $!"
       wait $pids
-      cat "$OUT"/cdsa_{25,50,75,100,125,150,175,200,500,1000}.part "$OUT/cdsa_mm.part" > "$OUT/cdsa.log"
+      cat "$OUT"/cdsa_{25,50,75,100,125,150,175,200,500,1000}.part "$OUT/cdsa_mm.part" "$OUT/cdsa_gen.part" > "$OUT/cdsa.log"
       rm -f "$OUT"/*.part
       grep -E "^Enlisted|^  best |^  bysize" "$OUT/cdsa.log" | head -60 ;;
   esac
