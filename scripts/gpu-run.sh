@@ -42,7 +42,7 @@ for phase in "${@:-tests bench}"; do
     cdsa)
       n=${CDSA_INSTANCES:-2000}; cl=${CDSA_CLIQUE:-200}; pids=""
       for ns in 25 50 75 100 125 150 175 200 500 1000; do
-        ./build-gpu/bench_cdsa --instances "$n" --clique "$cl" --ns "$ns" --no-minimalloc > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
+        ./build-gpu/bench_cdsa --instances "$n" --clique "$cl" --ns "$ns" --no-minimalloc --no-gen > "$OUT/cdsa_$ns.part" 2>&1 & pids="$pids $!"
       done
       ./build-gpu/bench_cdsa --no-enlisted --no-gen > "$OUT/cdsa_mm.part" 2>&1 & pids="$pids $!"
       ./build-gpu/bench_cdsa --no-enlisted --no-minimalloc > "$OUT/cdsa_gen.part" 2>&1 & pids="$pids $!"
