@@ -13,7 +13,7 @@ mkdir -p .gl/extra
   libvulkan-volk-dev vulkan-validationlayers glslc libshaderc1 spirv-tools libpng-dev libpng16-16 \
   zlib1g-dev cmake cmake-data libjsoncpp25 librhash0 libuv1 libarchive13 libcurl4 libnghttp2-14 \
   libssh2-1 librtmp1 libpsl5 libldap-2.5-0 libsasl2-2 libbrotli1 libxml2 libicu72 libncurses6 \
-  libtinfo6 libreadline8 libunistring2)
-# The benches read the shared data beside the checkout; a user's clone has it under bench/data.
+  libtinfo6 libreadline8 libunistring2 libxcb1 libxcb1-dev libxau6 libxau-dev libxdmcp6 libxdmcp-dev \
+  libbsd0 libmd0 x11proto-dev xorg-sgml-doctools)
 # The benches read data/ from the repository itself; nothing else to carry.
 du -sh .gl
