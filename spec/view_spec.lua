@@ -18,19 +18,8 @@ local function run(cmd)
   return out:gsub("EXIT=%d+%s*$", ""), code
 end
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
-
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local files = require("support.sh")
+local write, read = files.write, files.read
 
 local function tmpdir()
   local f = io.popen("mktemp -d")

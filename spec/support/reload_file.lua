@@ -55,11 +55,8 @@ function M.text(dir, v)
   return table.concat(out, "\n") .. "\n"
 end
 
-function M.write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
+M.write = require("support.sh").write
+
 
 -- Line number (1-based) of the first line of `text` containing `needle`.
 function M.line_of(text, needle)
