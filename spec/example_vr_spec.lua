@@ -58,9 +58,7 @@ describe("examples/vr.lua", function()
 
   it("renders two different, non-trivial eye images, bit-identical with aliasing off and poisoned", function()
     local p, extras = ex.load("examples/vr.lua", dev)
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert.is_true(os.execute("mkdir -p '" .. dir .. "'"))
+    local dir = examples.out_dir()
     local files
     local runs = examples.identical_runs(dev, p, SMALL, function(rt, label)
       if label == "best" then files = extras.after(rt, { out_dir = dir, ex = ex }) end
@@ -80,13 +78,6 @@ describe("examples/vr.lua", function()
     end
     assert.is_true(best_s >= 2, "expected a positive parallax shift, got " .. best_s)
     assert.is_true(best < 0.5 * sad(left, right, 0, 64), "the shifted right eye should match the left one")
-    assert.are.equal(2, #files)
-    for _, f in ipairs(files) do
-      local h = assert(io.open(f, "rb"))
-      assert.are.equal("\137PNG", h:read(4))
-      h:close()
-      os.remove(f)
-    end
-    os.remove(dir)
+    examples.assert_pngs(files, 2, dir)
   end)
 end)

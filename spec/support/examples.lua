@@ -51,6 +51,26 @@ function M.identical_runs(dev, p, res, each)
   return runs
 end
 
+-- A fresh directory for an example's runner step to write into.
+function M.out_dir()
+  local dir = os.tmpname()
+  os.remove(dir)
+  assert.is_true(os.execute("mkdir -p '" .. dir .. "'"))
+  return dir
+end
+
+-- The runner step wrote n files, every one a PNG; removes them and the directory.
+function M.assert_pngs(files, n, dir)
+  assert.are.equal(n, #files)
+  for _, f in ipairs(files) do
+    local h = assert(io.open(f, "rb"))
+    assert.are.equal("\137PNG", h:read(4))
+    h:close()
+    os.remove(f)
+  end
+  os.remove(dir)
+end
+
 -- Distinct colours (rgb) among rgba8 pixels.
 function M.distinct(px)
   local seen, n = {}, 0
