@@ -70,6 +70,18 @@ local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" e
 
 local have_xvfb = os.execute("command -v xvfb-run >/dev/null 2>&1")
 
+-- Marks the test pending and returns true when xvfb-run (or, with need_xwd, xwd) is missing.
+local function xvfb_missing(need_xwd)
+  if not need_xwd then
+    if have_xvfb then return false end
+    pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+    return true
+  end
+  if have_xvfb and os.execute("command -v xwd >/dev/null 2>&1") then return false end
+  pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+  return true
+end
+
 -- xvfb-run on a display number of its own: xvfb-run does not wait for the
 -- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
 -- removes the new one's socket. `-a` still moves on from a number in use.
@@ -84,10 +96,7 @@ describe("framegraph view", function()
   after_each(function() if not os.getenv("VIEW_SPEC_KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
 
   it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
     local cmd = ("%s %s %s --device software --validation --no-hud --size 96x64 --captures %s "
@@ -115,10 +124,7 @@ describe("framegraph view", function()
   end)
 
   it("under Xvfb: --frames N --screenshot captures the presented image", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.5"))
     local out, code = run(("%s %s %s --device software --validation --size 80x60 --frames 5 "
@@ -131,10 +137,7 @@ describe("framegraph view", function()
   end)
 
   it("under Xvfb: the X display shows the picture and the HUD, and the HUD shows a bad edit's error", function()
-    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
-      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
-      return
-    end
+    if xvfb_missing(true) then return end
     local file, broken, script = dir .. "/pipe.lua", dir .. "/broken.lua", dir .. "/x.sh"
     write(file, pipeline("1.0"))
     write(broken, pipeline("= 1"))
@@ -183,10 +186,7 @@ wait $pid
   end)
 
   it("under Xvfb: a run that raises after an edit keeps the last good picture on the display", function()
-    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
-      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
-      return
-    end
+    if xvfb_missing(true) then return end
     local file, dump = dir .. "/pipe.lua", dir .. "/held.xwd"
     write(file, pipeline("1.0"))
     local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
@@ -218,10 +218,7 @@ wait $pid
   end)
 
   it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file, script, shot = dir .. "/pipe.lua", dir .. "/resize.lua", dir .. "/resized.png"
     write(file, pipeline("0.5"))
     write(script, ([[
