@@ -90,6 +90,30 @@ local function XVFB()
   return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24'"):format(math.random(200, 30000))
 end
 
+-- A pipeline file whose "color" output has two eyes (eye 1 dark, eye 2 bright);
+-- with_mono adds a second, unmultiplexed output "mono" (grey).
+local function eyes_pipeline(with_mono)
+  return ([[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color"%s },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+%s  },
+}
+]]):format(with_mono and ', "mono"' or "", with_mono and [[
+    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "mono" } },
+      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
+]] or "")
+end
+
 describe("framegraph view", function()
   local dir
   before_each(function() dir = tmpdir() end)
@@ -270,21 +294,7 @@ end }), true)
 
   it("shows each multiplex index of an output (--output name[eye=i])", function()
     local file = dir .. "/eyes.lua"
-    write(file, [[
-local dev = ...
-local fg = require("framegraph")
-local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
-return {
-  dimensions = { eye = 2 },
-  resolutions = { main = { 32, 24 } },
-  outputs = { "color" },
-  nodes = {
-    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "color" } },
-      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
-  },
-}
-]])
+    write(file, eyes_pipeline(false))
     local shots = {}
     for _, o in ipairs({ "color", "color[eye=1]", "color[eye=2]" }) do
       local png = dir .. "/" .. #shots .. ".png"
@@ -305,24 +315,7 @@ return {
 
   it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()
     local file, script = dir .. "/two.lua", dir .. "/cycle.lua"
-    write(file, [[
-local dev = ...
-local fg = require("framegraph")
-local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
-return {
-  dimensions = { eye = 2 },
-  resolutions = { main = { 32, 24 } },
-  outputs = { "color", "mono" },
-  nodes = {
-    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "color" } },
-      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
-    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "mono" } },
-      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
-  },
-}
-]])
+    write(file, eyes_pipeline(true))
     write(script, ([[
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
