@@ -92,6 +92,33 @@ function M.scene_nodes(sh, o)
   }
 end
 
+-- The image `target` (of the resolution named the same) that the views are
+-- composed into, cleared to black, and the CPU blob `grid` holding its size.
+function M.scene_layout(target)
+  return { name = "layout",
+    create = { [target] = { format = "rgba8_unorm", size = target }, grid = { blob = true } },
+    run = function(cmd, ctx)
+      cmd:clear(target, { 0.0, 0.0, 0.0, 1.0 })
+      local grid = ctx.blob("grid")
+      grid.width, grid.height = ctx.width, ctx.height
+    end }
+end
+
+-- Node o.name, per view (o.multiplex): the view's image o.src into its cell
+-- of o.target (a view node may modify the narrower, unmultiplexed target;
+-- the views' writes are ordered), with a dark frame o.frame pixels wide.
+function M.scene_compose(sh, o)
+  local dim = o.multiplex
+  return { name = o.name, multiplex = { dim },
+    read = { [o.src] = "sampled", grid = "none" },
+    modify = { [o.target] = "storage" },
+    run = function(cmd, ctx)
+      local grid = ctx.blob("grid")
+      cmd:dispatch(sh.compose, { [0] = nearest(o.src), [1] = o.target }, (grid.width + 7) // 8,
+                   (grid.height + 7) // 8, 1, { ctx.index[dim] - 1, o.frame })
+    end }
+end
+
 -- Its bloom over `hdr`, appended to `nodes`: three downsamples (level i is
 -- size(i)) and two upsamples, per view, ending in "bloom_up1".
 function M.scene_bloom(nodes, sh, multiplex, size)

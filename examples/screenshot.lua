@@ -43,13 +43,7 @@ local pipeline = {
   outputs = { "shot" },
   nodes = {
     -- the assembled image, and the grid it is cut into (a CPU blob every tile reads)
-    { name = "layout",
-      create = { shot = { format = "rgba8_unorm", size = "shot" }, grid = { blob = true } },
-      run = function(cmd, ctx)
-        cmd:clear("shot", { 0.0, 0.0, 0.0, 1.0 })
-        local grid = ctx.blob("grid")
-        grid.width, grid.height = ctx.width, ctx.height
-      end },
+    ex.scene_layout("shot"),
     -- the shadow map once for the whole screenshot; G-buffer and lighting per tile
     table.unpack(ex.scene_nodes(sh, { multiplex = "tile", size = "main", view = "grid", push = camera_push })),
   },
@@ -62,16 +56,8 @@ add({ name = "tonemap", multiplex = { "tile" },
       create = { ldr = { format = "rgba8_unorm", size = "main" } },
       pass = { color = { "ldr" } },
       run = function(cmd) cmd:draw(sh.tonemap, { [0] = NEAREST("hdr"), [1] = NEAREST("hdr") }, 3, { 0.0 }) end })
--- each tile writes its cell of the screenshot (a tile node may modify the
--- narrower, unmultiplexed `shot`; the tiles' writes are ordered)
-add({ name = "assemble", multiplex = { "tile" },
-      read = { ldr = "sampled", grid = "none" },
-      modify = { shot = "storage" },
-      run = function(cmd, ctx)
-        local grid = ctx.blob("grid")
-        cmd:dispatch(sh.compose, { [0] = NEAREST("ldr"), [1] = "shot" }, (grid.width + 7) // 8,
-                     (grid.height + 7) // 8, 1, { ctx.index.tile - 1, 0 })
-      end })
+-- each tile writes its cell of the screenshot (no frame: the cells must meet)
+add(ex.scene_compose(sh, { name = "assemble", multiplex = "tile", src = "ldr", target = "shot", frame = 0 }))
 
 -- The same scene rendered whole (one tile the size of the screenshot), for
 -- the memory comparison and the bit-identity check.

@@ -34,13 +34,7 @@ local pipeline = {
   resolutions = { screen = { 640, 360 } },
   outputs = { "screen" },
   nodes = {
-    { name = "layout",
-      create = { screen = { format = "rgba8_unorm", size = "screen" }, grid = { blob = true } },
-      run = function(cmd, ctx)
-        cmd:clear("screen", { 0.0, 0.0, 0.0, 1.0 })
-        local grid = ctx.blob("grid")
-        grid.width, grid.height = ctx.width, ctx.height
-      end },
+    ex.scene_layout("screen"),
     { name = "camera", multiplex = { "player" },
       create = { camera = { blob = true } },
       run = function(_, ctx)
@@ -62,14 +56,7 @@ add({ name = "tonemap", multiplex = { "player" },
       pass = { color = { "view" } },
       run = function(cmd) cmd:draw(sh.tonemap, { [0] = NEAREST("hdr"), [1] = "bloom_up1" }, 3, { 0.6 }) end })
 -- each player's view into its half of the screen, with a dark 2-pixel frame
-add({ name = "compose", multiplex = { "player" },
-      read = { view = "sampled", grid = "none" },
-      modify = { screen = "storage" },
-      run = function(cmd, ctx)
-        local grid = ctx.blob("grid")
-        cmd:dispatch(sh.compose, { [0] = NEAREST("view"), [1] = "screen" }, (grid.width + 7) // 8,
-                     (grid.height + 7) // 8, 1, { ctx.index.player - 1, 2 })
-      end })
+add(ex.scene_compose(sh, { name = "compose", multiplex = "player", src = "view", target = "screen", frame = 2 }))
 
 local extras = {
   frames = 2,
