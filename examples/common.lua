@@ -45,6 +45,103 @@ function M.shaders(dev, list)
   return out
 end
 
+-- The lit scene that vr.lua, split_screen.lua and screenshot.lua render per
+-- view (the vr_* shaders). Its shaders: shadow, gbuffer, light, tonemap, and
+-- with want.bloom down and up, with want.compose compose.
+function M.scene_shaders(dev, want)
+  local list = {
+    shadow = { "vr_shadow.frag.spv", { depth_test = true, depth_write = true } },
+    gbuffer = "vr_gbuffer.frag.spv",
+    light = "vr_light.frag.spv",
+    tonemap = "vr_tonemap.frag.spv",
+  }
+  if want and want.bloom then list.down, list.up = "vr_down.frag.spv", "vr_up.frag.spv" end
+  if want and want.compose then list.compose = "shot_compose.comp.spv" end
+  return M.shaders(dev, list)
+end
+
+local function copy(v) return type(v) == "table" and table.move(v, 1, #v, 1, {}) or v end
+local function nearest(name) return { name, sampler = "nearest" } end
+
+-- Its nodes up to the lit HDR image: the shadow map (view independent,
+-- rendered once for every view), then per view (multiplex = { o.multiplex })
+-- the G-buffer and the lighting into `hdr`, each texture o.size. Both read
+-- the CPU blob o.view; o.push(ctx) gives their camera push constants.
+function M.scene_nodes(sh, o)
+  local mx = { o.multiplex }
+  return {
+    { name = "shadows",
+      create = { shadow_map = { format = "d32_sfloat", size = { 1024, 1024 } } },
+      pass = { depth = { "shadow_map", clear = 1.0 } },
+      run = function(cmd, ctx) cmd:draw(sh.shadow, {}, 3, { ctx.width + 0.0, ctx.height + 0.0, 0.0, 0.0 }) end },
+    { name = "gbuffer", multiplex = mx,
+      read = { [o.view] = "none" },
+      create = { albedo = { format = "rgba8_unorm", size = copy(o.size) },
+                 normal = { format = "rgba16_sfloat", size = copy(o.size) },
+                 depth = { format = "r32_sfloat", size = copy(o.size) } },
+      pass = { color = { "albedo", "normal", "depth" } },
+      run = function(cmd, ctx) cmd:draw(sh.gbuffer, {}, 3, o.push(ctx)) end },
+    { name = "lighting", multiplex = copy(mx),
+      read = { "albedo", "normal", "depth", "shadow_map", [o.view] = "none" },
+      create = { hdr = { format = "rgba16_sfloat", size = copy(o.size) } },
+      pass = { color = { "hdr" } },
+      run = function(cmd, ctx)
+        cmd:draw(sh.light, { [0] = nearest("albedo"), [1] = nearest("normal"), [2] = nearest("depth"),
+                             [3] = nearest("shadow_map") }, 3, o.push(ctx))
+      end },
+  }
+end
+
+-- The image `target` (of the resolution named the same) that the views are
+-- composed into, cleared to black, and the CPU blob `grid` holding its size.
+function M.scene_layout(target)
+  return { name = "layout",
+    create = { [target] = { format = "rgba8_unorm", size = target }, grid = { blob = true } },
+    run = function(cmd, ctx)
+      cmd:clear(target, { 0.0, 0.0, 0.0, 1.0 })
+      local grid = ctx.blob("grid")
+      grid.width, grid.height = ctx.width, ctx.height
+    end }
+end
+
+-- Node o.name, per view (o.multiplex): the view's image o.src into its cell
+-- of o.target (a view node may modify the narrower, unmultiplexed target;
+-- the views' writes are ordered), with a dark frame o.frame pixels wide.
+function M.scene_compose(sh, o)
+  local dim = o.multiplex
+  return { name = o.name, multiplex = { dim },
+    read = { [o.src] = "sampled", grid = "none" },
+    modify = { [o.target] = "storage" },
+    run = function(cmd, ctx)
+      local grid = ctx.blob("grid")
+      cmd:dispatch(sh.compose, { [0] = nearest(o.src), [1] = o.target }, (grid.width + 7) // 8,
+                   (grid.height + 7) // 8, 1, { ctx.index[dim] - 1, o.frame })
+    end }
+end
+
+-- Its bloom over `hdr`, appended to `nodes`: three downsamples (level i is
+-- size(i)) and two upsamples, per view, ending in "bloom_up1".
+function M.scene_bloom(nodes, sh, multiplex, size)
+  local function add(node) nodes[#nodes + 1] = node end
+  local src = "hdr"
+  for i = 1, 3 do
+    local from, dst = src, "bloom" .. i
+    add({ name = "bloom_down" .. i, multiplex = { multiplex },
+          read = { from }, create = { [dst] = { format = "rgba16_sfloat", size = size(i) } },
+          pass = { color = { dst } },
+          run = function(cmd) cmd:draw(sh.down, { [0] = from }, 3, { i == 1 and 1.0 or 0.0 }) end })
+    src = dst
+  end
+  for i = 2, 1, -1 do
+    local small, level, dst = src, "bloom" .. i, "bloom_up" .. i
+    add({ name = "bloom_up" .. i, multiplex = { multiplex },
+          read = { small, level }, create = { [dst] = { format = "rgba16_sfloat", size = size(i) } },
+          pass = { color = { dst } },
+          run = function(cmd) cmd:draw(sh.up, { [0] = small, [1] = level }, 3) end })
+    src = dst
+  end
+end
+
 -- Workgroup counts for an 8x8 compute shader over the node's extent.
 function M.groups(ctx, size)
   size = size or 8

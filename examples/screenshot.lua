@@ -18,13 +18,7 @@ if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. 
 local ex = require("common")
 local fg = require("framegraph")
 
-local sh = ex.shaders(dev, {
-  shadow = { "vr_shadow.frag.spv", { depth_test = true, depth_write = true } },
-  gbuffer = "vr_gbuffer.frag.spv",
-  light = "vr_light.frag.spv",
-  tonemap = "vr_tonemap.frag.spv",
-  compose = "shot_compose.comp.spv",
-})
+local sh = ex.scene_shaders(dev, { compose = true })
 
 local EYE, TARGET, TAN_FOV = { -2.5, 5.0, 7.0 }, { 0.3, 0.3, -1.0 }, 0.55
 -- The memory budget the screenshot must fit (planned transient heap at the
@@ -49,50 +43,21 @@ local pipeline = {
   outputs = { "shot" },
   nodes = {
     -- the assembled image, and the grid it is cut into (a CPU blob every tile reads)
-    { name = "layout",
-      create = { shot = { format = "rgba8_unorm", size = "shot" }, grid = { blob = true } },
-      run = function(cmd, ctx)
-        cmd:clear("shot", { 0.0, 0.0, 0.0, 1.0 })
-        local grid = ctx.blob("grid")
-        grid.width, grid.height = ctx.width, ctx.height
-      end },
-    { name = "shadows",
-      create = { shadow_map = { format = "d32_sfloat", size = { 1024, 1024 } } },
-      pass = { depth = { "shadow_map", clear = 1.0 } },
-      run = function(cmd, ctx) cmd:draw(sh.shadow, {}, 3, { ctx.width + 0.0, ctx.height + 0.0, 0.0, 0.0 }) end },
-    { name = "gbuffer", multiplex = { "tile" },
-      read = { grid = "none" },
-      create = { albedo = { format = "rgba8_unorm", size = "main" },
-                 normal = { format = "rgba16_sfloat", size = "main" },
-                 depth = { format = "r32_sfloat", size = "main" } },
-      pass = { color = { "albedo", "normal", "depth" } },
-      run = function(cmd, ctx) cmd:draw(sh.gbuffer, {}, 3, camera_push(ctx)) end },
-    { name = "lighting", multiplex = { "tile" },
-      read = { "albedo", "normal", "depth", "shadow_map", grid = "none" },
-      create = { hdr = { format = "rgba16_sfloat", size = "main" } },
-      pass = { color = { "hdr" } },
-      run = function(cmd, ctx)
-        cmd:draw(sh.light, { [0] = NEAREST("albedo"), [1] = NEAREST("normal"), [2] = NEAREST("depth"),
-                             [3] = NEAREST("shadow_map") }, 3, camera_push(ctx))
-      end },
-    -- no bloom: a blur would see the tile's edges (a seam in the screenshot)
-    { name = "tonemap", multiplex = { "tile" },
+    ex.scene_layout("shot"),
+    -- the shadow map once for the whole screenshot; G-buffer and lighting per tile
+    table.unpack(ex.scene_nodes(sh, { multiplex = "tile", size = "main", view = "grid", push = camera_push })),
+  },
+}
+
+local function add(node) pipeline.nodes[#pipeline.nodes + 1] = node end
+-- no bloom: a blur would see the tile's edges (a seam in the screenshot)
+add({ name = "tonemap", multiplex = { "tile" },
       read = { "hdr" },
       create = { ldr = { format = "rgba8_unorm", size = "main" } },
       pass = { color = { "ldr" } },
-      run = function(cmd) cmd:draw(sh.tonemap, { [0] = NEAREST("hdr"), [1] = NEAREST("hdr") }, 3, { 0.0 }) end },
-    -- each tile writes its cell of the screenshot (a tile node may modify the
-    -- narrower, unmultiplexed `shot`; the tiles' writes are ordered)
-    { name = "assemble", multiplex = { "tile" },
-      read = { ldr = "sampled", grid = "none" },
-      modify = { shot = "storage" },
-      run = function(cmd, ctx)
-        local grid = ctx.blob("grid")
-        cmd:dispatch(sh.compose, { [0] = NEAREST("ldr"), [1] = "shot" }, (grid.width + 7) // 8,
-                     (grid.height + 7) // 8, 1, { ctx.index.tile - 1, 0 })
-      end },
-  },
-}
+      run = function(cmd) cmd:draw(sh.tonemap, { [0] = NEAREST("hdr"), [1] = NEAREST("hdr") }, 3, { 0.0 }) end })
+-- each tile writes its cell of the screenshot (no frame: the cells must meet)
+add(ex.scene_compose(sh, { name = "assemble", multiplex = "tile", src = "ldr", target = "shot", frame = 0 }))
 
 -- The same scene rendered whole (one tile the size of the screenshot), for
 -- the memory comparison and the bit-identity check.

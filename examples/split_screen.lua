@@ -13,15 +13,7 @@ local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. "/?.lua;" .. package.path end
 local ex = require("common")
 
-local sh = ex.shaders(dev, {
-  shadow = { "vr_shadow.frag.spv", { depth_test = true, depth_write = true } },
-  gbuffer = "vr_gbuffer.frag.spv",
-  light = "vr_light.frag.spv",
-  down = "vr_down.frag.spv",
-  up = "vr_up.frag.spv",
-  tonemap = "vr_tonemap.frag.spv",
-  compose = "shot_compose.comp.spv",
-})
+local sh = ex.scene_shaders(dev, { bloom = true, compose = true })
 
 local NEAREST = function(name) return { name, sampler = "nearest" } end
 -- Where each player stands and looks (tan of half the vertical field of view last).
@@ -42,74 +34,29 @@ local pipeline = {
   resolutions = { screen = { 640, 360 } },
   outputs = { "screen" },
   nodes = {
-    { name = "layout",
-      create = { screen = { format = "rgba8_unorm", size = "screen" }, grid = { blob = true } },
-      run = function(cmd, ctx)
-        cmd:clear("screen", { 0.0, 0.0, 0.0, 1.0 })
-        local grid = ctx.blob("grid")
-        grid.width, grid.height = ctx.width, ctx.height
-      end },
+    ex.scene_layout("screen"),
     { name = "camera", multiplex = { "player" },
       create = { camera = { blob = true } },
       run = function(_, ctx)
         local c, p = ctx.blob("camera"), PLAYERS[(ctx.index.player - 1) % #PLAYERS + 1]
         c.eye, c.target, c.tan = p.eye, p.target, p.tan
       end },
-    { name = "shadows",
-      create = { shadow_map = { format = "d32_sfloat", size = { 1024, 1024 } } },
-      pass = { depth = { "shadow_map", clear = 1.0 } },
-      run = function(cmd, ctx) cmd:draw(sh.shadow, {}, 3, { ctx.width + 0.0, ctx.height + 0.0, 0.0, 0.0 }) end },
-    { name = "gbuffer", multiplex = { "player" },
-      read = { camera = "none" },
-      create = { albedo = { format = "rgba8_unorm", size = { "screen", 0.5, 1.0 } },
-                 normal = { format = "rgba16_sfloat", size = { "screen", 0.5, 1.0 } },
-                 depth = { format = "r32_sfloat", size = { "screen", 0.5, 1.0 } } },
-      pass = { color = { "albedo", "normal", "depth" } },
-      run = function(cmd, ctx) cmd:draw(sh.gbuffer, {}, 3, camera_push(ctx)) end },
-    { name = "lighting", multiplex = { "player" },
-      read = { "albedo", "normal", "depth", "shadow_map", camera = "none" },
-      create = { hdr = { format = "rgba16_sfloat", size = { "screen", 0.5, 1.0 } } },
-      pass = { color = { "hdr" } },
-      run = function(cmd, ctx)
-        cmd:draw(sh.light, { [0] = NEAREST("albedo"), [1] = NEAREST("normal"), [2] = NEAREST("depth"),
-                             [3] = NEAREST("shadow_map") }, 3, camera_push(ctx))
-      end },
+    -- the shadow map once for both players; G-buffer and lighting per player
+    table.unpack(ex.scene_nodes(sh, { multiplex = "player", size = { "screen", 0.5, 1.0 }, view = "camera",
+                                      push = camera_push })),
   },
 }
 
 -- Bloom per player: three downsamples (1/2, 1/4, 1/8 of the view), two upsamples.
+ex.scene_bloom(pipeline.nodes, sh, "player", function(i) return { "screen", 0.5 ^ (i + 1), 0.5 ^ i } end)
 local function add(node) pipeline.nodes[#pipeline.nodes + 1] = node end
-local src = "hdr"
-for i = 1, 3 do
-  local from, dst = src, "bloom" .. i
-  add({ name = "bloom_down" .. i, multiplex = { "player" },
-        read = { from }, create = { [dst] = { format = "rgba16_sfloat", size = { "screen", 0.5 ^ (i + 1), 0.5 ^ i } } },
-        pass = { color = { dst } },
-        run = function(cmd) cmd:draw(sh.down, { [0] = from }, 3, { i == 1 and 1.0 or 0.0 }) end })
-  src = dst
-end
-for i = 2, 1, -1 do
-  local small, level, dst = src, "bloom" .. i, "bloom_up" .. i
-  add({ name = "bloom_up" .. i, multiplex = { "player" },
-        read = { small, level }, create = { [dst] = { format = "rgba16_sfloat", size = { "screen", 0.5 ^ (i + 1), 0.5 ^ i } } },
-        pass = { color = { dst } },
-        run = function(cmd) cmd:draw(sh.up, { [0] = small, [1] = level }, 3) end })
-  src = dst
-end
 add({ name = "tonemap", multiplex = { "player" },
       read = { "hdr", "bloom_up1" },
       create = { view = { format = "rgba8_unorm", size = { "screen", 0.5, 1.0 } } },
       pass = { color = { "view" } },
       run = function(cmd) cmd:draw(sh.tonemap, { [0] = NEAREST("hdr"), [1] = "bloom_up1" }, 3, { 0.6 }) end })
 -- each player's view into its half of the screen, with a dark 2-pixel frame
-add({ name = "compose", multiplex = { "player" },
-      read = { view = "sampled", grid = "none" },
-      modify = { screen = "storage" },
-      run = function(cmd, ctx)
-        local grid = ctx.blob("grid")
-        cmd:dispatch(sh.compose, { [0] = NEAREST("view"), [1] = "screen" }, (grid.width + 7) // 8,
-                     (grid.height + 7) // 8, 1, { ctx.index.player - 1, 2 })
-      end })
+add(ex.scene_compose(sh, { name = "compose", multiplex = "player", src = "view", target = "screen", frame = 2 }))
 
 local extras = {
   frames = 2,

@@ -13,20 +13,14 @@ local here = debug.getinfo(1, "S").source:match("^@(.*)[/\\][^/\\]*$") or "."
 if not package.path:find(here .. "/?.lua", 1, true) then package.path = here .. "/?.lua;" .. package.path end
 local ex = require("common")
 
-local sh = ex.shaders(dev, {
-  shadow = { "vr_shadow.frag.spv", { depth_test = true, depth_write = true } },
-  gbuffer = "vr_gbuffer.frag.spv",
-  light = "vr_light.frag.spv",
-  down = "vr_down.frag.spv",
-  up = "vr_up.frag.spv",
-  tonemap = "vr_tonemap.frag.spv",
-})
+local sh = ex.scene_shaders(dev, { bloom = true })
 
 local IPD = 0.7        -- exaggerated (metres, the scene is ~8 m wide) so the two pictures visibly differ
 local EYE, TARGET, TAN_FOV = { 0.0, 2.4, 7.5 }, { 0.0, 0.8, 0.0 }, 0.45
 
 -- Camera push constants for vr_gbuffer.frag / vr_light.frag (all floats).
-local function camera_push(v, ctx)
+local function camera_push(ctx)
+  local v = ctx.blob("view")
   return { v.eye[1], v.eye[2], v.eye[3], TAN_FOV, v.target[1], v.target[2], v.target[3], 0.0,
            ctx.width + 0.0, ctx.height + 0.0, 0.0, 0.0 }
 end
@@ -50,49 +44,15 @@ local pipeline = {
         v.eye = { EYE[1] + rx * s, EYE[2], EYE[3] + rz * s }
         v.target = { TARGET[1] + rx * s, TARGET[2], TARGET[3] + rz * s }
       end },
-    { name = "shadows",
-      create = { shadow_map = { format = "d32_sfloat", size = { 1024, 1024 } } },
-      pass = { depth = { "shadow_map", clear = 1.0 } },
-      run = function(cmd, ctx) cmd:draw(sh.shadow, {}, 3, { ctx.width + 0.0, ctx.height + 0.0, 0.0, 0.0 }) end },
-    { name = "gbuffer", multiplex = { "eye" },
-      read = { view = "none" },
-      create = { albedo = { format = "rgba8_unorm", size = "eye" },
-                 normal = { format = "rgba16_sfloat", size = "eye" },
-                 depth = { format = "r32_sfloat", size = "eye" } },
-      pass = { color = { "albedo", "normal", "depth" } },
-      run = function(cmd, ctx) cmd:draw(sh.gbuffer, {}, 3, camera_push(ctx.blob("view"), ctx)) end },
-    { name = "lighting", multiplex = { "eye" },
-      read = { "albedo", "normal", "depth", "shadow_map", view = "none" },
-      create = { hdr = { format = "rgba16_sfloat", size = "eye" } },
-      pass = { color = { "hdr" } },
-      run = function(cmd, ctx)
-        cmd:draw(sh.light, { [0] = { "albedo", sampler = "nearest" }, [1] = { "normal", sampler = "nearest" },
-                                [2] = { "depth", sampler = "nearest" }, [3] = { "shadow_map", sampler = "nearest" } }, 3,
-                 camera_push(ctx.blob("view"), ctx))
-      end },
+    -- the shadow map once for both eyes; G-buffer and lighting per eye
+    table.unpack(ex.scene_nodes(sh, { multiplex = "eye", size = "eye", view = "view", push = camera_push })),
   },
 }
 
 -- Bloom: three downsamples (1/2, 1/4, 1/8 of the eye) and two upsamples,
 -- all transient and per eye.
+ex.scene_bloom(pipeline.nodes, sh, "eye", function(i) return { "eye", 0.5 ^ i } end)
 local function add(node) pipeline.nodes[#pipeline.nodes + 1] = node end
-local src = "hdr"
-for i = 1, 3 do
-  local from, dst = src, "bloom" .. i
-  add({ name = "bloom_down" .. i, multiplex = { "eye" },
-        read = { from }, create = { [dst] = { format = "rgba16_sfloat", size = { "eye", 0.5 ^ i } } },
-        pass = { color = { dst } },
-        run = function(cmd) cmd:draw(sh.down, { [0] = from }, 3, { i == 1 and 1.0 or 0.0 }) end })
-  src = dst
-end
-for i = 2, 1, -1 do
-  local small, level, dst = src, "bloom" .. i, "bloom_up" .. i
-  add({ name = "bloom_up" .. i, multiplex = { "eye" },
-        read = { small, level }, create = { [dst] = { format = "rgba16_sfloat", size = { "eye", 0.5 ^ i } } },
-        pass = { color = { dst } },
-        run = function(cmd) cmd:draw(sh.up, { [0] = small, [1] = level }, 3) end })
-  src = dst
-end
 add({ name = "tonemap", multiplex = { "eye" },
       read = { "hdr", "bloom_up1" },
       create = { final = { format = "rgba8_unorm", size = "eye" } },

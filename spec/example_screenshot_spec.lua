@@ -5,20 +5,18 @@ package.path = "examples/?.lua;" .. package.path
 local fg = require("framegraph")
 local ex = require("common")
 require("framegraph.assertions")
+local examples = require("support.examples")
 
 local SMALL = { main = { 32, 32 }, shot = { 64, 64 } }
 
 describe("examples/screenshot.lua", function()
   local dev
-  setup(function() dev = ex.device("software") end)
-  teardown(function() dev:close() end)
-  after_each(function() assert.are.same({}, dev:messages()) end)
+  examples.device(function(d) dev = d end)
 
   it("plans 4 tiles of the main resolution and one full-size screenshot", function()
     local p = ex.load("examples/screenshot.lua")
     local g = fg.compile(p)
-    local count = {}
-    for _, n in ipairs(g:nodes()) do count[n.name] = n.instances end
+    local count = examples.instances(g)
     assert.are.same({ layout = 1, shadows = 1, gbuffer = 4, lighting = 4, tonemap = 4, assemble = 4 }, count)
     for _, r in ipairs(g:resources()) do
       if r.name == "shot" then assert.are.same({ 512, 512 }, { r.width, r.height }) end
@@ -46,9 +44,7 @@ describe("examples/screenshot.lua", function()
 
   it("assembles tiles bit-identical to the whole render, with aliasing off and poisoned", function()
     local p = ex.load("examples/screenshot.lua", dev)
-    local runs = ex.memory(dev, p, { frames = 2, poison = true, resolutions = SMALL, solvers = { "none", "best" } })
-    assert.is_true(ex.identical(runs))
-    assert.is_true(runs[2].device < runs[1].device)
+    local runs = examples.identical_runs(dev, p, SMALL)
     local shot = runs[2].images.shot
     assert.are.equal(64 * 64 * 4, #shot)
     -- the same scene as one 64x64 tile
@@ -70,9 +66,7 @@ describe("examples/screenshot.lua", function()
 
   it("writes the screenshot PNG from its runner step", function()
     local p, extras = ex.load("examples/screenshot.lua", dev)
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert.is_true(os.execute("mkdir -p '" .. dir .. "'"))
+    local dir = examples.out_dir()
     local rt = fg.runtime(dev, p, { resolutions = SMALL })
     rt:frame()
     local files
@@ -82,10 +76,6 @@ describe("examples/screenshot.lua", function()
     files = extras.after(rt, { out_dir = dir, ex = ex, log = function(line) lines[#lines + 1] = line end })
     assert.matches("bit%-identical to the whole render: true", table.concat(lines, "\n"))
     rt:close()
-    local h = assert(io.open(files[1], "rb"))
-    assert.are.equal("\137PNG", h:read(4))
-    h:close()
-    os.remove(files[1])
-    os.remove(dir)
+    examples.assert_pngs(files, 1, dir)
   end)
 end)

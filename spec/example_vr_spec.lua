@@ -4,18 +4,11 @@ package.path = "examples/?.lua;" .. package.path
 local fg = require("framegraph")
 local ex = require("common")
 require("framegraph.assertions")
+local examples = require("support.examples")
 
 local SMALL = { eye = { 64, 64 } }
 
--- Distinct rgba8 pixels, and the fraction of pixels that differ between a and b.
-local function distinct(px)
-  local seen, n = {}, 0
-  for i = 1, #px, 4 do
-    local k = px:sub(i, i + 2)
-    if not seen[k] then seen[k] = true; n = n + 1 end
-  end
-  return n
-end
+-- The fraction of rgba8 pixels that differ between a and b.
 local function differing(a, b)
   local d = 0
   for i = 1, #a, 4 do if a:sub(i, i + 2) ~= b:sub(i, i + 2) then d = d + 1 end end
@@ -36,19 +29,13 @@ end
 
 describe("examples/vr.lua", function()
   local dev
-  setup(function() dev = ex.device("software") end)
-  teardown(function() dev:close() end)
-  after_each(function() assert.are.same({}, dev:messages()) end)
+  examples.device(function(d) dev = d end)
 
   it("loads without a device and plans one shadow map for both eyes", function()
     local p, extras = ex.load("examples/vr.lua")
     assert.are.equal("function", type(extras.after))
     local g = fg.compile(p)
-    local count = {}
-    for _, n in ipairs(g:nodes()) do
-      assert.are.equal("active", n.state, n.name)
-      count[n.name] = n.instances
-    end
+    local count = examples.instances(g, true)
     assert.are.equal(1, count.shadows)
     assert.are.equal(2, count.camera)
     assert.are.equal(2, count.gbuffer)
@@ -64,33 +51,23 @@ describe("examples/vr.lua", function()
   end)
 
   it("saves memory: eye 2's transients reuse eye 1's", function()
-    local g = fg.compile((ex.load("examples/vr.lua")))
-    assert.saves_memory(g, 0.5)
-    assert.near_optimal(g, 1.05)
     -- the per-eye bloom chain and G-buffer alias: more than one resource
     -- shares an offset range with another at a different time
-    local pool = fg.compile((ex.load("examples/vr.lua")), { solver = "pool" })
-    assert.is_true(g:stats().heap_bytes < pool:stats().heap_bytes)
+    examples.assert_views_alias("examples/vr.lua")
   end)
 
   it("renders two different, non-trivial eye images, bit-identical with aliasing off and poisoned", function()
     local p, extras = ex.load("examples/vr.lua", dev)
-    local dir = os.tmpname()
-    os.remove(dir)
-    assert.is_true(os.execute("mkdir -p '" .. dir .. "'"))
+    local dir = examples.out_dir()
     local files
-    local runs = ex.memory(dev, p, { frames = 2, poison = true, resolutions = SMALL,
-                                     solvers = { "none", "best" },
-                                     each = function(rt, label)
-                                       if label == "best" then files = extras.after(rt, { out_dir = dir, ex = ex }) end
-                                     end })
+    local runs = examples.identical_runs(dev, p, SMALL, function(rt, label)
+      if label == "best" then files = extras.after(rt, { out_dir = dir, ex = ex }) end
+    end)
     assert.are.same({ "none", "best", "best+poison" }, { runs[1].label, runs[2].label, runs[3].label })
-    assert.is_true(ex.identical(runs))
-    assert.is_true(runs[2].device < runs[1].device)
     local left, right = runs[2].images["final[eye=1]"], runs[2].images["final[eye=2]"]
     assert.are.equal(64 * 64 * 4, #left)
-    assert.is_true(distinct(left) > 200, "left eye image looks flat")
-    assert.is_true(distinct(right) > 200, "right eye image looks flat")
+    assert.is_true(examples.distinct(left) > 200, "left eye image looks flat")
+    assert.is_true(examples.distinct(right) > 200, "right eye image looks flat")
     assert.is_true(differing(left, right) > 0.2, "the eye offset should move most pixels")
     -- and they differ by the eye offset: the right eye sees the scene shifted
     -- left (parallax), so right[x] matches left[x + s] best for some s > 0
@@ -101,13 +78,6 @@ describe("examples/vr.lua", function()
     end
     assert.is_true(best_s >= 2, "expected a positive parallax shift, got " .. best_s)
     assert.is_true(best < 0.5 * sad(left, right, 0, 64), "the shifted right eye should match the left one")
-    assert.are.equal(2, #files)
-    for _, f in ipairs(files) do
-      local h = assert(io.open(f, "rb"))
-      assert.are.equal("\137PNG", h:read(4))
-      h:close()
-      os.remove(f)
-    end
-    os.remove(dir)
+    examples.assert_pngs(files, 2, dir)
   end)
 end)

@@ -8,15 +8,7 @@ local SHADERS = fg.shader_dir()
 
 describe("rt:reload", function()
   local dev, path
-  setup(function()
-    dev = fg.vulkan{ validation = true, prefer = "software" }
-    path = os.tmpname()
-  end)
-  teardown(function()
-    os.remove(path)
-    dev:close()
-  end)
-  after_each(function() assert.are.same({}, dev:messages()) end)
+  file.fixture(fg, function(d, p) dev, path = d, p end)
 
   local function write(v)
     local text = file.text(SHADERS, v)

@@ -10,15 +10,7 @@ local SHADERS = fg.shader_dir()
 
 describe("fg.watch", function()
   local dev, path
-  setup(function()
-    dev = fg.vulkan{ validation = true, prefer = "software" }
-    path = os.tmpname()
-  end)
-  teardown(function()
-    os.remove(path)
-    dev:close()
-  end)
-  after_each(function() assert.are.same({}, dev:messages()) end)
+  file.fixture(fg, function(d, p) dev, path = d, p end)
 
   local function acc(rt) return assert(rt:read("acc")):byte(1) end
 

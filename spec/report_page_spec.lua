@@ -72,11 +72,7 @@ local function looks_drawn(png, fills_used)
   return true
 end
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
+local write = require("support.sh").write
 
 describe("the report page in a browser", function()
   local browser = chromium()

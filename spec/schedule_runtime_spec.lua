@@ -22,9 +22,7 @@ end
 
 describe("schedule = 'memory' at run time", function()
   local dev
-  setup(function() dev = ex.device("software") end)
-  teardown(function() dev:close() end)
-  after_each(function() assert.are.same({}, dev:messages()) end)
+  require("support.examples").device(function(d) dev = d end)
 
   for _, case in ipairs(CASES) do
     it(case.file .. ": same pixels and barriers as the declared order, in less memory", function()

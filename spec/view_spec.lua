@@ -18,19 +18,8 @@ local function run(cmd)
   return out:gsub("EXIT=%d+%s*$", ""), code
 end
 
-local function write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
-end
-
-local function read(path)
-  local f = io.open(path, "rb")
-  if not f then return nil end
-  local s = f:read("a")
-  f:close()
-  return s
-end
+local files = require("support.sh")
+local write, read = files.write, files.read
 
 local function tmpdir()
   local f = io.popen("mktemp -d")
@@ -81,6 +70,18 @@ local function is_png(s) return s ~= nil and s:sub(1, 8) == "\137PNG\r\n\26\n" e
 
 local have_xvfb = os.execute("command -v xvfb-run >/dev/null 2>&1")
 
+-- Marks the test pending and returns true when xvfb-run (or, with need_xwd, xwd) is missing.
+local function xvfb_missing(need_xwd)
+  if not need_xwd then
+    if have_xvfb then return false end
+    pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
+    return true
+  end
+  if have_xvfb and os.execute("command -v xwd >/dev/null 2>&1") then return false end
+  pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
+  return true
+end
+
 -- xvfb-run on a display number of its own: xvfb-run does not wait for the
 -- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
 -- removes the new one's socket. `-a` still moves on from a number in use.
@@ -89,16 +90,37 @@ local function XVFB()
   return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24'"):format(math.random(200, 30000))
 end
 
+-- A pipeline file whose "color" output has two eyes (eye 1 dark, eye 2 bright);
+-- with_mono adds a second, unmultiplexed output "mono" (grey).
+local function eyes_pipeline(with_mono)
+  return ([[
+local dev = ...
+local fg = require("framegraph")
+local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
+return {
+  dimensions = { eye = 2 },
+  resolutions = { main = { 32, 24 } },
+  outputs = { "color"%s },
+  nodes = {
+    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "color" } },
+      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
+%s  },
+}
+]]):format(with_mono and ', "mono"' or "", with_mono and [[
+    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
+      pass = { color = { "mono" } },
+      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
+]] or "")
+end
+
 describe("framegraph view", function()
   local dir
   before_each(function() dir = tmpdir() end)
   after_each(function() if not os.getenv("VIEW_SPEC_KEEP") then os.execute("rm -rf " .. sh_quote(dir)) end end)
 
   it("under Xvfb: presents frames, an edit changes the picture, a broken edit keeps it and shows file:line", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
     local cmd = ("%s %s %s --device software --validation --no-hud --size 96x64 --captures %s "
@@ -126,10 +148,7 @@ describe("framegraph view", function()
   end)
 
   it("under Xvfb: --frames N --screenshot captures the presented image", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.5"))
     local out, code = run(("%s %s %s --device software --validation --size 80x60 --frames 5 "
@@ -142,10 +161,7 @@ describe("framegraph view", function()
   end)
 
   it("under Xvfb: the X display shows the picture and the HUD, and the HUD shows a bad edit's error", function()
-    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
-      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
-      return
-    end
+    if xvfb_missing(true) then return end
     local file, broken, script = dir .. "/pipe.lua", dir .. "/broken.lua", dir .. "/x.sh"
     write(file, pipeline("1.0"))
     write(broken, pipeline("= 1"))
@@ -194,10 +210,7 @@ wait $pid
   end)
 
   it("under Xvfb: a run that raises after an edit keeps the last good picture on the display", function()
-    if not have_xvfb or not os.execute("command -v xwd >/dev/null 2>&1") then
-      pending("xvfb-run or xwd is missing (Debian packages xvfb, x11-apps; scripts/setup.sh installs them)")
-      return
-    end
+    if xvfb_missing(true) then return end
     local file, dump = dir .. "/pipe.lua", dir .. "/held.xwd"
     write(file, pipeline("1.0"))
     local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
@@ -229,10 +242,7 @@ wait $pid
   end)
 
   it("under Xvfb: a resize recreates the swapchain and the window = true resolution follows it", function()
-    if not have_xvfb then
-      pending("xvfb-run is missing (Debian package xvfb; scripts/setup.sh installs it)")
-      return
-    end
+    if xvfb_missing() then return end
     local file, script, shot = dir .. "/pipe.lua", dir .. "/resize.lua", dir .. "/resized.png"
     write(file, pipeline("0.5"))
     write(script, ([[
@@ -284,21 +294,7 @@ end }), true)
 
   it("shows each multiplex index of an output (--output name[eye=i])", function()
     local file = dir .. "/eyes.lua"
-    write(file, [[
-local dev = ...
-local fg = require("framegraph")
-local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
-return {
-  dimensions = { eye = 2 },
-  resolutions = { main = { 32, 24 } },
-  outputs = { "color" },
-  nodes = {
-    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "color" } },
-      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
-  },
-}
-]])
+    write(file, eyes_pipeline(false))
     local shots = {}
     for _, o in ipairs({ "color", "color[eye=1]", "color[eye=2]" }) do
       local png = dir .. "/" .. #shots .. ".png"
@@ -319,24 +315,7 @@ return {
 
   it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()
     local file, script = dir .. "/two.lua", dir .. "/cycle.lua"
-    write(file, [[
-local dev = ...
-local fg = require("framegraph")
-local sh = dev and fg.shader(dev, "dev_grad.frag.spv", { fragment_only = true })
-return {
-  dimensions = { eye = 2 },
-  resolutions = { main = { 32, 24 } },
-  outputs = { "color", "mono" },
-  nodes = {
-    { name = "fill", multiplex = { "eye" }, create = { color = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "color" } },
-      run = function(cmd, ctx) cmd:draw(sh, {}, 3, { ctx.index.eye == 1 and 0.0 or 1.0 }) end },
-    { name = "mono", create = { mono = { format = "rgba8_unorm", size = "main" } },
-      pass = { color = { "mono" } },
-      run = function(cmd) cmd:draw(sh, {}, 3, { 0.5 }) end },
-  },
-}
-]])
+    write(file, eyes_pipeline(true))
     write(script, ([[
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 package.cpath = "build/?.so;" .. package.cpath
@@ -360,22 +339,23 @@ end }), true)
     assert.are.equal(s[1], s[4])       -- and around to eye 1
   end)
 
-  it("says DISPLAY is unset and suggests --screenshot when there is no display", function()
+  -- The viewer on a good pipeline file where it can open no window: the exit
+  -- status, the reason, and the suggestion of --screenshot.
+  local function no_window(env, extra, want_code, why)
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
-    local out, code = run(("env -u DISPLAY %s %s"):format(VIEW, sh_quote(file)))
-    assert.are.equal(2, code)
-    assert.matches("DISPLAY is unset", out, 1, true)
+    local out, code = run(("%s %s %s%s"):format(env, VIEW, sh_quote(file), extra))
+    assert.are.equal(want_code, code)
+    assert.matches(why, out, 1, true)
     assert.matches("--screenshot", out, 1, true)
+  end
+
+  it("says DISPLAY is unset and suggests --screenshot when there is no display", function()
+    no_window("env -u DISPLAY", "", 2, "DISPLAY is unset")
   end)
 
   it("says which X display it cannot reach and suggests --screenshot", function()
-    local file = dir .. "/pipe.lua"
-    write(file, pipeline("0.0"))
-    local out, code = run(("DISPLAY=:54321 %s %s --device software"):format(VIEW, sh_quote(file)))
-    assert.are.equal(1, code)
-    assert.matches("cannot connect to the X display ':54321'", out, 1, true)
-    assert.matches("--screenshot", out, 1, true)
+    no_window("DISPLAY=:54321", " --device software", 1, "cannot connect to the X display ':54321'")
   end)
 
   it("reports a broken pipeline file at start with file:line", function()

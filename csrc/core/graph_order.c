@@ -110,29 +110,30 @@ static int collect_name_users(fg_graph *g, const graph_names *c, name_users *u) 
   if (!u->rstart || !u->mstart) return -1;
   memset(u->rstart, 0, (ns + 2) * sizeof(uint32_t));
   memset(u->mstart, 0, (ns + 2) * sizeof(uint32_t));
-  for (uint32_t i = 0; i < N; i++) {
-    node *n = &g->nodes.a[i];
-    if (!node_active(n)) continue;
-    for (uint32_t k = 0; k < n->decls.n; k++) {
-      decl *d = &n->decls.a[k];
-      if (!c->avail[d->name]) continue;
-      if (d->access == FG_ACCESS_READ || d->access == FG_ACCESS_HISTORY) { u->rstart[d->name + 1]++; nr++; }
-      if (d->access == FG_ACCESS_MODIFY && !d->folded) { u->mstart[d->name + 1]++; nm++; }
+  /* two sweeps over the same uses: the first counts them per name, the
+     second (after the prefix sums and the allocation) fills the lists */
+  for (int fill = 0; fill < 2; fill++) {
+    for (uint32_t i = 0; i < N; i++) {
+      node *n = &g->nodes.a[i];
+      if (!node_active(n)) continue;
+      for (uint32_t k = 0; k < n->decls.n; k++) {
+        decl *d = &n->decls.a[k];
+        if (!c->avail[d->name]) continue;
+        if (d->access == FG_ACCESS_READ || d->access == FG_ACCESS_HISTORY) {
+          if (fill) u->rl[u->rstart[d->name]++] = i;
+          else { u->rstart[d->name + 1]++; nr++; }
+        }
+        if (d->access == FG_ACCESS_MODIFY && !d->folded) {
+          if (fill) u->ml[u->mstart[d->name]++] = i;
+          else { u->mstart[d->name + 1]++; nm++; }
+        }
+      }
     }
-  }
-  for (uint32_t i = 0; i < ns; i++) { u->rstart[i + 1] += u->rstart[i]; u->mstart[i + 1] += u->mstart[i]; }
-  u->rl = fg_malloc(&g->h, (nr + 1) * sizeof(uint32_t));
-  u->ml = fg_malloc(&g->h, (nm + 1) * sizeof(uint32_t));
-  if (!u->rl || !u->ml) return -1;
-  for (uint32_t i = 0; i < N; i++) {
-    node *n = &g->nodes.a[i];
-    if (!node_active(n)) continue;
-    for (uint32_t k = 0; k < n->decls.n; k++) {
-      decl *d = &n->decls.a[k];
-      if (!c->avail[d->name]) continue;
-      if (d->access == FG_ACCESS_READ || d->access == FG_ACCESS_HISTORY) u->rl[u->rstart[d->name]++] = i;
-      if (d->access == FG_ACCESS_MODIFY && !d->folded) u->ml[u->mstart[d->name]++] = i;
-    }
+    if (fill) break;
+    for (uint32_t i = 0; i < ns; i++) { u->rstart[i + 1] += u->rstart[i]; u->mstart[i + 1] += u->mstart[i]; }
+    u->rl = fg_malloc(&g->h, (nr + 1) * sizeof(uint32_t));
+    u->ml = fg_malloc(&g->h, (nm + 1) * sizeof(uint32_t));
+    if (!u->rl || !u->ml) return -1;
   }
   /* shift back: the fill loops advanced starts to ends */
   for (uint32_t i = ns; i > 0; i--) { u->rstart[i] = u->rstart[i - 1]; u->mstart[i] = u->mstart[i - 1]; }

@@ -187,15 +187,24 @@ end
 
 -- ---------------------------------------------------------------- commands
 
-local function cmd_check(args, out, err)
-  local o, why = parse(args, { ["--profile"] = "profile", ["--solver"] = "solver", ["--strict"] = true })
-  if not o then err:write("framegraph check: ", why, "\n", usage, "\n") return 2 end
-  local path = o.files[1]
-  local graph, problems = compile(path, o)
+-- The start both commands share: parse the options, compile the file. The
+-- graph and the options, or nil and the exit status (what went wrong is written).
+local function open_graph(name, args, options, out, err)
+  local o, why = parse(args, options)
+  if not o then err:write("framegraph ", name, ": ", why, "\n", usage, "\n") return nil, 2 end
+  local graph, problems = compile(o.files[1], o)
   if not graph then
     for _, p in ipairs(problems) do out:write(p, "\n") end
-    return 1
+    return nil, 1
   end
+  return graph, o
+end
+
+local function cmd_check(args, out, err)
+  local graph, o = open_graph("check", args, { ["--profile"] = "profile", ["--solver"] = "solver", ["--strict"] = true },
+                              out, err)
+  if not graph then return o end
+  local path = o.files[1]
   local bad, warnings = node_findings(path, graph)
   graph:close()
   for _, p in ipairs(bad) do out:write(p, "\n") end
@@ -205,15 +214,11 @@ local function cmd_check(args, out, err)
 end
 
 local function cmd_report(args, out, err)
-  local o, why = parse(args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
-                               ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true })
-  if not o then err:write("framegraph report: ", why, "\n", usage, "\n") return 2 end
+  local graph, o = open_graph("report", args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
+                                                ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true },
+                              out, err)
+  if not graph then return o end
   local path = o.files[1]
-  local graph, problems = compile(path, o)
-  if not graph then
-    for _, p in ipairs(problems) do out:write(p, "\n") end
-    return 1
-  end
   local report = require("framegraph.report")
   local target = o.output or "report.html"
   local ok, werr = report.write_html(graph, target, { title = o.title, source = path, graphviz = not o.no_graphviz })

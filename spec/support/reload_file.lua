@@ -55,10 +55,25 @@ function M.text(dir, v)
   return table.concat(out, "\n") .. "\n"
 end
 
-function M.write(path, text)
-  local f = assert(io.open(path, "wb"))
-  f:write(text)
-  f:close()
+M.write = require("support.sh").write
+
+-- The fixture both reload specs start with; call it inside their describe.
+-- A validating lavapipe device and a temporary file for the whole describe
+-- (handed to `set(dev, path)` in setup), removed in teardown; after every
+-- test the device must have reported no validation message.
+function M.fixture(fg, set)
+  local busted, assert = require("busted"), require("luassert")
+  local dev, path
+  busted.setup(function()
+    dev = fg.vulkan{ validation = true, prefer = "software" }
+    path = os.tmpname()
+    set(dev, path)
+  end)
+  busted.teardown(function()
+    os.remove(path)
+    dev:close()
+  end)
+  busted.after_each(function() assert.are.same({}, dev:messages()) end)
 end
 
 -- Line number (1-based) of the first line of `text` containing `needle`.
