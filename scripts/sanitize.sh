@@ -24,7 +24,7 @@ c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' | a
 : "${c_total:=0}" "${c_failed:=0}"
 asan=$(gcc -print-file-name=libasan.so)
 LUA_CPATH="$PWD/build-asan/?.so;;" LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" \
-FG_SHADER_DIR="$PWD/build-asan/shaders" ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+FG_SHADER_DIR="$PWD/build-asan/shaders" FG_SANITIZER=asan ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
   LD_PRELOAD="$asan" lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$log.b"
 summary=$(grep -E '[0-9]+ success' "$log.b" | tail -n 1 | sed 's/\x1b\[[0-9;]*m//g')
 b_ok=$(echo "$summary" | grep -Eo '[0-9]+ success' | grep -Eo '[0-9]+' || echo 0)

@@ -5,13 +5,17 @@ local fg = require("framegraph")
 local soak = assert(loadfile("bench/soak.lua"))("--lib")
 
 local MiB = 1048576
+-- Under scripts/sanitize.sh, ASan keeps freed blocks in quarantine, so resident
+-- memory grows without any leak: there the RSS bounds say nothing and are left
+-- out (leaks are LeakSanitizer's and valgrind's to find); everything else holds.
+local rss_meaningful = not os.getenv("FG_SANITIZER")
 
 describe("soak (short)", function()
   it("500 recompiles/updates keep RSS flat", function()
     local s = soak.recompiles(500)
     local mid, last = s[(#s + 1) // 2], s[#s]
     assert.are.equal(500, last.at)
-    assert.is_true(last.rss <= mid.rss + 2 * MiB, ("RSS %d -> %d"):format(mid.rss, last.rss))
+    if rss_meaningful then assert.is_true(last.rss <= mid.rss + 2 * MiB, ("RSS %d -> %d"):format(mid.rss, last.rss)) end
   end)
 
   it("500 frames with 5 reloads keep RSS and VkDeviceMemory flat", function()
@@ -26,7 +30,7 @@ describe("soak (short)", function()
     -- the larger plan's memory is kept for the smaller one: no allocation after warm-up
     assert.are.equal(mid.device, last.device)
     assert.are.equal(mid.allocations, last.allocations)
-    assert.is_true(last.rss <= mid.rss + 4 * MiB, ("RSS %d -> %d"):format(mid.rss, last.rss))
+    if rss_meaningful then assert.is_true(last.rss <= mid.rss + 4 * MiB, ("RSS %d -> %d"):format(mid.rss, last.rss)) end
     assert.are.same({}, dev:messages())
     dev:close()
   end)
