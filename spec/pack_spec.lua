@@ -318,21 +318,27 @@ describe("fg.pack", function()
 end)
 
 describe("fg.pack on sizes near 2^64", function()
-  it("refuses sizes whose sum passes 2^63 instead of returning a wrapped makespan", function()
-    -- two live-together items of 2^62 bytes: the makespan would be 2^63
+  it("refuses sizes whose sum passes 2^62 instead of returning a wrapped makespan", function()
+    -- two live-together items of 2^62 bytes: the makespan would be 2^63 (and the
+    -- clique bound's signed sums reach twice the total: the limit is 2^62)
     local items = { { start = 0, stop = 4, size = 1 << 62 }, { start = 1, stop = 5, size = 1 << 62 } }
     for _, s in ipairs(fg.pack_solvers) do
       local ok, err = pcall(fg.pack, items, { solver = s })
       assert.is_false(ok, s)
-      assert.matches("item 2: the sizes add up past 2^63 bytes", err, 1, true)
+      assert.matches("item 1: the sizes add up past 2^62 bytes", err, 1, true)
     end
   end)
 
   it("still packs large sizes whose sum fits", function()
-    local items = { { start = 0, stop = 4, size = 1 << 61 }, { start = 1, stop = 5, size = 1 << 61 } }
+    local items = { { start = 0, stop = 4, size = 1 << 60 }, { start = 1, stop = 5, size = 1 << 60 } }
     local r = fg.pack(items, { solver = "best" })
-    assert.are.equal(1 << 62, r.makespan)
+    assert.are.equal(1 << 61, r.makespan)
     assert.is_true(fg.check_packing(items, r.offsets))
+    -- one more such item passes the limit, and the message names it
+    items[3] = { start = 2, stop = 6, size = (1 << 61) }
+    local ok, err = pcall(fg.pack, items, { solver = "best" })
+    assert.is_false(ok)
+    assert.matches("item 3: the sizes add up past 2^62 bytes", err, 1, true)
   end)
 end)
 

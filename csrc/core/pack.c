@@ -65,18 +65,19 @@ static void solver_list(char *buf, size_t len) {
 }
 
 /* Every solver places items at most at the sum of what came before, each
- * rounded up to its alignment and granularity page: bounding that sum by
- * 2^63 - 1 keeps every offset, end and makespan exact in 64 bits (and in the
- * signed arithmetic of the search). */
+ * rounded up to its alignment and granularity page; the exact clique bound
+ * adds and subtracts item weights in signed 64-bit sums that may reach twice
+ * the total. Bounding the padded sum by 2^62 keeps every offset, end,
+ * makespan and bound exact (found by fuzz_pack under UBSan). */
 static int check_total(const fg_pack_item *items, size_t n, uint64_t granularity, char *err, size_t errlen) {
-  const uint64_t limit = UINT64_MAX >> 1;
+  const uint64_t limit = (UINT64_MAX >> 2);  /* 2^62 - 1 */
   uint64_t total = 0, pad = granularity > 1 ? granularity - 1 : 0;
   for (size_t i = 0; i < n; i++) {
     uint64_t a = items[i].align ? items[i].align : 1, need = items[i].size;
     if (need > limit || a - 1 > limit - need || pad > limit - need - (a - 1) ||
         total > limit - need - (a - 1) - pad) {
       fg_errf(err, errlen,
-              "item %zu: the sizes add up past 2^63 bytes (with alignment and granularity padding), "
+              "item %zu: the sizes add up past 2^62 bytes (with alignment and granularity padding), "
               "so offsets could not be represented; split the problem or use smaller sizes", i + 1);
       return -1;
     }
