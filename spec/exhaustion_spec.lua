@@ -34,9 +34,14 @@ describe("exhaustion", function()
     local heap = dev:info().memory_heaps[1].size
     local side = dev:info().limits.max_image_dimension_2d
     local p = pipe(side)
-    -- two big outputs alive together, each with two frame copies
-    p.outputs = { "out", "out2" }
-    p.nodes[1].create.out2 = { format = "rgba16_sfloat", size = "main", usage = "transfer_dst" }
+    -- enough big outputs alive together to pass the heap whatever its size
+    -- (lavapipe: host memory; an 80 GB GPU needs more of them)
+    local per = side * side * 8  -- one rgba16 frame copy
+    p.outputs = { "out" }
+    for k = 2, heap // per + 2 do
+      p.outputs[k] = "out" .. k
+      p.nodes[1].create["out" .. k] = { format = "rgba16_sfloat", size = "main", usage = "transfer_dst" }
+    end
     p.nodes[1].run = function() end
     local rt, err = fg.runtime(dev, p, {})
     assert.is_nil(rt)

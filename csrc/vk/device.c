@@ -55,9 +55,13 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
   if (type == VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT && !(sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) &&
       (!data->pMessageIdName || !strcmp(data->pMessageIdName, "Loader Message")))
     return VK_FALSE;
-  /* the layer announcing its own settings at vkCreateInstance */
+  /* Notes about the layer itself, not our usage: its settings at
+   * vkCreateInstance, and its shader-validation cache file that does not
+   * exist yet on a fresh machine (seen on an NVIDIA GPU). */
   if (!(sev & (VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)) &&
-      data->pMessageIdName && !strcmp(data->pMessageIdName, "UNASSIGNED-khronos-validation-createinstance-status-message"))
+      data->pMessageIdName &&
+      (!strcmp(data->pMessageIdName, "UNASSIGNED-khronos-validation-createinstance-status-message") ||
+       !strcmp(data->pMessageIdName, "UNASSIGNED-cache-file-error")))
     return VK_FALSE;
   char buf[4096];
   snprintf(buf, sizeof buf, "[%s%s] %s: %s",
