@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 PKGS="lua5.4 liblua5.4-dev lua-busted libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers \
 vulkan-validationlayers vulkan-tools glslc spirv-tools cmake gcc make libpng-dev luarocks \
 chromium graphviz imagemagick clang libclang-rt-14-dev \
-libxcb1-dev xvfb x11-apps xauth"
+libxcb1-dev xvfb x11-apps xauth valgrind"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up (packages + build) and runs every test: C unit tests under ctest and
 # busted specs under Lua 5.4, then the same suite under ASan+UBSan
-# (scripts/sanitize.sh) and each libFuzzer target for FG_FUZZ_SECONDS (default
-# 30; scripts/fuzz.sh). FG_TEST_QUICK=1 skips the last two. Ends with one line
+# (scripts/sanitize.sh), valgrind memcheck of the pure-C tests
+# (scripts/memcheck.sh) and each libFuzzer target for FG_FUZZ_SECONDS (default
+# 30; scripts/fuzz.sh). FG_TEST_QUICK=1 skips the last three. Ends with one line
 # "N passed, N failed" totalling everything.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +46,12 @@ if [ -z "${FG_TEST_QUICK:-}" ]; then
     echo "ASan+UBSan run did not finish (log: $san_log):"; tail -n 40 "$san_log"
     failed=$((failed + 1))
   fi
+  # valgrind memcheck of the pure-C tests: one test per program
+  mc=$(bash scripts/memcheck.sh 2>&1 | tee build/memcheck.log | grep -E '^memcheck ')
+  echo "$mc"
+  passed=$((passed + $(echo "$mc" | grep -c ': clean$')))
+  failed=$((failed + $(echo "$mc" | grep -c ': FAILED')))
+  [ -n "$mc" ] || failed=$((failed + 1))
   for t in pack graph; do
     if bash scripts/fuzz.sh "${FG_FUZZ_SECONDS:-30}" "$t" >&2; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
   done

@@ -86,8 +86,13 @@ end
 -- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
 -- removes the new one's socket. `-a` still moves on from a number in use.
 math.randomseed(os.time(), math.floor(os.clock() * 1e6))
+-- The command after it runs once the display answers (xwd as the probe, up
+-- to 5 s): on a loaded machine a client could otherwise start before Xvfb
+-- accepts connections ("cannot connect to the X display").
+local READY = [[sh -c 'i=0; while command -v xwd >/dev/null && ! xwd -root -silent >/dev/null 2>&1 && ]]
+  .. [[[ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; exec "$@"' xvfb-ready]]
 local function XVFB()
-  return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24'"):format(math.random(200, 30000))
+  return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24' %s"):format(math.random(200, 30000), READY)
 end
 
 -- A pipeline file whose "color" output has two eyes (eye 1 dark, eye 2 bright);
