@@ -19,17 +19,13 @@ log=$(mktemp)
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 (cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -j"$(nproc)" -E '^test_vk';
  ASAN_OPTIONS=detect_leaks=0 ctest --output-on-failure -R '^test_vk') 2>&1 | tee "$log"
-c_total=$(grep -Eo 'tests failed out of [0-9]+' "$log" | grep -Eo '[0-9]+$' | awk '{s+=$1} END {print s+0}')
-c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$log" | grep -Eo '^[0-9]+' | awk '{s+=$1} END {print s+0}')
-: "${c_total:=0}" "${c_failed:=0}"
+. scripts/counts.sh
+read -r c_total c_failed < <(ctest_counts "$log")
 asan=$(gcc -print-file-name=libasan.so)
 LUA_CPATH="$PWD/build-asan/?.so;;" LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" \
 FG_SHADER_DIR="$PWD/build-asan/shaders" FG_SANITIZER=asan ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
   LD_PRELOAD="$asan" lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$log.b"
-summary=$(grep -E '[0-9]+ success' "$log.b" | tail -n 1 | sed 's/\x1b\[[0-9;]*m//g')
-b_ok=$(echo "$summary" | grep -Eo '[0-9]+ success' | grep -Eo '[0-9]+' || echo 0)
-b_bad=$(( $(echo "$summary" | grep -Eo '[0-9]+ failure' | grep -Eo '[0-9]+' || echo 0) + $(echo "$summary" | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+' || echo 0) ))
-[ -n "$summary" ] || b_bad=$((b_bad + 1))
+read -r b_ok b_bad < <(busted_counts "$log.b")
 grep -q "ERROR: AddressSanitizer\|runtime error:" "$log.b" && b_bad=$((b_bad + 1))
 echo "$(( c_total - c_failed + b_ok )) passed, $(( c_failed + b_bad )) failed"
 rm -f "$log" "$log.b"

@@ -16,19 +16,13 @@ ctest_rc=${PIPESTATUS[0]}
 lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$busted_log"
 busted_rc=${PIPESTATUS[0]}
 
-# ctest: "100% tests passed, 0 tests failed out of 12"
-c_total=$(grep -Eo 'tests failed out of [0-9]+' "$ctest_log" | grep -Eo '[0-9]+$' || echo 0)
-c_failed=$(grep -Eo '[0-9]+ tests failed out of' "$ctest_log" | grep -Eo '^[0-9]+' || echo 0)
-# busted: "12 successes / 0 failures / 0 errors / 0 pending : 0.1 seconds"
-summary=$(grep -E '[0-9]+ success' "$busted_log" | tail -n 1 | sed 's/\x1b\[[0-9;]*m//g')
-b_ok=$(echo "$summary" | grep -Eo '[0-9]+ success' | grep -Eo '[0-9]+' || echo 0)
-b_fail=$(echo "$summary" | grep -Eo '[0-9]+ failure' | grep -Eo '[0-9]+' || echo 0)
-b_err=$(echo "$summary" | grep -Eo '[0-9]+ error' | grep -Eo '[0-9]+' || echo 0)
-[ -n "$summary" ] || b_err=1   # busted crashed before summarising: count it as a failure
+. scripts/counts.sh
+read -r c_total c_failed < <(ctest_counts "$ctest_log")
+read -r b_ok b_bad < <(busted_counts "$busted_log")
 passed=$(( (c_total - c_failed) + b_ok ))
-failed=$(( c_failed + b_fail + b_err ))
+failed=$(( c_failed + b_bad ))
 [ "$ctest_rc" = 0 ] || [ "$c_failed" -gt 0 ] || failed=$((failed + 1))
-[ "$busted_rc" = 0 ] || [ $((b_fail + b_err)) -gt 0 ] || failed=$((failed + 1))
+[ "$busted_rc" = 0 ] || [ "$b_bad" -gt 0 ] || failed=$((failed + 1))
 rm -f "$ctest_log" "$busted_log"
 
 if [ -z "${FG_TEST_QUICK:-}" ]; then
