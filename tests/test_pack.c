@@ -238,6 +238,48 @@ static void test_hint(void) {
   CHECK(r.makespan <= base, "garbage hint: %llu vs %llu", (unsigned long long)r.makespan, (unsigned long long)base);
 }
 
+/* A re-plan with hint_makespan/hint_bound keeps the replay when it is
+ * as close to the bound as the reference was (result.replayed), and
+ * searches when it is not. */
+static void test_replay_kept(void) {
+  enum { N = 120, K = 60 };
+  fg_pack_item a[N];
+  uint64_t off[N], prev[N];
+  char err[256];
+  rng_state = 4242;
+  for (size_t i = 0; i < N; i++) {
+    uint64_t s0 = rndu(K), len = 1 + rndu(i % 10 == 0 ? K - 1 : 8);
+    a[i] = it(s0, (s0 + len) % K, 1024 * (1 + rndu(64)), 256);
+  }
+  fg_pack_desc d = {0};
+  d.period = K;
+  fg_pack_result r0, r;
+  CHECK(fg_pack(a, N, &d, prev, &r0, err, sizeof err) == 0, "%s", err);
+  for (size_t i = 0; i < N; i += 3) a[i].size += 4096; /* a resolution change */
+  uint64_t base = min_baseline(a, N, d, off);
+  d.solver = "best";
+  d.offset_hint = prev;
+  /* a reference twice above its bound: any sane replay is as good */
+  d.hint_makespan = 2 * r0.bound;
+  d.hint_bound = r0.bound;
+  CHECK(fg_pack(a, N, &d, off, &r, err, sizeof err) == 0 && fg_check_packing(a, N, off, &d, err, sizeof err),
+        "replay kept: %s", err);
+  CHECK(r.replayed == 1 || r.optimal, "replay within the reference's ratio not kept (makespan %llu bound %llu)",
+        (unsigned long long)r.makespan, (unsigned long long)r.bound);
+  CHECK(!r.replayed || r.bound_partial, "a kept replay did not seek the exact bound: bound_partial must say so");
+  /* a reference at its bound: a replay above the bound is searched on, and
+   * best is again never worse than a baseline */
+  d.hint_makespan = d.hint_bound = r0.bound;
+  CHECK(fg_pack(a, N, &d, off, &r, err, sizeof err) == 0 && fg_check_packing(a, N, off, &d, err, sizeof err),
+        "replay searched: %s", err);
+  CHECK(r.replayed == 0, "a replay above an optimal reference was kept");
+  CHECK(r.makespan <= base, "searched re-plan %llu worse than a baseline %llu", (unsigned long long)r.makespan,
+        (unsigned long long)base);
+  /* no reference: the old behaviour */
+  d.hint_makespan = d.hint_bound = 0;
+  CHECK(fg_pack(a, N, &d, off, &r, err, sizeof err) == 0 && r.replayed == 0, "no reference: replayed %d", r.replayed);
+}
+
 /* pk_drop (the re-plan's replay of the hint): each item lands at the lowest
  * aligned offset above every earlier item it meets. Checked against that
  * definition pair by pair, with short arcs (skyline array) and long ones
@@ -608,6 +650,7 @@ int main(void) {
   test_fuzz();
   test_large();
   test_hint();
+  test_replay_kept();
   test_drop();
   test_cache();
   test_small_optima();

@@ -394,6 +394,9 @@ typedef struct fg_graph_heap {
   int optimal;
   uint64_t bound;             /* the largest lower bound proved (fg_pack_result.bound) */
   int bound_partial;          /* fg_pack_result.bound_partial */
+  int replayed;               /* a re-plan kept the last packing's order (fg_pack_result.replayed) */
+  uint64_t ref_bytes, ref_bound; /* the last searched packing's makespan and bound: what a
+                                    re-plan's replay is measured against */
 } fg_graph_heap;
 
 uint32_t fg_graph_heap_count(const fg_graph *g);

@@ -53,6 +53,12 @@ typedef struct fg_pack_desc {
                             first: the items dropped in that offset order, each right above
                             the earlier ones it meets (the incumbent the baselines must beat);
                             returned at once when it reaches a lower bound */
+  uint64_t hint_makespan, hint_bound; /* best, optional, with offset_hint: the makespan and bound
+                            of the searched packing the hint descends from. When the replay's
+                            makespan / bound (max(LOAD, a greedy clique)) is within 0.5 % of
+                            theirs, the replay is returned without baselines or search
+                            (result.replayed): a re-plan keeps the quality that search reached.
+                            0 = search as usual */
   fg_pack_cache *cache;  /* optional, see fg_pack_cache_new */
 } fg_pack_desc;
 
@@ -68,6 +74,7 @@ typedef struct fg_pack_result {
                             clique search (~0.1 ms at n = 200) was cut by the time budget or
                             skipped (very large n), the solver is a baseline (they report LOAD
                             only), or granularity rounding changed the weights */
+  int replayed;          /* 1 when best returned the hint's replay as it was (hint_makespan) */
 } fg_pack_result;
 
 /* Returns 0 on success; on user error (unknown solver, bad item) returns -1

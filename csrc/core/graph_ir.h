@@ -143,6 +143,7 @@ struct fg_graph {
   VEC(uint64_t) offsets;
   VEC(uint64_t) prev_off;         /* set_resolution: offsets of the plan being replaced, per phys */
   VEC(uint64_t) hint;             /* ... and per packed item (fg_pack's offset_hint) */
+  uint32_t heaps_prev_n;          /* heaps of the plan a re-plan replaces (their entries stay) */
   VEC(fg_pack_cache *) pcache;    /* per heap: fg_pack's memo of the lifetimes, for re-plans */
   VEC(fg_pack_cache *) pcache_alt; /* the same for the order SCHEDULE did not keep (swapped in
                                      for its trial packing, so each order keeps a warm memo) */

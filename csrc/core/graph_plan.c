@@ -241,6 +241,12 @@ static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
   pd.granularity = g->cdesc.profile.granularity;
   pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
   pd.offset_hint = replan ? g->hint.a : NULL;
+  /* the heap this one replaces (heaps are packed in the same order every plan) */
+  uint64_t ref_bytes = 0, ref_bound = 0;
+  if (replan && g->heaps.n < g->heaps_prev_n && g->heaps.a[g->heaps.n].memory_type_bits == mt) {
+    ref_bytes = pd.hint_makespan = g->heaps.a[g->heaps.n].ref_bytes;
+    ref_bound = pd.hint_bound = g->heaps.a[g->heaps.n].ref_bound;
+  }
   /* the lifetimes stay across re-plans (fg_pack checks that they did) */
   while (g->pcache.n <= g->heaps.n) {
     fg_pack_cache *c = fg_pack_cache_new();
@@ -258,7 +264,8 @@ static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
     return -1;
   }
   for (uint32_t k = 0; k < g->items.n; k++) g->phys.a[g->item_phys.a[k]].offset = g->offsets.a[k];
-  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal, res.bound, res.bound_partial};
+  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal, res.bound, res.bound_partial,
+                      res.replayed, res.replayed ? ref_bytes : res.makespan, res.replayed ? ref_bound : res.bound};
   if (VPUSH(&g->h, g->heaps, hp)) goto oom;
   g->stats.heap_bytes += res.makespan;
   g->stats.load_bytes += res.load;
@@ -317,6 +324,7 @@ int graph_plan(fg_graph *g, int replan) {
     }
     for (uint32_t r = 0; r < g->phys.n; r++) g->prev_off.a[r] = g->phys.a[r].offset;
   }
+  g->heaps_prev_n = replan ? g->heaps.n : 0;
   g->heaps.n = 0;
   group_key *keys = fg_malloc(&g->h, (g->logicals.n + 1) * sizeof(group_key));
   if (!keys) { graph_problem(g, "out of memory"); return -1; }

@@ -104,7 +104,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
-  fg_pack_result r = {0, 0, 0, 0, 0};
+  fg_pack_result r = {0, 0, 0, 0, 0, 0};
   if (n == 0) {
     r.optimal = 1;
     if (res) *res = r;
@@ -117,7 +117,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   }
   in.cache = desc->cache;
   r.load = pk_profile(&in, NULL, 1);
-  pk_outcome oc = {0, r.load, in.cyclic};
+  pk_outcome oc = {0, r.load, in.cyclic, 0};
   int rc = solver->fn(&in, desc, r.load, offsets, &oc);
   pk_free(&in);
   if (rc) {
@@ -130,6 +130,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   /* a proved optimum is the best bound there is */
   r.bound = r.optimal ? r.makespan : oc.bound;
   r.bound_partial = r.optimal ? 0 : oc.bound_partial;
+  r.replayed = oc.replayed;
   if (res) *res = r;
   return 0;
 }

@@ -72,6 +72,7 @@ typedef struct pk_outcome {
   int optimal;
   uint64_t bound;
   int bound_partial;
+  int replayed;  /* best kept the hint's replay (fg_pack_result.replayed) */
 } pk_outcome;
 
 /* Has item i, just placed, brought the real makespan to in->cut? */

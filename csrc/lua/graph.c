@@ -350,7 +350,7 @@ static int l_stats(lua_State *L) {
   lua_createtable(L, (int)s.heap_count, 0);
   for (uint32_t h = 0; h < s.heap_count; h++) {
     const fg_graph_heap *hp = fg_graph_heap_get(g, h);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     SETI("memory_type", hp->memory_type_bits);
     SETI("bytes", hp->bytes);
     SETI("load", hp->load);
@@ -358,6 +358,7 @@ static int l_stats(lua_State *L) {
     SETI("resources", hp->resource_count);
     lua_pushboolean(L, hp->optimal); lua_setfield(L, -2, "optimal");
     lua_pushboolean(L, hp->bound_partial); lua_setfield(L, -2, "bound_partial");
+    lua_pushboolean(L, hp->replayed); lua_setfield(L, -2, "replayed");
     lua_rawseti(L, -2, h + 1);
   }
   lua_setfield(L, -2, "heaps");
