@@ -264,7 +264,7 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
     }
   } else if (in->cbits) {
     const uint64_t *row = in->cbits + i * in->cwords;
-    if (pl->placed) {
+    if (pl->placed && pl->n > 2 * pl->words) {
       /* i's placed neighbours from its row, marked by their places in the
        * offset-sorted list and visited in that order: no sort, and a cost
        * of the neighbours (plus a bit per placed item), not of every one */
@@ -283,7 +283,8 @@ uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, si
         }
       goto top;
     }
-    /* i's row once, a bit test per placed item */
+    /* i's row once, a bit test per placed item (fewer placed items than
+     * words in a row: a bucket of pk_buckets) */
     for (size_t k = 0; k < pl->n; k++) {
       uint32_t j = pl->ix[k];
       if (!((row[j >> 6] >> (j & 63)) & 1)) continue;
