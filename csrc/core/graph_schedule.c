@@ -48,6 +48,7 @@ typedef struct sched {
   /* constraints (CSR of successors, and of predecessors) */
   uint32_t *ss, *sl, *indeg, *ps, *pl;
   uint32_t peak_t, peak_h;  /* order_load: the time and heap of the largest peak */
+  uint64_t *hload;          /* order_load: per heap, its peak; then 2 H of scratch (order_bound) */
   /* per resource: the instances touching it (CSR), to refresh cached deltas */
   uint32_t *rs, *ri;
   /* scratch */
@@ -61,7 +62,7 @@ static void sched_free(sched *S) {
   fg_graph *g = S->g;
   void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
                S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
-               S->dirty, S->dval};
+               S->dirty, S->dval, S->hload};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
 }
 
@@ -250,7 +251,64 @@ static uint64_t order_load(sched *S, const uint32_t *pos) {
     uint32_t at = 0;
     for (uint32_t t = 0; t < V; t++) { cur += d[t]; if (cur > peak) { peak = cur; at = t; } }
     total += (uint64_t)peak;
+    S->hload[h] = (uint64_t)peak;
     if (peak > top) { top = peak; S->peak_t = at; S->peak_h = h; }
+  }
+  return total;
+}
+
+/* ------------------------------------------------------ lower bounds -- */
+/* The packer works on the cyclic timeline of two frames (K = 2V): a copy of
+ * resource r lives from its first user in its frame to its last user, or to
+ * its last history reader in the next frame (graph_lifetime.c). Two arcs
+ * whose lengths sum past K always meet, so the arcs longer than V (history
+ * copies) meet pairwise, and so does any other arc long enough to meet the
+ * shortest of them: the sizes of such a clique bound the heap from below
+ * whatever the offsets. These bounds decide, before any packing, that an
+ * order cannot beat the declared heap, so the work is skipped, not changed. */
+
+/* A bound for every order: a history copy whose history reader also uses
+ * the resource normally lives at least V + 1 slots in any order (its
+ * history read comes no earlier than its first use). Per heap, both copies
+ * of each; summed over heaps (each heap packs apart). */
+static uint64_t any_order_bound(sched *S) {
+  uint64_t total = 0;
+  uint8_t *seen = S->started;  /* scratch, NP */
+  memset(seen, 0, S->NP + 1);
+  for (uint32_t s = 0; s < S->V; s++)
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
+      uint32_t r = S->tr[q];
+      if (!S->th[q] || !S->size[r] || seen[r]) continue;
+      int normal = 0;
+      for (uint32_t k = S->ts[s]; k < S->ts[s + 1] && !normal; k++) normal = S->tr[k] == r && !S->th[k];
+      if (normal) { seen[r] = 1; total += 2 * S->size[r]; }
+    }
+  return total;
+}
+
+/* The bound of the order with positions pos[]: per heap, the larger of its
+ * LOAD and the clique of its long arcs; summed. */
+static uint64_t order_bound(sched *S, const uint32_t *pos) {
+  uint32_t V = S->V, NP = S->NP, H = S->H;
+  order_load(S, pos);
+  const uint32_t *first = S->rem, *last = S->remh, *lasth = S->stamp;
+  uint64_t *sum = S->hload + H, *minlen = S->hload + 2 * H, *extra = S->hload + 3 * H;
+  for (uint32_t h = 0; h < H; h++) { sum[h] = 0; minlen[h] = UINT64_MAX; extra[h] = 0; }
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t r = 0; r < NP; r += 2) {
+      if (!S->size[r]) continue;
+      uint32_t f = first[r] == NONE ? 0 : first[r], h = S->heap[r];
+      uint64_t len = lasth[r] != NONE ? (uint64_t)V + lasth[r] + 1 - f
+                   : S->g->phys.a[r].is_output ? (uint64_t)V - f : (uint64_t)last[r] + 1 - f;
+      if (len > V) {
+        if (!pass) { sum[h] += 2 * S->size[r]; if (len < minlen[h]) minlen[h] = len; }
+      } else if (pass && minlen[h] != UINT64_MAX && len + minlen[h] > 2 * (uint64_t)V && S->size[r] > extra[h])
+        extra[h] = S->size[r];  /* one arc of at most V meets them all (its twin cannot meet it too) */
+    }
+  uint64_t total = 0;
+  for (uint32_t h = 0; h < H; h++) {
+    uint64_t c = sum[h] + extra[h];
+    total += c > S->hload[h] ? c : S->hload[h];
   }
   return total;
 }
@@ -524,19 +582,25 @@ int graph_schedule(fg_graph *g) {
   snapshot snap;
   memset(&snap, 0, sizeof snap);
   int rc = -1;
-  if (build_touches(&S) || build_resources(&S) || build_constraints(&S)) goto out_oom;
+  S.started = fg_malloc(&g->h, NP + 1);
+  if (!S.started || build_touches(&S) || build_resources(&S)) goto out_oom;
+  rc = 0;
+  /* no order can pack below the history copies' clique: nothing to win */
+  if (any_order_bound(&S) >= g->stats.heap_bytes) goto out;
+  rc = -1;
+  if (build_constraints(&S)) goto out_oom;
   S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.started = fg_malloc(&g->h, NP + 1);
   S.dirty = fg_malloc(&g->h, V + 1);
   S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
   S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.pos = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
+  S.hload = fg_malloc(&g->h, 4 * (size_t)S.H * sizeof(uint64_t));
   best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !best)
+  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !S.hload || !best)
     goto out_oom;
   for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
   uint64_t load_decl = order_load(&S, S.pos), best_load = load_decl;
@@ -566,6 +630,8 @@ int graph_schedule(fg_graph *g) {
   }
   rc = 0;
   if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
+  for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
+  if (order_bound(&S, S.pos) >= g->stats.heap_bytes) goto out;  /* its packing cannot be smaller */
   if (snap_take(g, &snap)) goto out_oom;
   apply_order(g, &snap, best);
   uint64_t ns_pack = g->stats.ns_pack;
