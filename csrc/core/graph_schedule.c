@@ -554,6 +554,7 @@ static void declared_stats(fg_graph *g) {
   g->stats.heap_declared = g->stats.heap_bytes;
   g->stats.load_declared = g->stats.load_bytes;
   g->stats.moved = 0;
+  g->stats.heap_bound = g->stats.heap_bound_memory = 0;
 }
 
 int graph_schedule(fg_graph *g) {
@@ -586,7 +587,8 @@ int graph_schedule(fg_graph *g) {
   if (!S.started || build_touches(&S) || build_resources(&S)) goto out_oom;
   rc = 0;
   /* no order can pack below the history copies' clique: nothing to win */
-  if (any_order_bound(&S) >= g->stats.heap_bytes) goto out;
+  g->stats.heap_bound = any_order_bound(&S);
+  if (g->stats.heap_bound >= g->stats.heap_bytes) goto out;
   rc = -1;
   if (build_constraints(&S)) goto out_oom;
   S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
@@ -631,7 +633,8 @@ int graph_schedule(fg_graph *g) {
   rc = 0;
   if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
   for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
-  if (order_bound(&S, S.pos) >= g->stats.heap_bytes) goto out;  /* its packing cannot be smaller */
+  g->stats.heap_bound_memory = order_bound(&S, S.pos);
+  if (g->stats.heap_bound_memory >= g->stats.heap_bytes) goto out;  /* its packing cannot be smaller */
   if (snap_take(g, &snap)) goto out_oom;
   apply_order(g, &snap, best);
   uint64_t ns_pack = g->stats.ns_pack;
