@@ -53,8 +53,11 @@ typedef struct sched {
   uint32_t *rs, *ri;
   /* scratch */
   uint32_t *rem, *remh, *ready, *order, *pos, *stamp;
-  uint8_t *started, *dirty;
-  int64_t *dval;
+  uint8_t *started, *inready;
+  int64_t *dval;            /* per ready instance, its delta */
+  uint32_t *ver;            /* per instance, the version of its current heap entry */
+  struct hent *hp, *grp;    /* the ready heap (cap hcap) and one tie group */
+  uint32_t hcap;
   int64_t *diff;
 } sched;
 
@@ -62,7 +65,7 @@ static void sched_free(sched *S) {
   fg_graph *g = S->g;
   void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
                S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
-               S->dirty, S->dval, S->hload};
+               S->inready, S->dval, S->hload, S->ver, S->hp, S->grp};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
 }
 
@@ -349,56 +352,126 @@ static int same_index(const fg_graph *g, uint32_t a, uint32_t b) {
   return 1;
 }
 
+/* The ready instances in a binary heap keyed (key, key2, slot), lazily: an
+ * entry is current while its instance is ready and its version is the
+ * instance's; a changed delta pushes a new entry. Compacted to the current
+ * entries when full (at most one per ready instance). */
+typedef struct hent { int64_t key; uint32_t key2, s, ver; } hent;
+
+static int hless(const hent *a, const hent *b) {
+  return a->key != b->key ? a->key < b->key : a->key2 != b->key2 ? a->key2 < b->key2 : a->s < b->s;
+}
+
+static void hsift_down(hent *h, uint32_t n, uint32_t i) {
+  for (;;) {
+    uint32_t l = 2 * i + 1, m = i;
+    if (l < n && hless(&h[l], &h[m])) m = l;
+    if (l + 1 < n && hless(&h[l + 1], &h[m])) m = l + 1;
+    if (m == i) return;
+    hent t = h[i]; h[i] = h[m]; h[m] = t;
+    i = m;
+  }
+}
+
+static int hcurrent(const sched *S, const hent *e) { return S->inready[e->s] && S->ver[e->s] == e->ver; }
+
+static void hpush(sched *S, uint32_t *n, hent e) {
+  hent *h = S->hp;
+  if (*n == S->hcap) {  /* keep the current entries only, then heapify */
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < *n; i++) if (hcurrent(S, &h[i])) h[k++] = h[i];
+    *n = k;
+    for (uint32_t i = k / 2; i-- > 0;) hsift_down(h, k, i);
+  }
+  uint32_t i = (*n)++;
+  while (i && hless(&e, &h[(i - 1) / 2])) { h[i] = h[(i - 1) / 2]; i = (i - 1) / 2; }
+  h[i] = e;
+}
+
+static hent hdrop(sched *S, uint32_t *n) {
+  hent top = S->hp[0];
+  S->hp[0] = S->hp[--*n];
+  hsift_down(S->hp, *n, 0);
+  return top;
+}
+
+/* the least current entry, removed; the heap holds one while any is ready */
+static hent hpop(sched *S, uint32_t *n) {
+  for (;;) {
+    hent top = hdrop(S, n);
+    if (hcurrent(S, &top)) return top;
+  }
+}
+
+/* (re)key a ready instance: MAJOR by index-major rank, the others by delta,
+ * TIE_RECENT then by the most recently readied */
+static void hkey(sched *S, uint32_t *n, uint32_t s, int tie) {
+  hent e = {0, 0, s, ++S->ver[s]};
+  if (tie == MAJOR) e.key = S->stamp[s];
+  else {
+    S->dval[s] = e.key = delta(S, s);
+    if (tie == TIE_RECENT) e.key2 = UINT32_MAX - S->stamp[s];
+  }
+  hpush(S, n, e);
+}
+
+/* TIE_INDEX: of the ready instances with the least delta, the first slot
+ * with the last one's multiplex index, else the first slot */
+static uint32_t pick_same_index(sched *S, uint32_t *n, uint32_t last) {
+  hent first = hpop(S, n);
+  uint32_t ng = 0, pick = NONE;
+  if (last == NONE || same_index(S->g, first.s, last)) pick = first.s;
+  while (pick == NONE && *n) {
+    hent e = S->hp[0];
+    if (!hcurrent(S, &e)) { hdrop(S, n); continue; }
+    if (e.key != first.key) break;
+    hdrop(S, n);
+    S->grp[ng++] = e;
+    if (same_index(S->g, e.s, last)) pick = e.s;
+  }
+  if (pick == NONE) pick = first.s;
+  else if (pick != first.s) S->grp[ng++] = first;
+  for (uint32_t k = 0; k < ng; k++) if (S->grp[k].s != pick) hpush(S, n, S->grp[k]);
+  return pick;
+}
+
 /* One list schedule into S->order; returns its length (V unless a cycle,
- * which cannot happen: the constraints follow the declared order). */
+ * which cannot happen: the constraints follow the declared order). A pick
+ * changes the deltas of the ready users of what it touches only. */
 static uint32_t list_schedule(sched *S, int tie) {
   fg_graph *g = S->g;
-  uint32_t V = S->V, NP = S->NP, nready = 0, n = 0;
+  uint32_t V = S->V, NP = S->NP, nheap = 0, nready = 0, n = 0;
   uint32_t *indeg = S->pos;  /* scratch */
   memcpy(indeg, S->indeg, V * sizeof(uint32_t));
   for (uint32_t r = 0; r < NP; r++) { S->rem[r] = S->nn[r]; S->remh[r] = S->nh[r]; }
   memset(S->started, 0, NP + 1);
-  memset(S->dirty, 1, V);
+  memset(S->inready, 0, V);
+  memset(S->ver, 0, V * sizeof(uint32_t));
   for (uint32_t s = 0; s < V; s++)
-    if (!indeg[s]) { S->stamp[s] = tie == MAJOR ? flat_index(g, s) : 0; S->ready[nready++] = s; }
+    if (!indeg[s]) { S->stamp[s] = tie == MAJOR ? flat_index(g, s) : 0; S->inready[s] = 1; nready++; hkey(S, &nheap, s, tie); }
   uint32_t last = NONE;
   while (nready) {
-    uint32_t best = 0;
-    int64_t bd = 0;
-    int bi = 0;
-    for (uint32_t k = 0; k < nready; k++) {
-      uint32_t s = S->ready[k];
-      if (tie == MAJOR) {
-        uint32_t b = S->ready[best];
-        if (k && (S->stamp[s] > S->stamp[b] || (S->stamp[s] == S->stamp[b] && s > b))) continue;
-        best = k;
-        continue;
-      }
-      if (S->dirty[s]) { S->dval[s] = delta(S, s); S->dirty[s] = 0; }
-      int64_t d = S->dval[s];
-      int si = tie == TIE_INDEX && last != NONE && same_index(g, s, last);
-      int better;
-      if (!k) better = 1;
-      else if (d != bd) better = d < bd;
-      else if (tie == TIE_INDEX && si != bi) better = si > bi;
-      else if (tie == TIE_RECENT && S->stamp[s] != S->stamp[S->ready[best]]) better = S->stamp[s] > S->stamp[S->ready[best]];
-      else better = s < S->ready[best];
-      if (better) { best = k; bd = d; bi = si; }
-    }
-    uint32_t v = S->ready[best];
-    S->ready[best] = S->ready[--nready];
+    uint32_t v = tie == TIE_INDEX ? pick_same_index(S, &nheap, last) : hpop(S, &nheap).s;
+    S->inready[v] = 0;
+    nready--;
     S->order[n++] = v;
     last = v;
     for (uint32_t q = S->ts[v]; q < S->ts[v + 1]; q++) {
       uint32_t r = S->tr[q];
       if (S->th[q]) S->remh[r]--;
       else { S->started[r] = 1; S->rem[r]--; }
-      if (tie != MAJOR && S->size[r])  /* the deltas of r's other users may change */
-        for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++) S->dirty[S->ri[k]] = 1;
+    }
+    for (uint32_t q = S->ts[v]; q < S->ts[v + 1] && tie != MAJOR; q++) {
+      uint32_t r = S->tr[q];
+      if (!S->size[r]) continue;
+      for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++) {  /* the deltas of r's ready users may change */
+        uint32_t u = S->ri[k];
+        if (S->inready[u] && delta(S, u) != S->dval[u]) hkey(S, &nheap, u, tie);
+      }
     }
     for (uint32_t e = S->ss[v]; e < S->ss[v + 1]; e++) {
       uint32_t u = S->sl[e];
-      if (!--indeg[u]) { S->stamp[u] = tie == MAJOR ? flat_index(g, u) : n; S->ready[nready++] = u; }
+      if (!--indeg[u]) { S->stamp[u] = tie == MAJOR ? flat_index(g, u) : n; S->inready[u] = 1; nready++; hkey(S, &nheap, u, tie); }
     }
   }
   return n;
@@ -594,7 +667,11 @@ int graph_schedule(fg_graph *g) {
   S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.dirty = fg_malloc(&g->h, V + 1);
+  S.inready = fg_malloc(&g->h, V + 1);
+  S.ver = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S.hcap = 2 * V + 16;
+  S.hp = fg_malloc(&g->h, S.hcap * sizeof(hent));
+  S.grp = fg_malloc(&g->h, (V + 1) * sizeof(hent));
   S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
   S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
@@ -602,7 +679,7 @@ int graph_schedule(fg_graph *g) {
   S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
   S.hload = fg_malloc(&g->h, 4 * (size_t)S.H * sizeof(uint64_t));
   best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !S.hload || !best)
+  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.inready || !S.ver || !S.hp || !S.grp || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !S.hload || !best)
     goto out_oom;
   for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
   uint64_t load_decl = order_load(&S, S.pos), best_load = load_decl;
