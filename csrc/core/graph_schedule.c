@@ -17,6 +17,10 @@
  *   local search: from the best of them, moves of one instance within its
  *                constraints aimed at the LOAD peak (a work budget worth the
  *                packer's time budget, deterministic)
+ *   bounds:      history copies that live over a frame meet pairwise on
+ *                the two-frame cycle, whatever the order: where their sizes
+ *                reach the declared heap nothing is searched; where the best
+ *                order's LOAD or long-arc clique does, it is not packed
  *   decision:    when the best LOAD beats the declared order's, the
  *                instances are permuted, LIFETIMES and PLAN run again, and
  *                the new packing is kept only when its heap is smaller
