@@ -63,6 +63,14 @@ local function check_order(d, m, label)
   assert.is_true(s.heap_bytes <= s.heap_declared, label)
   assert.are.equal(s.schedule == "memory", s.heap_bytes < s.heap_declared, label)
   if s.schedule == "declared" then assert.are.same(dorder, m:order(), label) end
+  -- the lower bounds that let the schedule skip work: below every packing
+  -- made, and where one reaches the declared heap the declared order stays
+  assert.is_true(s.heap_bound <= s.heap_declared and s.heap_bound <= s.heap_bytes, label .. " bound")
+  if s.schedule == "memory" then assert.is_true(s.heap_bound_memory <= s.heap_bytes, label .. " memory bound") end
+  if math.max(s.heap_bound, s.heap_bound_memory) >= s.heap_declared then
+    assert.are.equal("declared", s.schedule, label)
+  end
+  assert.are.equal(0, d:stats().heap_bound, label)
   -- instances name the slot the declared order gives them
   for _, inst in ipairs(m:instances()) do
     assert.are.equal(inst.declared_slot, slots_by_name(d)[inst.name], label)
@@ -110,6 +118,34 @@ describe("schedule = 'memory'", function()
       if s.heap_bytes < s.heap_declared then won = won + 1 end
     end
     assert.is_true(won >= 6, "memory beats declared on most frame-like graphs, got " .. won)
+  end)
+
+  it("holds on large frame-like graphs (500+ instances)", function()
+    for seed = 1, 3 do
+      local p = dags.frame(seed, 500 + 250 * seed)
+      check_order(fg.compile(p, { schedule = "declared" }), fg.compile(p), "large frame " .. seed)
+    end
+  end)
+
+  it("skips every order where history copies fill the declared heap", function()
+    -- each node keeps a large history copy (read by itself, so it lives more
+    -- than a frame in any order) and makes a small transient: the history
+    -- copies meet pairwise on the two-frame cycle whatever the order
+    local nodes = {}
+    for i = 1, 12 do
+      local n = { name = "n" .. i, create = { ["h" .. i] = { format = "rgba16_sfloat", size = { 256, 256 },
+        history = "clear" }, ["t" .. i] = { format = "r8_unorm", size = { 16, 16 } } },
+        history = { ["h" .. i] = "sampled" } }
+      if i > 1 then n.read = { "t" .. (i - 1), "h" .. (i - 1) } end
+      nodes[i] = n
+    end
+    local p = { outputs = { "t12" }, nodes = nodes }
+    local d, m = fg.compile(p, { schedule = "declared" }), fg.compile(p)
+    local s = check_order(d, m, "history-bound")
+    assert.are.equal(s.heap_declared, s.heap_bound)
+    assert.are.equal(24 * 256 * 256 * 8, s.heap_bound)  -- both copies of each history texture
+    assert.are.equal(0, s.heap_bound_memory)  -- no order was searched
+    assert.are.equal("declared", s.schedule)
   end)
 
   it("interleaves the screenshot's tiles (index-major) and says why", function()

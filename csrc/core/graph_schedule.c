@@ -17,13 +17,17 @@
  *   local search: from the best of them, moves of one instance within its
  *                constraints aimed at the LOAD peak (a work budget worth the
  *                packer's time budget, deterministic)
+ *   bounds:      history copies that live over a frame meet pairwise on
+ *                the two-frame cycle, whatever the order: where their sizes
+ *                reach the declared heap nothing is searched; where the best
+ *                order's LOAD or long-arc clique does, it is not packed
  *   decision:    when the best LOAD beats the declared order's, the
  *                instances are permuted, LIFETIMES and PLAN run again, and
  *                the new packing is kept only when its heap is smaller
  *                (declared wins ties); otherwise everything is put back.
  * Runs after a full PLAN of the declared order (it needs the sizes); a
  * set_resolution re-plan keeps the order it finds. */
-#include "graph_ir.h"
+#include "graph_schedule.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,34 +38,12 @@ static const char R_INDEX[] =
 static const char R_EARLY[] = "memory schedule: runs earlier, so what it reads last is freed sooner";
 static const char R_LATE[] = "memory schedule: runs later, so what it creates is made closer to its readers";
 
-typedef struct sched {
-  fg_graph *g;
-  uint32_t V, NP, H;
-  /* per instance (declared slot): its touches of frame-0 copies (CSR) */
-  uint32_t *ts, *tr;
-  uint8_t *th;          /* 1: a history read (of the previous frame's copy) */
-  /* per resource (frame-0 physical id; odd ids unused) */
-  uint64_t *size;       /* 0 when not packed */
-  uint32_t *heap;
-  uint32_t *nn, *nh;    /* normal / history touches */
-  uint8_t *keep;        /* live to the end of the frame: output or read as history */
-  /* constraints (CSR of successors, and of predecessors) */
-  uint32_t *ss, *sl, *indeg, *ps, *pl;
-  uint32_t peak_t, peak_h;  /* order_load: the time and heap of the largest peak */
-  /* per resource: the instances touching it (CSR), to refresh cached deltas */
-  uint32_t *rs, *ri;
-  /* scratch */
-  uint32_t *rem, *remh, *ready, *order, *pos, *stamp;
-  uint8_t *started, *dirty;
-  int64_t *dval;
-  int64_t *diff;
-} sched;
 
 static void sched_free(sched *S) {
   fg_graph *g = S->g;
   void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
                S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
-               S->dirty, S->dval};
+               S->inready, S->dval, S->hload, S->ver, S->hp, S->grp, S->rh};
   for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
 }
 
@@ -121,12 +103,17 @@ static int build_resources(sched *S) {
   uint32_t nt = S->ts[S->V];
   S->rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
   S->ri = fg_malloc(&g->h, (nt + 1) * sizeof(uint32_t));
-  if (!S->rs || !S->ri) return -1;
+  S->rh = fg_malloc(&g->h, nt + 1);
+  if (!S->rs || !S->ri || !S->rh) return -1;
   memset(S->rs, 0, (NP + 2) * sizeof(uint32_t));
   for (uint32_t q = 0; q < nt; q++) S->rs[S->tr[q] + 2]++;
   for (uint32_t r = 0; r < NP; r++) S->rs[r + 2] += S->rs[r + 1];
   for (uint32_t s = 0; s < S->V; s++)  /* rs[r + 1] runs as the fill cursor, ending at r's end */
-    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) S->ri[S->rs[S->tr[q] + 1]++] = s;
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
+      uint32_t k = S->rs[S->tr[q] + 1]++;
+      S->ri[k] = s;
+      S->rh[k] = S->th[q];
+    }
   return 0;
 }
 
@@ -211,196 +198,60 @@ out:
   return rc;
 }
 
-/* LOAD of the order with positions pos[]: per heap, the peak of live bytes
- * over one frame (a history copy is live from the frame's start to its last
- * history reader, and the current copy to the frame's end); summed. */
-static uint64_t order_load(sched *S, const uint32_t *pos) {
-  uint32_t V = S->V, NP = S->NP, H = S->H;
-  int64_t *diff = S->diff;
-  memset(diff, 0, (size_t)H * (V + 1) * sizeof(int64_t));
-  uint32_t *first = S->rem, *last = S->remh, *lasth = S->stamp;  /* scratch, NP each */
-  for (uint32_t r = 0; r < NP; r += 2) { first[r] = NONE; last[r] = 0; lasth[r] = NONE; }
-  for (uint32_t s = 0; s < V; s++)
-    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
-      uint32_t r = S->tr[q], p = pos[s];
-      if (S->th[q]) { if (lasth[r] == NONE || p > lasth[r]) lasth[r] = p; }
-      else {
-        if (first[r] == NONE || p < first[r]) first[r] = p;
-        if (p > last[r]) last[r] = p;
-      }
-    }
-  for (uint32_t r = 0; r < NP; r += 2) {
-    if (!S->size[r]) continue;
-    int64_t *d = diff + (size_t)S->heap[r] * (V + 1);
-    int64_t sz = (int64_t)S->size[r];
-    if (first[r] != NONE) {
-      uint32_t end = S->keep[r] ? V - 1 : last[r];
-      d[first[r]] += sz;
-      d[end + 1] -= sz;
-    }
-    if (lasth[r] != NONE) {  /* the previous frame's copy */
-      d[0] += sz;
-      d[lasth[r] + 1] -= sz;
-    }
-  }
+/* ------------------------------------------------------ lower bounds -- */
+/* The packer works on the cyclic timeline of two frames (K = 2V): a copy of
+ * resource r lives from its first user in its frame to its last user, or to
+ * its last history reader in the next frame (graph_lifetime.c). Two arcs
+ * whose lengths sum past K always meet, so the arcs longer than V (history
+ * copies) meet pairwise, and so does any other arc long enough to meet the
+ * shortest of them: the sizes of such a clique bound the heap from below
+ * whatever the offsets. These bounds decide, before any packing, that an
+ * order cannot beat the declared heap, so the work is skipped, not changed. */
+
+/* A bound for every order: a history copy whose history reader also uses
+ * the resource normally lives at least V + 1 slots in any order (its
+ * history read comes no earlier than its first use). Per heap, both copies
+ * of each; summed over heaps (each heap packs apart). */
+static uint64_t any_order_bound(sched *S) {
   uint64_t total = 0;
-  int64_t top = -1;
-  for (uint32_t h = 0; h < H; h++) {
-    int64_t cur = 0, peak = 0, *d = diff + (size_t)h * (V + 1);
-    uint32_t at = 0;
-    for (uint32_t t = 0; t < V; t++) { cur += d[t]; if (cur > peak) { peak = cur; at = t; } }
-    total += (uint64_t)peak;
-    if (peak > top) { top = peak; S->peak_t = at; S->peak_h = h; }
-  }
+  uint8_t *seen = S->started;  /* scratch, NP */
+  memset(seen, 0, S->NP + 1);
+  for (uint32_t s = 0; s < S->V; s++)
+    for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
+      uint32_t r = S->tr[q];
+      if (!S->th[q] || !S->size[r] || seen[r]) continue;
+      int normal = 0;
+      for (uint32_t k = S->ts[s]; k < S->ts[s + 1] && !normal; k++) normal = S->tr[k] == r && !S->th[k];
+      if (normal) { seen[r] = 1; total += 2 * S->size[r]; }
+    }
   return total;
 }
 
-/* bytes the instance would make live minus bytes it would free, now */
-static int64_t delta(const sched *S, uint32_t s) {
-  int64_t d = 0;
-  for (uint32_t q = S->ts[s]; q < S->ts[s + 1]; q++) {
-    uint32_t r = S->tr[q];
-    int64_t sz = (int64_t)S->size[r];
-    if (!sz) continue;
-    if (S->th[q]) { if (S->remh[r] == 1) d -= sz; }
-    else {
-      if (!S->started[r]) d += sz;
-      if (S->rem[r] == 1 && !S->keep[r]) d -= sz;
-    }
-  }
-  return d;
-}
-
-/* TIE_*: the delta first, then a tie-break. MAJOR: no delta, index-major
- * (the flattened multiplex index, then the declared slot): each index's chain
- * runs to its end before the next starts, whenever the dependencies allow. */
-enum { TIE_DECLARED, TIE_INDEX, TIE_RECENT, MAJOR, NTIES };
-
-static uint32_t flat_index(const fg_graph *g, uint32_t s) {
-  const uint32_t *ix = g->inst.a[s].index;
-  uint32_t m = 0;
-  for (uint32_t d = 0; d < g->dims.n; d++) m = m * g->dims.a[d].count + ix[d];
-  return m;
-}
-
-static int same_index(const fg_graph *g, uint32_t a, uint32_t b) {
-  const fg_graph_instance *x = &g->inst.a[a], *y = &g->inst.a[b];
-  uint32_t shared = g->nodes.a[x->node].mode & g->nodes.a[y->node].mode;
-  if (!shared) return 0;
-  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && x->index[d] != y->index[d]) return 0;
-  return 1;
-}
-
-/* One list schedule into S->order; returns its length (V unless a cycle,
- * which cannot happen: the constraints follow the declared order). */
-static uint32_t list_schedule(sched *S, int tie) {
-  fg_graph *g = S->g;
-  uint32_t V = S->V, NP = S->NP, nready = 0, n = 0;
-  uint32_t *indeg = S->pos;  /* scratch */
-  memcpy(indeg, S->indeg, V * sizeof(uint32_t));
-  for (uint32_t r = 0; r < NP; r++) { S->rem[r] = S->nn[r]; S->remh[r] = S->nh[r]; }
-  memset(S->started, 0, NP + 1);
-  memset(S->dirty, 1, V);
-  for (uint32_t s = 0; s < V; s++)
-    if (!indeg[s]) { S->stamp[s] = tie == MAJOR ? flat_index(g, s) : 0; S->ready[nready++] = s; }
-  uint32_t last = NONE;
-  while (nready) {
-    uint32_t best = 0;
-    int64_t bd = 0;
-    int bi = 0;
-    for (uint32_t k = 0; k < nready; k++) {
-      uint32_t s = S->ready[k];
-      if (tie == MAJOR) {
-        uint32_t b = S->ready[best];
-        if (k && (S->stamp[s] > S->stamp[b] || (S->stamp[s] == S->stamp[b] && s > b))) continue;
-        best = k;
-        continue;
-      }
-      if (S->dirty[s]) { S->dval[s] = delta(S, s); S->dirty[s] = 0; }
-      int64_t d = S->dval[s];
-      int si = tie == TIE_INDEX && last != NONE && same_index(g, s, last);
-      int better;
-      if (!k) better = 1;
-      else if (d != bd) better = d < bd;
-      else if (tie == TIE_INDEX && si != bi) better = si > bi;
-      else if (tie == TIE_RECENT && S->stamp[s] != S->stamp[S->ready[best]]) better = S->stamp[s] > S->stamp[S->ready[best]];
-      else better = s < S->ready[best];
-      if (better) { best = k; bd = d; bi = si; }
-    }
-    uint32_t v = S->ready[best];
-    S->ready[best] = S->ready[--nready];
-    S->order[n++] = v;
-    last = v;
-    for (uint32_t q = S->ts[v]; q < S->ts[v + 1]; q++) {
-      uint32_t r = S->tr[q];
-      if (S->th[q]) S->remh[r]--;
-      else { S->started[r] = 1; S->rem[r]--; }
-      if (tie != MAJOR && S->size[r])  /* the deltas of r's other users may change */
-        for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++) S->dirty[S->ri[k]] = 1;
-    }
-    for (uint32_t e = S->ss[v]; e < S->ss[v + 1]; e++) {
-      uint32_t u = S->sl[e];
-      if (!--indeg[u]) { S->stamp[u] = tie == MAJOR ? flat_index(g, u) : n; S->ready[nready++] = u; }
-    }
-  }
-  return n;
-}
-
-/* ------------------------------------------------------- local search -- */
-/* order_load work units (touches + resources + heap slots) per millisecond on
- * the dev machine: the local search's share of the packer's time budget */
-#define WORK_PER_MS 5.0e5
-
-static void move(uint32_t *order, uint32_t *pos, uint32_t i, uint32_t j) {
-  uint32_t v = order[i];
-  if (i < j) memmove(order + i, order + i + 1, (j - i) * sizeof *order);
-  else memmove(order + j + 1, order + j, (i - j) * sizeof *order);
-  order[j] = v;
-  for (uint32_t k = i < j ? i : j, e = i < j ? j : i; k <= e; k++) pos[order[k]] = k;
-}
-
-/* Moves of one instance within the slots its constraints allow, aimed at the
- * peak: the creator of a resource live at the peak goes later, the last user
- * of one goes earlier. First improvement of LOAD wins; until none improves or
- * the work budget is spent. cand and mark: scratch of V. Returns the LOAD. */
-static uint64_t improve(sched *S, uint32_t *order, uint32_t *pos, uint32_t *cand, uint8_t *mark, uint64_t work) {
-  uint32_t V = S->V, NP = S->NP;
-  /* the budget counts evaluations' work, not the clock, so that a compile
-   * gives the same order however loaded the machine is */
-  uint64_t cost = S->ts[V] + NP / 2 + (uint64_t)S->H * V + 1, spent = cost;
-  uint64_t load = order_load(S, pos);
-  for (int improved = 1; improved && spent < work;) {
-    improved = 0;
-    uint32_t t = S->peak_t, h = S->peak_h, nc = 0;
-    const uint32_t *first = S->rem, *last = S->remh;  /* order_load's scratch */
-    memset(mark, 0, V);
+/* The bound of the order with positions pos[]: per heap, the larger of its
+ * LOAD and the clique of its long arcs; summed. */
+static uint64_t order_bound(sched *S, const uint32_t *pos) {
+  uint32_t V = S->V, NP = S->NP, H = S->H;
+  sched_load(S, pos);
+  const uint32_t *first = S->rem, *last = S->remh, *lasth = S->stamp;
+  uint64_t *sum = S->hload + H, *minlen = S->hload + 2 * H, *extra = S->hload + 3 * H;
+  for (uint32_t h = 0; h < H; h++) { sum[h] = 0; minlen[h] = UINT64_MAX; extra[h] = 0; }
+  for (int pass = 0; pass < 2; pass++)
     for (uint32_t r = 0; r < NP; r += 2) {
-      if (!S->size[r] || S->heap[r] != h || first[r] == NONE) continue;
-      uint32_t end = S->keep[r] ? V - 1 : last[r];
-      if (first[r] > t || end < t) continue;
-      uint32_t a = order[first[r]], b = order[last[r]];
-      if (!mark[a]) { mark[a] = 1; cand[nc++] = a; }
-      if (!S->keep[r] && !mark[b]) { mark[b] = 1; cand[nc++] = b; }
+      if (!S->size[r]) continue;
+      uint32_t f = first[r] == NONE ? 0 : first[r], h = S->heap[r];
+      uint64_t len = lasth[r] != NONE ? (uint64_t)V + lasth[r] + 1 - f
+                   : S->g->phys.a[r].is_output ? (uint64_t)V - f : (uint64_t)last[r] + 1 - f;
+      if (len > V) {
+        if (!pass) { sum[h] += 2 * S->size[r]; if (len < minlen[h]) minlen[h] = len; }
+      } else if (pass && minlen[h] != UINT64_MAX && len + minlen[h] > 2 * (uint64_t)V && S->size[r] > extra[h])
+        extra[h] = S->size[r];  /* one arc of at most V meets them all (its twin cannot meet it too) */
     }
-    for (uint32_t c = 0; c < nc && !improved; c++) {
-      uint32_t s = cand[c], i = pos[s], lo = 0, hi = V - 1;
-      for (uint32_t e = S->ps[s]; e < S->ps[s + 1]; e++) if (pos[S->pl[e]] + 1 > lo) lo = pos[S->pl[e]] + 1;
-      for (uint32_t e = S->ss[s]; e < S->ss[s + 1]; e++) if (pos[S->sl[e]] < hi + 1) hi = pos[S->sl[e]] - 1;
-      uint32_t targets[4] = {lo, hi, t, t + 1};
-      for (int k = 0; k < 4 && !improved; k++) {
-        uint32_t j = targets[k] < lo ? lo : targets[k] > hi ? hi : targets[k];
-        if (j == i) continue;
-        move(order, pos, i, j);
-        uint64_t l = order_load(S, pos);
-        spent += cost;
-        if (l < load) { load = l; improved = 1; }
-        else { move(order, pos, j, i); order_load(S, pos); spent += cost; }
-      }
-      if (spent >= work) break;
-    }
-    if (!improved) break;
+  uint64_t total = 0;
+  for (uint32_t h = 0; h < H; h++) {
+    uint64_t c = sum[h] + extra[h];
+    total += c > S->hload[h] ? c : S->hload[h];
   }
-  return load;
+  return total;
 }
 
 /* ------------------------------------------------------ permutation -- */
@@ -496,6 +347,7 @@ static void declared_stats(fg_graph *g) {
   g->stats.heap_declared = g->stats.heap_bytes;
   g->stats.load_declared = g->stats.load_bytes;
   g->stats.moved = 0;
+  g->stats.heap_bound = g->stats.heap_bound_memory = 0;
 }
 
 int graph_schedule(fg_graph *g) {
@@ -524,27 +376,38 @@ int graph_schedule(fg_graph *g) {
   snapshot snap;
   memset(&snap, 0, sizeof snap);
   int rc = -1;
-  if (build_touches(&S) || build_resources(&S) || build_constraints(&S)) goto out_oom;
+  S.started = fg_malloc(&g->h, NP + 1);
+  if (!S.started || build_touches(&S) || build_resources(&S)) goto out_oom;
+  rc = 0;
+  /* no order can pack below the history copies' clique: nothing to win */
+  g->stats.heap_bound = any_order_bound(&S);
+  if (g->stats.heap_bound >= g->stats.heap_bytes) goto out;
+  rc = -1;
+  if (build_constraints(&S)) goto out_oom;
   S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
   S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.started = fg_malloc(&g->h, NP + 1);
-  S.dirty = fg_malloc(&g->h, V + 1);
+  S.inready = fg_malloc(&g->h, V + 1);
+  S.ver = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S.hcap = 2 * V + 16;
+  S.hp = fg_malloc(&g->h, S.hcap * sizeof(hent));
+  S.grp = fg_malloc(&g->h, (V + 1) * sizeof(hent));
   S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
   S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.pos = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
   S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
+  S.hload = fg_malloc(&g->h, 4 * (size_t)S.H * sizeof(uint64_t));
   best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.dirty || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !best)
+  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.inready || !S.ver || !S.hp || !S.grp || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !S.hload || !best)
     goto out_oom;
   for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
-  uint64_t load_decl = order_load(&S, S.pos), best_load = load_decl;
+  uint64_t load_decl = sched_load(&S, S.pos), best_load = load_decl;
   for (int tie = 0; tie < NTIES; tie++) {
-    uint32_t got = list_schedule(&S, tie);
+    uint32_t got = sched_list(&S, tie);
     if (got != V) continue;
     for (uint32_t k = 0; k < V; k++) S.pos[S.order[k]] = k;
-    uint64_t l = order_load(&S, S.pos);
+    uint64_t l = sched_load(&S, S.pos);
     if (l < best_load) {
       best_load = l;
       memcpy(best, S.order, V * sizeof(uint32_t));
@@ -555,17 +418,16 @@ int graph_schedule(fg_graph *g) {
   {
     double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
     uint64_t work = (uint64_t)(ms * WORK_PER_MS);
-    uint32_t *cand = S.ready;  /* free again */
-    uint8_t *mark = fg_malloc(&g->h, V + 1);
-    if (!mark) goto out_oom;
     if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
-    for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
-    uint64_t l = improve(&S, best, S.pos, cand, mark, work);
-    fg_free(&g->h, mark);
+    uint64_t l = 0;
+    if (sched_search(&S, best, work, &l)) goto out_oom;
     if (l < best_load) { best_load = l; best_order_ok = 1; }
   }
   rc = 0;
   if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
+  for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
+  g->stats.heap_bound_memory = order_bound(&S, S.pos);
+  if (g->stats.heap_bound_memory >= g->stats.heap_bytes) goto out;  /* its packing cannot be smaller */
   if (snap_take(g, &snap)) goto out_oom;
   apply_order(g, &snap, best);
   uint64_t ns_pack = g->stats.ns_pack;

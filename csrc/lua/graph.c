@@ -347,6 +347,8 @@ static int l_stats(lua_State *L) {
   SETI("load_declared", s.load_declared);
   SETI("moved", s.moved);
   lua_pushnumber(L, (double)s.ns_schedule / 1e6); lua_setfield(L, -2, "schedule_ms");
+  SETI("heap_bound", s.heap_bound);
+  SETI("heap_bound_memory", s.heap_bound_memory);
   lua_createtable(L, (int)s.heap_count, 0);
   for (uint32_t h = 0; h < s.heap_count; h++) {
     const fg_graph_heap *hp = fg_graph_heap_get(g, h);
