@@ -324,12 +324,37 @@ typedef struct best_run {
  * decided already. */
 enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2 };
 
+/* Is there a boundary between two points that no arc (whole-cycle items
+ * aside) crosses? Cut there, the arcs are intervals of a line. */
+static int has_free_cut(const pk_inst *in) {
+  uint32_t K = in->K;
+  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  if (!d) return 0;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i] + 1, z = in->s[i] + pk_len(in, i); /* crosses boundaries [a, z) before points */
+    if (in->s[i] == in->e[i] || a >= z) continue;
+    if (z <= K) { d[a]++; d[z]--; }
+    else if (a >= K) { d[a - K]++; d[z - K]--; }
+    else { d[a]++; d[K]--; d[0]++; d[z - K]--; }
+  }
+  int32_t run = 0, cut = 0;
+  for (uint32_t t = 0; t < K && !cut; t++) cut = (run += d[t]) == 0;
+  free(d);
+  return cut;
+}
+
 /* The clique bound: a greedy clique, then the exact one above it and above
  * LOAD (pack_bound.c; polynomial, but skipped where its cost estimate
  * passes CLIQUE_MAX_WORK, and stopped at the deadline: the cliques found
  * stand, partial). */
 static void best_clique(best_run *r, uint64_t deadline) {
   const pk_inst *in = &r->in;
+  /* a free cut (frame graphs without history): every clique of intervals
+   * shares a point (Helly), LOAD is the bound, exactly */
+  if (has_free_cut(in)) {
+    r->lb_partial = 0;
+    return;
+  }
   uint64_t cr, cl = pk_clique_greedy(in, &cr);
   if (cl > r->lb) r->lb = cl;
   if (cr > r->reallb) r->reallb = cr;
