@@ -670,22 +670,27 @@ static int ruin_step(best_run *r, ruin *z) {
   }
   pk_sort_kv(kv, nr);
   int bestfit = (r0 >> 32) & 1;
-  for (size_t q = 0; q < nr; q++) {
+  /* late acceptance: no worse than now, or than the solution LAHC_LEN
+   * iterations ago; cost = makespan, then (softly) bytes above LOAD. An
+   * item placed above both costs rejects the move whatever the others do:
+   * with the list saved, the recreate stops there (same moves, less work) */
+  size_t hv = z->iter % LAHC_LEN;
+  double lim = z->cost > z->hist[hv] ? z->cost : z->hist[hv], c2 = 0;
+  int rejected = 0;
+  for (size_t q = 0; q < nr && !rejected; q++) {
     size_t i = R[kv[q].i];
     off[i] = b_place(b, i, bestfit);
     b_add(b, i);
+    rejected = z->saved && (double)(off[i] + in->size[i]) > lim;
   }
   uint64_t M2 = b->lo0, over2 = 0;
-  for (size_t k = 0; k < m; k++) {
+  for (size_t k = 0; k < m && !rejected; k++) {
     uint64_t e = off[list[k]] + in->size[list[k]];
     if (e > M2) M2 = e;
     if (e > r->lb) over2 += e - r->lb;
   }
-  /* late acceptance: no worse than now, or than the solution LAHC_LEN
-   * iterations ago; cost = makespan, then (softly) bytes above LOAD */
-  double c2 = (double)M2 + (double)over2 / (4.0 * (double)m);
-  size_t hv = z->iter % LAHC_LEN;
-  if (c2 <= z->cost || c2 < z->hist[hv]) {
+  if (!rejected) c2 = (double)M2 + (double)over2 / (4.0 * (double)m);
+  if (!rejected && (c2 <= z->cost || c2 < z->hist[hv])) {
     z->M = M2;
     z->over = over2;
     z->cost = c2;
