@@ -813,6 +813,10 @@ static int best_search(best_run *r, int *optimal) {
   if ((n <= EXACT_MAX_N && !r->line) || now >= deadline || deadline - now < search_min_ns(n)) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
+  /* it overruns the deadline it is given by about its last set-up and the
+   * completion of its deepest partial packing: it gets it that much early
+   * (6 n^2 ns: median 0.56 -> 0.51 ms at n = 100, no history, 0.5 ms) */
+  deadline -= 6 * (uint64_t)n * n;
   /* on a small line the node budget caps it too (as it does the exact
    * search), so a run without a time limit ends */
   int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);
