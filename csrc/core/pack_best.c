@@ -767,13 +767,16 @@ static int best_ruin(best_run *r) {
   z.top = (size_t *)r->tmp;
   z.cost = (double)z.M + (double)z.over / (4.0 * (double)(m ? m : 1));
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
-  /* the exact search gets half of what is left where it runs at all */
+  /* the exact search gets an eighth of what is left where it runs at all:
+   * what it proves in time it proves fast (Enlisted with history, n = 25 and
+   * 50, three seeds: as many proved as with half, best/bound 0.0001 to
+   * 0.0008 lower) */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
   /* pack_search: on lines (and cycles that are lines above a whole-cycle
    * stack, is_line) the decision search after this loop gets 7/8 (it
    * solves perfect-fit instances this search stalls on; up to EXACT_MAX_N
    * items after the exact search's half); on other cycles (where it is
-   * only a heuristic) this loop keeps everything, or half up to EXACT_MAX_N */
+   * only a heuristic) this loop keeps everything, or 7/8 up to EXACT_MAX_N */
   int line = r->line = is_line(in);
   /* a line keeps it all where the search would get too little to pay off
    * (under 60 n^2 ns: it then overran 2 ms budgets by up to 1.3 ms at
@@ -781,7 +784,7 @@ static int best_ruin(best_run *r) {
   if (line && now < deadline && deadline - now < 60 * (uint64_t)n * n) line = 0;
   if (now < deadline)
     rr_deadline = line               ? now + (deadline - now) / 8
-                : n <= EXACT_MAX_N ? now + (deadline - now) / 2
+                : n <= EXACT_MAX_N ? now + (deadline - now) / 8 * 7
                                    : deadline;
   /* on such a line the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
