@@ -68,12 +68,16 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
     nl++;
   }
   for (size_t k = 0; k < np; k++) { /* each point's level: the first >= its r (nl: above all) */
-    uint32_t lo = 0, hi = (uint32_t)nl;
-    while (lo < hi) {
-      uint32_t mid = (lo + hi) / 2;
-      if (c->lev[mid] < c->pt[k].r) lo = mid + 1; else hi = mid;
+    /* branch-free lower bound (conditional moves): the points' r are in
+     * no useful order, and the mispredicted branches dominated this call */
+    const uint32_t *b = c->lev, r = c->pt[k].r;
+    size_t len = nl;
+    while (len > 1) {
+      size_t h = len / 2;
+      b = b[h] < r ? b + h : b;
+      len -= h;
     }
-    c->pt[k].lev = lo;
+    c->pt[k].lev = (uint32_t)(b - c->lev) + (nl && *b < r);
   }
   int64_t gain = 0;
   uint32_t last = UINT32_MAX;
