@@ -405,7 +405,8 @@ describe("the bound in a graph's stats", function()
       assert.is_boolean(h.replayed)
       if h.replayed then
         kept = kept + 1
-        assert.is_true(h.bound_partial)
+        -- the exact clique was not sought, unless LOAD is exact (a point no arc crosses)
+        assert.is_true(h.bound_partial or h.bound == h.load)
         assert.is_true(h.bytes / h.bound <= ref * 1.005 + 1e-12)
       else
         ref = h.bytes / h.bound -- a searched re-plan is the next reference

@@ -34,7 +34,7 @@ typedef struct cq {
   uint64_t *prof;             /* effective load per point */
   cqp *pt;                    /* scratch: X then Y at one q */
   uint32_t *lev;              /* scratch: X's distinct b */
-  int64_t *S, *V;             /* scratch: one corner's sums by level; best staircase per corner */
+  int64_t *S, *V;             /* scratch: one corner's sums by level (prefix, then per level); best staircase per corner */
   uint32_t *par;              /* previous corner on the best staircase, UINT32_MAX = none */
 } cq;
 
@@ -68,20 +68,32 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
     nl++;
   }
   for (size_t k = 0; k < np; k++) { /* each point's level: the first >= its r (nl: above all) */
-    uint32_t lo = 0, hi = (uint32_t)nl;
-    while (lo < hi) {
-      uint32_t mid = (lo + hi) / 2;
-      if (c->lev[mid] < c->pt[k].r) lo = mid + 1; else hi = mid;
+    /* branch-free lower bound (conditional moves): the points' r are in
+     * no useful order, and the mispredicted branches dominated this call */
+    const uint32_t *b = c->lev, r = c->pt[k].r;
+    size_t len = nl;
+    while (len > 1) {
+      size_t h = len / 2;
+      b = b[h] < r ? b + h : b;
+      len -= h;
     }
-    c->pt[k].lev = lo;
+    c->pt[k].lev = (uint32_t)(b - c->lev) + (nl && *b < r);
   }
   int64_t gain = 0;
   uint32_t last = UINT32_MAX;
+  /* the points with l at or above the corner's, summed per level: corners
+   * come by ascending l, so points only leave (X and Y are each sorted by
+   * l: two pointers), and each corner costs its levels, not every point */
+  int64_t *lv = c->S + nl + 1;
+  memset(lv, 0, sizeof(int64_t) * (nl + 1));
+  for (size_t t = 0; t < np; t++) lv[c->pt[t].lev] += c->pt[t].w;
+  size_t gx = 0, gy = nx;
   for (size_t k = 0; k < nx; k++) { /* corners in (a, b) order: earlier ones have a <= this a */
-    memset(c->S, 0, sizeof(int64_t) * (nl + 1));
-    for (size_t t = 0; t < np; t++)
-      if (c->pt[t].l >= c->pt[k].l) c->S[c->pt[t].lev] += c->pt[t].w;
-    for (size_t j = 1; j <= nl; j++) c->S[j] += c->S[j - 1];
+    uint32_t lmin = c->pt[k].l;
+    for (; gx < nx && c->pt[gx].l < lmin; gx++) lv[c->pt[gx].lev] -= c->pt[gx].w;
+    for (; gy < np && c->pt[gy].l < lmin; gy++) lv[c->pt[gy].lev] -= c->pt[gy].w;
+    c->S[0] = lv[0];
+    for (size_t j = 1; j <= nl; j++) c->S[j] = c->S[j - 1] + lv[j];
     uint32_t lk = c->pt[k].lev;
     c->V[k] = c->S[lk];
     c->par[k] = UINT32_MAX;
@@ -144,7 +156,7 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
   cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
           malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
-          malloc(sizeof(int64_t) * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn)};
+          malloc(sizeof(int64_t) * 2 * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn)};
   uint32_t *cnt = calloc((size_t)K + 1, sizeof(uint32_t));
   pk_kv *kv = malloc(sizeof(pk_kv) * nn);
   uint64_t best = floor, bestq = UINT64_MAX;

@@ -171,6 +171,56 @@ int pk_reverse(const pk_inst *in, pk_inst *out) {
   return 0;
 }
 
+int64_t pk_free_cut(const pk_inst *in) {
+  uint32_t K = in->K;
+  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  if (!d) return -1;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i] + 1, z = in->s[i] + in->len[i]; /* crosses the boundaries before points [a, z) */
+    if (in->s[i] == in->e[i] || a >= z) continue;
+    if (z <= K) { d[a]++; d[z]--; }
+    else if (a >= K) { d[a - K]++; d[z - K]--; }
+    else { d[a]++; d[K]--; d[0]++; d[z - K]--; }
+  }
+  int32_t run = 0;
+  int64_t cut = -1;
+  for (uint32_t t = 0; t < K && cut < 0; t++)
+    if ((run += d[t]) == 0) cut = t;
+  free(d);
+  return cut;
+}
+
+int pk_line_at(const pk_inst *in, uint32_t c, fg_pack_item *items, pk_inst *out) {
+  *out = *in;
+  out->cache = NULL; /* keyed by the cycle's lifetimes */
+  size_t nn = in->n ? in->n : 1;
+  out->s = malloc(sizeof(uint32_t) * nn);
+  out->e = malloc(sizeof(uint32_t) * nn);
+  out->len = malloc(sizeof(uint32_t) * nn);
+  out->size = malloc(sizeof(uint64_t) * nn);
+  out->align = malloc(sizeof(uint64_t) * nn);
+  if (!out->s || !out->e || !out->len || !out->size || !out->align) {
+    pk_free(out);
+    return -1;
+  }
+  memcpy(out->size, in->size, sizeof(uint64_t) * in->n);
+  memcpy(out->align, in->align, sizeof(uint64_t) * in->n);
+  uint32_t K = in->K;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t a = in->s[i] == in->e[i] ? 0 : in->s[i] >= c ? in->s[i] - c : in->s[i] + K - c;
+    out->s[i] = a;
+    out->len[i] = in->len[i];
+    out->e[i] = a + in->len[i]; /* <= K: nothing crosses the cut */
+    items[i] = in->items[i];
+    items[i].start = a; /* a line's search reads lengths off the items */
+    items[i].stop = out->e[i];
+  }
+  out->items = items;
+  out->K = K + 1;
+  out->cyclic = 0;
+  return 0;
+}
+
 uint64_t pk_makespan(const pk_inst *in, const uint64_t *off) {
   uint64_t m = 0; /* the real sizes: rounding for granularity is not memory */
   for (size_t i = 0; i < in->n; i++)

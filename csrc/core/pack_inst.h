@@ -90,6 +90,14 @@ int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_des
 /* The same instance with time reversed (t -> K-1-t style mirror); free with pk_free. */
 int pk_reverse(const pk_inst *in, pk_inst *out);
 void pk_free(pk_inst *in);
+/* A boundary between two points of a cycle that no arc crosses (whole-cycle
+ * items aside), as the point after it, or -1. */
+int64_t pk_free_cut(const pk_inst *in);
+/* The cycle in cut at such a boundary c: a line of K + 1 points (the last
+ * never covered) with the same items and conflicts; whole-cycle items cover
+ * it all. items (n entries, the caller's) get the line's points as times.
+ * Free with pk_free; 0 or -1 on OOM. */
+int pk_line_at(const pk_inst *in, uint32_t c, fg_pack_item *items, pk_inst *out);
 void pk_set_len(pk_inst *in); /* fills len from s, e, K */
 
 /* Dense ranks by size, largest first (equal sizes share one); returns the

@@ -193,6 +193,38 @@ void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t 
     for (size_t q = 0; q < k; q++) tix_remove(pl->tix, (uint32_t)ids[q]);
 }
 
+int pk_pl_save_init(pk_plsave *s, const pk_plist *pl, size_t nitems) {
+  memset(s, 0, sizeof *s);
+  if (pl->tix) return -1;
+  size_t nn = nitems ? nitems : 1;
+  s->nitems = nitems;
+  s->ix = malloc(sizeof(uint32_t) * nn);
+  s->pos = pl->pos ? malloc(sizeof(uint32_t) * nn) : NULL;
+  s->placed = pl->placed ? malloc(sizeof(uint64_t) * (pl->words ? pl->words : 1)) : NULL;
+  if (!s->ix || (pl->pos && !s->pos) || (pl->placed && !s->placed)) { pk_pl_save_free(s); return -1; }
+  return 0;
+}
+
+void pk_pl_save_free(pk_plsave *s) {
+  free(s->ix); free(s->pos); free(s->placed);
+  memset(s, 0, sizeof *s);
+}
+
+void pk_pl_save(pk_plsave *s, const pk_plist *pl) {
+  s->n = pl->n;
+  memcpy(s->ix, pl->ix, sizeof(uint32_t) * pl->n);
+  /* pos of listed items only: those are the ones read back */
+  if (s->pos) memcpy(s->pos, pl->pos, sizeof(uint32_t) * s->nitems);
+  if (s->placed) memcpy(s->placed, pl->placed, sizeof(uint64_t) * pl->words);
+}
+
+void pk_pl_restore(pk_plist *pl, const pk_plsave *s) {
+  pl->n = s->n;
+  memcpy(pl->ix, s->ix, sizeof(uint32_t) * s->n);
+  if (s->pos) memcpy(pl->pos, s->pos, sizeof(uint32_t) * s->nitems);
+  if (s->placed) memcpy(pl->placed, s->placed, sizeof(uint64_t) * pl->words);
+}
+
 void pk_pl_clear(pk_plist *pl) {
   pl->n = 0;
   pl->noix = 0;

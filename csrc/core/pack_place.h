@@ -34,6 +34,14 @@ void pk_pl_remove(pk_plist *pl, uint32_t i);
 void pk_pl_clear(pk_plist *pl);
 /* Removes the k items ids (flagged in gone) in one pass. */
 void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t k);
+/* A copy of a list without a time index, to undo a move at the cost of a
+ * few memcpy instead of removing and re-inserting what it moved. */
+typedef struct pk_plsave { uint32_t *ix, *pos; uint64_t *placed; size_t n, nitems; } pk_plsave;
+/* 0, or -1 on OOM or when pl has a time index (not saved). */
+int pk_pl_save_init(pk_plsave *s, const pk_plist *pl, size_t nitems);
+void pk_pl_save_free(pk_plsave *s);
+void pk_pl_save(pk_plsave *s, const pk_plist *pl);
+void pk_pl_restore(pk_plist *pl, const pk_plsave *s);
 
 /* Optional time index of a pk_plist (pl->tix), so placement costs the
  * placed items near item i in time instead of every placed item. Time is
