@@ -12,8 +12,12 @@
  *  - inference: placing raises neighbours' minoff; a section's floor is at
  *    least the smallest minoff among its unplaced items, and
  *    max(floor, offset) + total must fit under the capacity everywhere;
+ *  - tight sections (no slack left) must be covered right at their floor:
+ *    the lowest ones bound which items may go at that offset (tight());
  *  - decomposition: where no unplaced item crosses a section boundary any
  *    more, the two sides are independent and are solved one after the other.
+ * Cycles: cut where some item ends; arcs alive there wrap round (sections
+ * [lo, K) and [0, hi - K)), which keeps the search exact.
  * Preorders WAT, TAW, TWA (lifetime width, area, max section total) are
  * tried round robin under a node limit that doubles, as MiniMalloc does; any
  * of them running to the end without a solution proves there is none. */
@@ -59,6 +63,17 @@ typedef struct ps {
 #define FLOOR_BIT 0x80000000u
 #define RANK_BIT 0x40000000u
 
+/* On a cycle, an item alive at the cut point t0 wraps: its sections are
+ * [lo, K) and [0, hi - K) (hi > K). SX maps a section index in [0, 2K)
+ * into [0, K). A wrapping item crosses every boundary as far as the
+ * decomposition goes: nothing splits while one is unplaced. */
+#define SX(S, t) ((t) >= (S)->K ? (t) - (S)->K : (t))
+static int wraps(const ps *S, uint32_t i) { return S->hi[i] > S->K; }
+static void cut_range(const ps *S, uint32_t i, uint32_t *a, uint32_t *b) {
+  if (wraps(S, i)) { *a = 0; *b = S->K - 1; }
+  else { *a = S->lo[i]; *b = S->hi[i] - 1; }
+}
+
 static int push(ps *S, uint32_t idx, uint64_t v) {
   if (S->usp == S->ucap) {
     size_t c = S->ucap ? S->ucap * 2 : 4096;
@@ -91,10 +106,12 @@ static int place(ps *S, uint32_t i, uint64_t o) {
     if (S->placed[j] || S->minoff[j] >= h) continue;
     if (push(S, j, S->minoff[j])) return -1;
     S->minoff[j] = fg_align_up(h, in->align[j]);
+    if (wraps(S, j)) { alo = 0; ahi = S->K; continue; }
     if (S->lo[j] < alo) alo = S->lo[j];
     if (S->hi[j] > ahi) ahi = S->hi[j];
   }
-  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) {
+  for (uint32_t tt = S->lo[i]; tt < S->hi[i]; tt++) {
+    uint32_t t = SX(S, tt);
     if (S->floor[t] < h) {
       if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
       S->floor[t] = h;
@@ -126,8 +143,11 @@ static int place(ps *S, uint32_t i, uint64_t o) {
   }
   S->clo = alo < S->lo[i] ? alo : S->lo[i];
   S->chi = ahi > S->hi[i] ? ahi : S->hi[i];
+  if (wraps(S, i)) { S->clo = 0; S->chi = S->K; }
   int cut = 0;
-  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++)
+  uint32_t ca, cb;
+  cut_range(S, i, &ca, &cb);
+  for (uint32_t t = ca; t < cb; t++)
     if (--S->cuts[t] == 0) cut = 1;
   return cut;
 }
@@ -140,8 +160,10 @@ static void unplace(ps *S, uint32_t i, size_t mark) {
     else if (x & RANK_BIT) S->rank[x & ~RANK_BIT] = (uint32_t)S->uval[S->usp];
     else S->minoff[x] = S->uval[S->usp];
   }
-  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[t] += S->in->size[i];
-  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[SX(S, t)] += S->in->size[i];
+  uint32_t ca, cb;
+  cut_range(S, i, &ca, &cb);
+  for (uint32_t t = ca; t < cb; t++) S->cuts[t]++;
   S->placed[i] = 0;
   S->np--;
 }
@@ -192,6 +214,33 @@ static int kless(const ps *S, uint32_t a, uint32_t b) {
   return S->minoff[a] < S->minoff[b] || (S->minoff[a] == S->minoff[b] && S->rank[a] < S->rank[b]);
 }
 
+/* Tight sections (floor + unplaced bytes = cap) can leave no gap: the
+ * lowest ones, at floor f (returned; UINT64_MAX when none), must each be
+ * covered right at f by an unplaced item whose minoff is f. Items at one
+ * offset go in rank order, so every such section needs a cover ranked
+ * above the last item placed at f, and nothing ranked above the section's
+ * highest-ranked cover can go at f before it: *rmax gets the least of those
+ * highest ranks over the sections (0: some section has no cover left, no
+ * packing below). */
+static uint64_t tight(ps *S, uint32_t lo, uint32_t hi, uint64_t last_off, uint32_t last_rank, uint32_t *rmax) {
+  uint64_t f = UINT64_MAX;
+  for (uint32_t t = lo; t < hi; t++)
+    if (S->total[t] && S->floor[t] + S->total[t] >= S->cap && S->floor[t] < f) f = S->floor[t];
+  if (f == UINT64_MAX) return f;
+  uint32_t need = f == last_off ? last_rank : 0, best = UINT32_MAX;
+  for (uint32_t t = lo; t < hi && best; t++) {
+    if (!S->total[t] || S->floor[t] != f || S->floor[t] + S->total[t] < S->cap) continue;
+    uint32_t r = 0;
+    for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
+      uint32_t j = S->sec[q];
+      if (!S->placed[j] && S->minoff[j] == f && S->rank[j] > r && S->rank[j] >= need) r = S->rank[j];
+    }
+    if (r < best) best = r;
+  }
+  *rmax = best;
+  return f;
+}
+
 /* list: the parent's order; when umark is not FULL_SORT, only the items the
  * parent's placement raised (undo entries from umark on) changed key, so the
  * rest stays in order and the raised ones are sorted and merged in. */
@@ -236,11 +285,15 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     else { ord[--w] = x; r--; }
   }
   m = total;
+  uint32_t tr = UINT32_MAX;
+  uint64_t tf = tight(S, lo, hi, last_off, last_rank, &tr);
+  if (!tr) return R_NOTFOUND;
   uint64_t hot_o = UINT64_MAX, hmax = 0;
   uint32_t hlo = UINT32_MAX, hhi = 0;
   for (size_t c = 0; c < m; c++) {
     uint32_t i = ord[c];
     uint64_t o = S->minoff[i];
+    if (o > tf || (o == tf && S->rank[i] > tr)) break; /* a tight section's cover comes first */
     if (o < last_off || (o == last_off && S->rank[i] < last_rank)) continue;
     if (o >= minh) break; /* sorted by offset: the rest would leave a gap too */
     if (o != hot_o) { /* sections whose unplaced bytes no longer fit above o */
@@ -255,13 +308,18 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     }
     /* floors passed the parent's check; placing i lowers the totals of its
      * sections only, so every hot section must be among them, and fit then */
-    if (hlo != UINT32_MAX && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap)) continue;
+    if (hlo != UINT32_MAX && !wraps(S, i) && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap))
+      continue; /* (a wrapping item's placement is checked everywhere) */
     size_t mark = S->usp;
     int cut = place(S, i, o);
     int rc = R_NOTFOUND;
     if (cut < 0) rc = R_OOM;
     else if (!S->dead && check(S, S->clo > lo ? S->clo : lo, S->chi < hi ? S->chi : hi, o)) { /* the rest passed precheck */
-      if (cut) rc = pieces(S, lo, hi, S->lo[i], S->hi[i] - 1, ord, m, depth);
+      if (cut) {
+        uint32_t ca, cb;
+        cut_range(S, i, &ca, &cb);
+        rc = pieces(S, lo, hi, ca, cb, ord, m, depth);
+      }
       else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1, mark);
     }
     unplace(S, i, mark);
@@ -276,10 +334,6 @@ static void ps_free(ps *S) {
   free(S->bsol); free(S->bplaced);
   free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
   free(S->pbuf); free(S->kv);
-}
-
-static int is_free_item(const pk_inst *in, size_t i, uint32_t t0, int cyc) {
-  return !cyc || !pk_contains(in, i, t0);
 }
 
 /* Preorder: 0 = WAT, 1 = TAW, 2 = TWA (W: lifetime width, A: area, T: max
@@ -315,7 +369,7 @@ static int rerank(ps *S, const uint32_t *pl, size_t m) {
     uint32_t i = pl[k];
     uint64_t T = 0;
     for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
-      if (S->total[t] > T) T = S->total[t];
+      if (S->total[SX(S, t)] > T) T = S->total[SX(S, t)];
     uint64_t C = S->width[i], A = S->area[i];
     r[k].i = i;
     r[k].k[0] = h == 0 ? C : T;
@@ -399,47 +453,17 @@ static int decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot
   return 0;
 }
 
-/* Fixed items (cycle only), stacked longest first, listed in S->kv[0..*nf);
- * returns the top of the stack. */
-static uint64_t decide_fix(ps *S, uint32_t t0, int cyc, size_t *nf) {
-  const pk_inst *in = S->in;
-  size_t n = S->n, m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!is_free_item(in, i, t0, cyc)) S->kv[m++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
-  pk_sort_kv(S->kv, m);
-  uint64_t h = 0;
-  for (size_t k = 0; k < m; k++) {
-    size_t i = S->kv[k].i;
-    S->sol[i] = fg_align_up(h, in->align[i]);
-    h = S->sol[i] + in->size[i];
-    S->placed[i] = 1;
-  }
-  *nf = m;
-  return h;
-}
-
-/* Free items: rotated ranges, width and area, floors and minoffs from the
- * fixed stack (S->kv[0..nf)). */
-static void decide_ranges(ps *S, uint32_t t0, int cyc, size_t nf, uint64_t *width, uint64_t *area) {
+/* Ranges rotated to start at t0 (those alive there wrap), width and area. */
+static void decide_ranges(ps *S, uint32_t t0, int cyc, uint64_t *width, uint64_t *area) {
   const pk_inst *in = S->in;
   size_t n = S->n;
   uint32_t K = S->K;
   for (size_t i = 0; i < n; i++) {
-    if (S->placed[i]) { S->lo[i] = S->hi[i] = 0; continue; }
     uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
     S->lo[i] = a;
     S->hi[i] = a + in->len[i];
     width[i] = cyc ? in->len[i] : in->items[i].stop - in->items[i].start;
     area[i] = in->size[i] * width[i];
-  }
-  for (size_t k = 0; k < nf; k++) {
-    size_t f = S->kv[k].i;
-    uint64_t top = S->sol[f] + in->size[f];
-    for (size_t j = 0; j < n; j++)
-      if (!S->placed[j] && pk_conflict_arcs(in, f, j) && S->minoff[j] < top)
-        S->minoff[j] = fg_align_up(top, in->align[j]);
-    for (uint32_t t = 0; t < K; t++)
-      if (pk_contains(in, f, (t + t0) % K) && S->floor[t] < top) S->floor[t] = top;
   }
 }
 
@@ -451,7 +475,7 @@ static void decide_sections(ps *S) {
   uint32_t K = S->K;
   uint32_t *keep = S->cuts; /* scratch, cleared below */
   for (size_t i = 0; i < n; i++)
-    if (!S->placed[i]) keep[S->hi[i] - 1] = 1;
+    if (!S->placed[i]) keep[(S->hi[i] - 1) % K] = 1;
   uint32_t Kc = 0;
   for (uint32_t t = 0; t < K; t++) {
     uint32_t k = keep[t];
@@ -460,13 +484,23 @@ static void decide_sections(ps *S) {
   }
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i]) {
-      uint32_t a = keep[S->lo[i]], b = keep[S->hi[i] - 1] + 1;
+      /* a wrapping item ends in the next lap (point K-1 is kept: see decide) */
+      uint32_t a = keep[S->lo[i]], b = keep[(S->hi[i] - 1) % K] + 1 + (S->hi[i] > K ? Kc : 0);
       S->lo[i] = a;
       S->hi[i] = b;
     }
   memset(keep, 0, sizeof(uint32_t) * K);
   memset(S->floor + Kc, 0, sizeof(uint64_t) * (K - Kc));
   S->K = Kc ? Kc : 1;
+}
+
+/* Do the section ranges of i and j meet (modulo K where one wraps)? */
+static int meet(const ps *S, uint32_t i, uint32_t j) {
+  uint32_t K = S->K, a = S->lo[i], b = S->hi[i], c = S->lo[j], d = S->hi[j];
+  if (b > K && d > K) return 1; /* both hold point K-1 */
+  if (d > K) { uint32_t x = a, y = b; a = c; b = d; c = x; d = y; } /* the wrapping one first */
+  if (b > K) return c < K && d > a ? 1 : c < b - K;
+  return a < d && c < b;
 }
 
 /* Adjacency (free items), section lists and totals, cuts, and each free
@@ -479,7 +513,7 @@ static int decide_lists(ps *S, uint64_t *tot) {
     for (size_t i = 0; i < n; i++) {
       if (S->placed[i]) continue;
       for (size_t j = 0; j < n; j++) {
-        if (j == i || S->placed[j] || S->lo[i] >= S->hi[j] || S->lo[j] >= S->hi[i]) continue;
+        if (j == i || S->placed[j] || !meet(S, (uint32_t)i, (uint32_t)j)) continue;
         if (pass) S->adj[S->adjo[i + 1]++] = (uint32_t)j;
         else S->adjo[i + 1]++;
       }
@@ -495,8 +529,10 @@ static int decide_lists(ps *S, uint64_t *tot) {
   }
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i]) {
-      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) { S->seco[t + 1]++; S->total[t] += in->size[i]; }
-      for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) { S->seco[SX(S, t) + 1]++; S->total[SX(S, t)] += in->size[i]; }
+      uint32_t ca, cb;
+      cut_range(S, (uint32_t)i, &ca, &cb);
+      for (uint32_t t = ca; t < cb; t++) S->cuts[t]++;
     }
   for (uint32_t t = 0; t < K; t++) S->seco[t + 1] += S->seco[t];
   size_t ns = S->seco[K];
@@ -506,12 +542,12 @@ static int decide_lists(ps *S, uint64_t *tot) {
   for (uint32_t t = 0; t < K; t++) fill[t] = S->seco[t];
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
-      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[t]++] = (uint32_t)i;
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[SX(S, t)]++] = (uint32_t)i;
   memset(S->mark, 0, sizeof(uint32_t) * K);
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
       for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
-        if (S->total[t] > tot[i]) tot[i] = S->total[t];
+        if (S->total[SX(S, t)] > tot[i]) tot[i] = S->total[SX(S, t)];
   return 0;
 }
 
@@ -532,20 +568,21 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
-  /* cycle: cut at the least loaded point; items alive there are fixed */
+  /* cycle: cut at the least loaded point where some item ends (so the
+   * last point of the rotated line is kept by decide_sections); the items
+   * alive there wrap round */
   uint32_t t0 = 0;
   if (cyc) {
     uint64_t *prof = malloc(sizeof(uint64_t) * K);
     if (!prof) return -1;
     pk_profile(in, prof, 0);
-    for (uint32_t t = 1; t < K; t++)
-      if (prof[t] < prof[t0]) t0 = t;
+    t0 = in->e[0] % K;
+    for (size_t i = 1; i < n; i++)
+      if (prof[in->e[i] % K] < prof[t0]) t0 = in->e[i] % K;
     free(prof);
   }
   if (decide_alloc(&S, partial != NULL, &area, &tot, &rks, &width)) goto out;
-  size_t nf;
-  if (decide_fix(&S, t0, cyc, &nf) > cap) { rc = PS_UNKNOWN; goto out; }
-  decide_ranges(&S, t0, cyc, nf, width, area);
+  decide_ranges(&S, t0, cyc, width, area);
   decide_sections(&S);
   K = S.K;
   if (decide_lists(&S, tot)) goto out;
@@ -556,7 +593,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
     if (!S.placed[i]) all[nall++] = (uint32_t)i;
   if (!nall) { rc = PS_FOUND; goto found; }
   /* quick infeasibility: a section over the capacity already */
-  if (!check(&S, 0, K, 0)) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
+  if (!check(&S, 0, K, 0)) { rc = PS_NONE; goto out; }
   uint64_t limit = n;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
@@ -569,7 +606,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
       if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
-      if (r == R_NOTFOUND) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
+      if (r == R_NOTFOUND) { rc = PS_NONE; goto out; }
       if (r == R_TIMEOUT) {
         rc = PS_UNKNOWN;
         if (partial && S.best_np) {
