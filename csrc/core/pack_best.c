@@ -33,6 +33,10 @@
  *    whose first-fit offsets never decrease, min-offset children first,
  *    section-load bound, dominance for identical items and for non-meeting
  *    items at the same offset. Finishing it proves optimality.
+ * 5. The decision search (pack_search.c, exact on lines and cycles) by
+ *    bisection below the incumbent, from the lower bound up: 7/8 of what
+ *    the starts leave on lines, 1/4 on cycles, more once 3 stalls (up to
+ *    64 items after 4 has had half of it).
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
 #include "pack_best.h"
@@ -55,7 +59,7 @@
 #define DEFAULT_HINT_BUDGET_MS 0.05
 #define DEFAULT_NODES 2000000
 #define LAHC_LEN 64
-/* fruitless ruin-and-recreate iterations before a line's search takes over */
+/* fruitless ruin-and-recreate iterations before the decision search takes over */
 #define RUIN_LINE_STALL 2000
 #define EXACT_MAX_N 64
 #define SMALL_BITS_N 512
@@ -308,7 +312,6 @@ typedef struct best_run {
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
   int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
-  int line;                 /* is_line: set by best_ruin */
   uint64_t realBest, hintM, bestM;
   bs b;
   size_t *bord;             /* best order so far */
@@ -670,8 +673,7 @@ static int ruin_step(best_run *r, ruin *z) {
 }
 
 /* A cycle with a point where only whole-cycle items live is a line above
- * their stack (a frame graph without history): the decision search below
- * is exact there, as on a line. */
+ * their stack (a frame graph without history). */
 static int is_line(const pk_inst *in) {
   if (!in->cyclic) return 1;
   uint32_t K = in->K;
@@ -716,19 +718,16 @@ static int best_ruin(best_run *r) {
   z.top = (size_t *)r->tmp;
   z.cost = (double)z.M + (double)z.over / (4.0 * (double)(m ? m : 1));
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
-  /* the exact search gets half of what is left where it runs at all */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
-  /* pack_search: on lines (and cycles that are lines above a whole-cycle
-   * stack, is_line) the decision search after this loop gets 7/8 (it
-   * solves perfect-fit instances this search stalls on; up to EXACT_MAX_N
-   * items after the exact search's half); on other cycles (where it is
-   * only a heuristic) this loop keeps everything, or half up to EXACT_MAX_N */
-  int line = r->line = is_line(in);
-  if (now < deadline)
-    rr_deadline = line               ? now + (deadline - now) / 8
-                : n <= EXACT_MAX_N ? now + (deadline - now) / 2
-                                   : deadline;
-  /* on such a line the search's time is worth more once this loop stalls:
+  /* pack_search: the decision search after this loop gets 7/8 on lines
+   * (and cycles that are lines above a whole-cycle stack, is_line): it
+   * solves perfect-fit instances this loop stalls on (up to EXACT_MAX_N
+   * items after the exact search's half); on other cycles 1/4, where this
+   * loop does better at short budgets (Enlisted; at long ones it stalls and
+   * hands over early) */
+  int line = is_line(in);
+  if (now < deadline) rr_deadline = now + (line ? (deadline - now) / 8 : (deadline - now) / 4 * 3);
+  /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
   /* stop once the best (not the wandering current) reaches a bound, in
@@ -739,7 +738,7 @@ static int best_ruin(best_run *r) {
    * of the budget; the exact search below settles those in microseconds. */
   uint64_t patience = 20000 + 100 * (uint64_t)m;
   while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience &&
-         (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
+         (z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
     if ((z.iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     z.iter++;
     if (ruin_step(r, &z)) break;
@@ -750,16 +749,15 @@ static int best_ruin(best_run *r) {
   return BEST_ON;
 }
 
-/* pack_search: the decision search by bisection below the incumbent, above
- * EXACT_MAX_N items or on a line (is_line; after the exact search there),
- * with the time that is left */
+/* pack_search: the decision search by bisection below the incumbent (up to
+ * EXACT_MAX_N items after the exact search), with the time that is left */
 static int best_search(best_run *r, int *optimal) {
   size_t n = r->n;
   uint64_t now = fg_now_ns(), deadline = r->deadline;
-  if ((n <= EXACT_MAX_N && !r->line) || now >= deadline) return BEST_ON;
+  if (now >= deadline) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
-  /* on a small line the node budget caps it too (as it does the exact
+  /* on a small instance the node budget caps it too (as it does the exact
    * search), so a run without a time limit ends */
   int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);
   if (sp < 0) return -1;
@@ -772,7 +770,7 @@ static int best_search(best_run *r, int *optimal) {
 }
 
 /* 4. exact search below the incumbent with the time that is left (half of
- * it with half set: on a small line the decision search follows) */
+ * it with half set: on a small instance the decision search follows) */
 static int best_exact(best_run *r, int *optimal, int half) {
   const pk_inst *in = &r->in;
   size_t n = r->n;
@@ -805,12 +803,12 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_baselines(&r);
   if (st == BEST_ON) st = best_starts(&r);
   if (st == BEST_ON) st = best_ruin(&r);
-  /* a small line: the exact search first (it proves small instances at
+  /* a small instance: the exact search first (it proves small instances at
    * once), then the decision search with what is left */
-  int small_line = st == BEST_ON && r.line && r.n <= EXACT_MAX_N;
-  if (st == BEST_ON && small_line) st = best_exact(&r, optimal, 1);
+  int small = st == BEST_ON && r.n <= EXACT_MAX_N;
+  if (st == BEST_ON && small) st = best_exact(&r, optimal, 1);
   if (st == BEST_ON) st = best_search(&r, optimal);
-  if (st == BEST_ON && !small_line) st = best_exact(&r, optimal, 0);
+  if (st == BEST_ON && !small) st = best_exact(&r, optimal, 0);
   /* every step done, or one reached a bound */
   if (st == BEST_ON || st == BEST_PROVED) *optimal = pk_makespan(in0, out) <= r.reallb;
   oc->optimal = opt;

@@ -254,8 +254,8 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  /* the clock every 64 nodes: reading it costs about what a node does */
-  if (S->deadline && (S->nodes & 63) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  /* the clock every 8 nodes: a node costs far more than reading it */
+  if (S->deadline && (S->nodes & 7) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -386,38 +386,78 @@ static int rerank(ps *S, const uint32_t *pl, size_t m) {
 }
 
 /* Places the unplaced items (placed[i] == 0) of off by first fit, largest
- * first, against everything placed so far. */
+ * first, against everything placed so far: one list of the placed items by
+ * offset, walked and extended per item (no sort per item: this runs when
+ * the time is up already). */
 static int complete(const pk_inst *in, uint64_t *off, char *placed) {
-  size_t n = in->n, nu = 0, nb;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n), *nbv = malloc(sizeof(pk_kv) * n);
-  if (!kv || !nbv) { free(kv); free(nbv); return -1; }
-  for (size_t i = 0; i < n; i++)
+  size_t n = in->n, nu = 0, np = 0;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n), *pl = malloc(sizeof(pk_kv) * n);
+  if (!kv || !pl) { free(kv); free(pl); return -1; }
+  for (size_t i = 0; i < n; i++) {
     if (!placed[i]) kv[nu++] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort_kv(kv, nu);
-  for (size_t u = 0; u < nu; u++) {
-    size_t i = kv[u].i;
-    nb = 0;
-    for (size_t j = 0; j < n; j++)
-      if (placed[j] && pk_conflict_arcs(in, i, j)) nbv[nb++] = (pk_kv){off[j], off[j] + in->size[j], j};
-    pk_sort_kv(nbv, nb);
-    uint64_t o = 0;
-    for (size_t k = 0; k < nb; k++) {
-      o = fg_align_up(o, in->align[i]);
-      if (o + in->size[i] <= nbv[k].k) break; /* fits in the gap below */
-      if (nbv[k].k2 > o) o = nbv[k].k2;
-    }
-    off[i] = fg_align_up(o, in->align[i]);
-    placed[i] = 1;
+    else pl[np++] = (pk_kv){off[i], off[i] + in->size[i], i};
   }
-  free(kv); free(nbv);
+  pk_sort_kv(kv, nu);
+  pk_sort_kv(pl, np);
+  for (size_t u = 0; u < nu; u++) {
+    size_t i = kv[u].i, at = np;
+    uint64_t o = 0;
+    for (size_t k = 0; k < np; k++) {
+      if (!pk_conflict_arcs(in, i, pl[k].i)) continue;
+      o = fg_align_up(o, in->align[i]);
+      if (o + in->size[i] <= pl[k].k) break; /* fits in the gap below */
+      if (pl[k].k2 > o) o = pl[k].k2;
+    }
+    off[i] = o = fg_align_up(o, in->align[i]);
+    placed[i] = 1;
+    while (at > 0 && pl[at - 1].k > o) at--; /* keep pl sorted by offset */
+    memmove(pl + at + 1, pl + at, sizeof(pk_kv) * (np - at));
+    pl[at] = (pk_kv){o, o + in->size[i], i};
+    np++;
+  }
+  free(kv); free(pl);
   return 0;
 }
 
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget);
+                  int *have_partial, uint64_t *budget, int fixcut);
+
+/* Can the whole-cycle items be stacked at the bottom without losing a
+ * packing? Moving one down lifts what was below it by its size, which keeps
+ * alignments where their sizes are multiples of every alignment. */
+static int whole_exact(const pk_inst *in) {
+  uint64_t amax = 1;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->align[i] > amax) amax = in->align[i];
+  for (size_t i = 0; i < in->n; i++)
+    if (in->len[i] >= in->K && in->size[i] % amax) return 0;
+  return 1;
+}
+
+/* A cycle is cut at its least loaded point; the arcs alive there
+ * (*ncross, whole-cycle items apart) wrap round, and then the cut moves to
+ * the least loaded point where some item ends (so that the last point of
+ * the rotated line is kept by decide_sections), unless fixcut (they are
+ * fixed instead: decide_fix). 0 on a line. */
+static uint32_t cut_point(const pk_inst *in, int fixcut, size_t *ncross) {
+  uint32_t K = in->K, t0 = 0;
+  *ncross = 0;
+  if (!in->cyclic) return 0;
+  uint64_t *prof = malloc(sizeof(uint64_t) * K);
+  if (!prof) return 0; /* any point will do */
+  pk_profile(in, prof, 0);
+  for (uint32_t t = 1; t < K; t++)
+    if (prof[t] < prof[t0]) t0 = t;
+  for (size_t i = 0; i < in->n; i++) *ncross += in->len[i] < K && pk_contains(in, i, t0);
+  int any = 0;
+  for (size_t i = 0; i < in->n && *ncross && !fixcut; i++) /* arcs wrap: point K-1 must be kept */
+    if (in->len[i] < K && (!any || prof[in->e[i] % K] < prof[t0])) { t0 = in->e[i] % K; any = 1; }
+  free(prof);
+  return t0;
+}
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL, NULL, NULL);
+  return decide(in, cap, deadline, out, NULL, NULL, NULL, 0);
 }
 
 /* The decision's buffers (ps_free frees them; area, tot, rks and width are
@@ -453,12 +493,52 @@ static int decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot
   return 0;
 }
 
+/* Fixed items, stacked at the bottom longest first, then largest first;
+ * they set floors and minoffs. Whole-cycle items where whole_exact (a
+ * search that placed them itself could not decompose until it had: far
+ * slower) or with fixcut; with fixcut also the arcs alive at t0 (the
+ * heuristic: quicker where there is slack, no proof, and it forbids most
+ * perfect fits). *exact is cleared where "none" is then no proof. Returns
+ * the top of the stack. Where no arc crosses t0 (ncross), a line above
+ * the whole-cycle stack, they are stacked anyway (that search is far
+ * quicker; and nothing would keep point K-1: see cut_point). */
+static uint64_t decide_fix(ps *S, uint32_t t0, int fixcut, size_t ncross, int *exact) {
+  const pk_inst *in = S->in;
+  size_t n = S->n, m = 0;
+  uint32_t K = S->K;
+  uint64_t h = 0;
+  int wex = whole_exact(in), fixwhole = fixcut || wex || !ncross;
+  for (size_t i = 0; i < n; i++) {
+    int whole = in->len[i] >= K;
+    if (whole ? !fixwhole : !(fixcut && pk_contains(in, i, t0))) continue;
+    if (!whole || !wex) *exact = 0;
+    S->kv[m++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
+  }
+  pk_sort_kv(S->kv, m);
+  for (size_t k = 0; k < m; k++) {
+    size_t i = S->kv[k].i;
+    S->sol[i] = fg_align_up(h, in->align[i]);
+    h = S->sol[i] + in->size[i];
+    S->placed[i] = 1;
+  }
+  for (size_t k = 0; k < m; k++) { /* floors (sections rotated by t0) and minoffs */
+    size_t f = S->kv[k].i;
+    uint64_t top = S->sol[f] + in->size[f];
+    for (size_t j = 0; j < n; j++)
+      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = fg_align_up(top, in->align[j]);
+    for (uint32_t t = 0; t < K; t++)
+      if (S->floor[t] < top && pk_contains(in, f, (t + t0) % K)) S->floor[t] = top;
+  }
+  return h;
+}
+
 /* Ranges rotated to start at t0 (those alive there wrap), width and area. */
 static void decide_ranges(ps *S, uint32_t t0, int cyc, uint64_t *width, uint64_t *area) {
   const pk_inst *in = S->in;
   size_t n = S->n;
   uint32_t K = S->K;
   for (size_t i = 0; i < n; i++) {
+    if (S->placed[i]) { S->lo[i] = S->hi[i] = 0; continue; } /* whole-cycle stack */
     uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
     S->lo[i] = a;
     S->hi[i] = a + in->len[i];
@@ -557,7 +637,7 @@ static int decide_lists(ps *S, uint64_t *tot) {
 /* budget, when given: nodes left for this and later calls (counted down;
  * at 0 the call ends as if out of time) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget) {
+                  int *have_partial, uint64_t *budget, int fixcut) {
   if (have_partial) *have_partial = 0;
   size_t n = in->n;
   uint32_t K = in->K;
@@ -568,20 +648,11 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
-  /* cycle: cut at the least loaded point where some item ends (so the
-   * last point of the rotated line is kept by decide_sections); the items
-   * alive there wrap round */
-  uint32_t t0 = 0;
-  if (cyc) {
-    uint64_t *prof = malloc(sizeof(uint64_t) * K);
-    if (!prof) return -1;
-    pk_profile(in, prof, 0);
-    t0 = in->e[0] % K;
-    for (size_t i = 1; i < n; i++)
-      if (prof[in->e[i] % K] < prof[t0]) t0 = in->e[i] % K;
-    free(prof);
-  }
+  size_t ncross;
+  uint32_t t0 = cut_point(in, fixcut, &ncross);
   if (decide_alloc(&S, partial != NULL, &area, &tot, &rks, &width)) goto out;
+  int exact = 1;
+  if ((cyc ? decide_fix(&S, t0, fixcut, ncross, &exact) : 0) > cap) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
   decide_ranges(&S, t0, cyc, width, area);
   decide_sections(&S);
   K = S.K;
@@ -593,7 +664,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
     if (!S.placed[i]) all[nall++] = (uint32_t)i;
   if (!nall) { rc = PS_FOUND; goto found; }
   /* quick infeasibility: a section over the capacity already */
-  if (!check(&S, 0, K, 0)) { rc = PS_NONE; goto out; }
+  if (!check(&S, 0, K, 0)) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
   uint64_t limit = n;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
@@ -606,7 +677,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
       if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
-      if (r == R_NOTFOUND) { rc = PS_NONE; goto out; }
+      if (r == R_NOTFOUND) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
       if (r == R_TIMEOUT) {
         rc = PS_UNKNOWN;
         if (partial && S.best_np) {
@@ -645,18 +716,31 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1)), *part = malloc(sizeof(uint64_t) * (n ? n : 1));
   if (!tmp || !part) { free(tmp); free(part); return -1; }
   uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
-  int improved = 0, first = 1;
+  int improved = 0;
+  /* On a cycle with arcs across its cut (heur), each capacity is tried with the quicker
+   * heuristic first (decide_fix; at the bound its partial packing,
+   * completed, is what helps where the bound is not reached), and exactly
+   * when the heuristic ran out of packings rather than time (its "none" is
+   * no proof, and it forbids most perfect fits). */
+  size_t ncross;
+  cut_point(in, 0, &ncross);
+  int heur = ncross > 0, first = 1, again = 0;
+  uint64_t cap = lb;
   while (lo < M) {
     uint64_t now = fg_now_ns();
     /* an attempt's set-up alone is quadratic (neighbour lists): not worth
      * starting without about a nanosecond per pair left */
     if (now >= deadline || deadline - now < (uint64_t)n * n) break;
-    if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
-    uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
+    int fix = heur && !again;
+    if (!again) {
+      if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
+      cap = first ? lo : lo + (M - lo) / 2;
+    }
     int have_part = 0;
-    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget);
+    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, fix);
     if (r < 0) { free(tmp); free(part); return -1; }
+    again = 0;
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
       if (m2 < M) {
@@ -674,9 +758,10 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
         improved = 1;
       }
       if (r == PS_NONE && cap + 1 > proven) proven = cap + 1;
-      lo = cap + 1;
+      again = fix && r == PS_UNKNOWN && fg_now_ns() < now + slice;
+      if (!again) lo = cap + 1;
     }
-    first = 0;
+    if (!again) first = 0;
     if (budget && !left) break;
   }
   *proved = M <= proven;
