@@ -54,7 +54,7 @@ typedef struct ps {
   const uint64_t *width, *area;
   rk *rks;
   pk_kv *kv;
-  uint64_t nodes, node_limit, deadline;
+  uint64_t nodes, node_limit, deadline, tries;
   size_t np, best_np;         /* items placed now; most ever placed at once */
   uint64_t *bsol;             /* the offsets of that deepest partial packing */
   char *bplaced;
@@ -324,6 +324,10 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     }
     unplace(S, i, mark);
     if (rc != R_NOTFOUND) return rc;
+    /* children that die at once cost a placement each and no node: with
+     * wrapping arcs that is a scan of every section, so they read the
+     * clock too */
+    if (S->deadline && (++S->tries & 15) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
