@@ -35,8 +35,8 @@
  *    items at the same offset. Finishing it proves optimality.
  * 5. The decision search (pack_search.c, exact on lines and cycles) by
  *    bisection below the incumbent, from the lower bound up: 7/8 of what
- *    the starts leave on lines, 1/4 on cycles, more once 3 stalls (up to
- *    64 items after 4 has had half of it).
+ *    the starts leave on lines; on other cycles what 3 leaves once out of
+ *    patience (1/4 up to 64 items); up to 64 items after 4 has had half.
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
 #include "pack_best.h"
@@ -722,11 +722,15 @@ static int best_ruin(best_run *r) {
   /* pack_search: the decision search after this loop gets 7/8 on lines
    * (and cycles that are lines above a whole-cycle stack, is_line): it
    * solves perfect-fit instances this loop stalls on (up to EXACT_MAX_N
-   * items after the exact search's half); on other cycles 1/4, where this
-   * loop does better at short budgets (Enlisted; at long ones it stalls and
-   * hands over early) */
+   * items after the exact search's half). On other cycles this loop does
+   * better at short budgets (Enlisted at 0.5 ms): it keeps all (3/4 up to
+   * EXACT_MAX_N items), and the search gets what it leaves once it runs out
+   * of patience (at long budgets, early) */
   int line = is_line(in);
-  if (now < deadline) rr_deadline = now + (line ? (deadline - now) / 8 : (deadline - now) / 4 * 3);
+  if (now < deadline)
+    rr_deadline = line               ? now + (deadline - now) / 8
+                : n <= EXACT_MAX_N ? now + (deadline - now) / 4 * 3
+                                   : deadline;
   /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
@@ -738,7 +742,7 @@ static int best_ruin(best_run *r) {
    * of the budget; the exact search below settles those in microseconds. */
   uint64_t patience = 20000 + 100 * (uint64_t)m;
   while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience &&
-         (z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
+         (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
     if ((z.iter & 7) == 0 && fg_now_ns() > rr_deadline) break;
     z.iter++;
     if (ruin_step(r, &z)) break;
