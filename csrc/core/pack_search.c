@@ -55,6 +55,7 @@ typedef struct ps {
   rk *rks;
   pk_kv *kv;
   uint64_t nodes, node_limit, deadline, tries;
+  int tight;                  /* cap is the load: sections can be tight (else tight() is pure cost) */
   size_t np, best_np;         /* items placed now; most ever placed at once */
   uint64_t *bsol;             /* the offsets of that deepest partial packing */
   char *bplaced;
@@ -254,8 +255,8 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  /* the clock every 8 nodes: a node costs far more than reading it */
-  if (S->deadline && (S->nodes & 7) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  /* the clock every 32 nodes (and 32 placements below) */
+  if (S->deadline && (S->nodes & 31) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -286,7 +287,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   m = total;
   uint32_t tr = UINT32_MAX;
-  uint64_t tf = tight(S, lo, hi, last_off, last_rank, &tr);
+  uint64_t tf = S->tight ? tight(S, lo, hi, last_off, last_rank, &tr) : UINT64_MAX;
   if (!tr) return R_NOTFOUND;
   uint64_t hot_o = UINT64_MAX, hmax = 0;
   uint32_t hlo = UINT32_MAX, hhi = 0;
@@ -327,7 +328,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
-    if (S->deadline && (++S->tries & 15) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+    if (S->deadline && (++S->tries & 31) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
@@ -593,11 +594,14 @@ static int decide_lists(ps *S, uint64_t *tot) {
   const pk_inst *in = S->in;
   size_t n = S->n;
   uint32_t K = S->K;
+  int anywrap = 0; /* the plain interval test where nothing wraps: this loop is quadratic */
+  for (size_t i = 0; i < n; i++) anywrap |= !S->placed[i] && wraps(S, (uint32_t)i);
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < n; i++) {
       if (S->placed[i]) continue;
       for (size_t j = 0; j < n; j++) {
-        if (j == i || S->placed[j] || !meet(S, (uint32_t)i, (uint32_t)j)) continue;
+        if (j == i || S->placed[j]) continue;
+        if (anywrap ? !meet(S, (uint32_t)i, (uint32_t)j) : S->lo[i] >= S->hi[j] || S->lo[j] >= S->hi[i]) continue;
         if (pass) S->adj[S->adjo[i + 1]++] = (uint32_t)j;
         else S->adjo[i + 1]++;
       }
@@ -669,6 +673,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   if (!nall) { rc = PS_FOUND; goto found; }
   /* quick infeasibility: a section over the capacity already */
   if (!check(&S, 0, K, 0)) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
+  for (uint32_t t = 0; t < K; t++) S.tight |= S.floor[t] + S.total[t] == cap;
   uint64_t limit = n;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
