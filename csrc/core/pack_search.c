@@ -255,8 +255,9 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  /* the clock every 32 nodes (and 32 placements below) */
-  if (S->deadline && (S->nodes & 31) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  /* the clock every 64 nodes (and 64 placements below): reading it costs
+   * far more than a node on some VMs */
+  if (S->deadline && (S->nodes & 63) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -328,7 +329,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
-    if (S->deadline && (++S->tries & 31) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+    if (S->deadline && (++S->tries & 63) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
@@ -639,8 +640,8 @@ static int decide_lists(ps *S, uint64_t *tot) {
   return 0;
 }
 
-/* partial, when given, receives on PS_UNKNOWN the deepest partial packing
- * under cap, completed by first fit (its makespan may exceed cap);
+/* partial, when given, receives when nothing was found the deepest partial
+ * packing under cap, completed by first fit (its makespan may exceed cap);
  * *have_partial says whether it was written. */
 /* budget, when given: nodes left for this and later calls (counted down;
  * at 0 the call ends as if out of time) */
@@ -686,9 +687,10 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
       if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
-      if (r == R_NOTFOUND) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
-      if (r == R_TIMEOUT) {
-        rc = PS_UNKNOWN;
+      if (r == R_NOTFOUND || r == R_TIMEOUT) {
+        /* the deepest partial packing, completed, whether the search ran
+         * out of time or of packings (a quick "none" left it unused) */
+        rc = r == R_TIMEOUT || !exact ? PS_UNKNOWN : PS_NONE;
         if (partial && S.best_np) {
           memcpy(partial, S.bsol, sizeof(uint64_t) * n);
           if (complete(in, partial, S.bplaced)) rc = -1;
@@ -761,7 +763,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     } else {
       /* out of time: the deepest partial packing, completed, may still be
        * better than what we have */
-      if (r == PS_UNKNOWN && have_part && eff_makespan(in, part) < M) {
+      if (have_part && eff_makespan(in, part) < M) {
         M = eff_makespan(in, part);
         memcpy(off, part, sizeof(uint64_t) * n);
         improved = 1;
