@@ -61,6 +61,8 @@ typedef struct ps {
   char *bplaced;
 } ps;
 
+/* the least time left for an exact retry on a cycle (pk_search_improve) */
+#define PS_EXACT_MIN_NS 5000000ull
 #define FLOOR_BIT 0x80000000u
 #define RANK_BIT 0x40000000u
 
@@ -732,7 +734,9 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
    * heuristic first (decide_fix; at the bound its partial packing,
    * completed, is what helps where the bound is not reached), and exactly
    * when the heuristic ran out of packings rather than time (its "none" is
-   * no proof, and it forbids most perfect fits). */
+   * no proof, and it forbids most perfect fits) and PS_EXACT_MIN_NS are
+   * left (below that the exact try costs more than it brings: Enlisted at
+   * 0.5 ms). */
   size_t ncross;
   cut_point(in, 0, &ncross);
   int heur = ncross > 0, first = 1, again = 0;
@@ -769,7 +773,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
         improved = 1;
       }
       if (r == PS_NONE && cap + 1 > proven) proven = cap + 1;
-      again = fix && r == PS_UNKNOWN && fg_now_ns() < now + slice;
+      again = fix && r == PS_UNKNOWN && rem >= PS_EXACT_MIN_NS && fg_now_ns() < now + slice;
       if (!again) lo = cap + 1;
     }
     if (!again) first = 0;
