@@ -38,6 +38,11 @@
  *    whose first-fit offsets never decrease, min-offset children first,
  *    section-load bound, dominance for identical items and for non-meeting
  *    items at the same offset. Finishing it proves optimality.
+ * 5. The decision search (pack_search.c, exact on lines and cycles) by
+ *    bisection below the incumbent, from the lower bound up: 7/8 of what
+ *    the starts leave on lines; on other cycles what 3 leaves (1/4 up to
+ *    64 items, else beyond 1 ms and a quarter); up to 64 items after 4 has
+ *    had half.
  * Stops as soon as a bound is reached, or when the time/node budget is spent.
  */
 #include "pack_best.h"
@@ -63,8 +68,11 @@
  * of the searched packing's it descends from (best_warm) */
 #define REPLAN_SLACK 0.005
 #define LAHC_LEN 64
-/* fruitless ruin-and-recreate iterations before a line's search takes over */
+/* fruitless ruin-and-recreate iterations before the decision search takes over */
 #define RUIN_LINE_STALL 2000
+/* on cycles above EXACT_MAX_N items ruin and recreate keeps this much of the
+ * budget (and a quarter of the rest) before the decision search */
+#define RUIN_CYCLE_NS 1000000ull
 #define EXACT_MAX_N 64
 #define SMALL_BITS_N 512
 /* conflict bits where no time index pays, up to this many items (n^2/8 bytes) */
@@ -751,8 +759,7 @@ static int ruin_step(best_run *r, ruin *z) {
 }
 
 /* A cycle with a point where only whole-cycle items live is a line above
- * their stack (a frame graph without history): the decision search below
- * is exact there, as on a line. */
+ * their stack (a frame graph without history). */
 static int is_line(const pk_inst *in) {
   if (!in->cyclic) return 1;
   uint32_t K = in->K;
@@ -802,26 +809,23 @@ static int best_ruin(best_run *r) {
   z.top = (size_t *)r->tmp;
   z.cost = (double)z.M + (double)z.over / (4.0 * (double)(m ? m : 1));
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
-  /* the exact search gets an eighth of what is left where it runs at all:
-   * what it proves in time it proves fast (Enlisted with history, n = 25 and
-   * 50, three seeds: as many proved as with half, best/bound 0.0001 to
-   * 0.0008 lower) */
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
-  /* pack_search: on lines (and cycles that are lines above a whole-cycle
-   * stack, is_line) the decision search after this loop gets 7/8 (it
-   * solves perfect-fit instances this search stalls on; up to EXACT_MAX_N
-   * items after the exact search's half); on other cycles (where it is
-   * only a heuristic) this loop keeps everything, or 7/8 up to EXACT_MAX_N */
+  /* pack_search: the decision search after this loop gets 7/8 on lines
+   * (and cycles that are lines above a whole-cycle stack, is_line): it
+   * solves perfect-fit instances this loop stalls on (up to EXACT_MAX_N
+   * items after the exact search's half). On other cycles this loop does
+   * better at short budgets (Enlisted at 0.5 ms) and its gains come early:
+   * it keeps 3/4 up to EXACT_MAX_N items, else 1 ms and a quarter of the
+   * rest, and the search gets what it leaves (also once it runs out of
+   * patience) */
   int line = r->line = is_line(in);
   /* a line keeps it all where the search would get too little to pay off
    * (under 60 n^2 ns: it then overran 2 ms budgets by up to 1.3 ms at
    * n = 200, for no better results; CPU-clock A/B, Enlisted without history) */
   if (line && now < deadline && deadline - now < 60 * (uint64_t)n * n) line = 0;
-  if (now < deadline)
-    rr_deadline = line               ? now + (deadline - now) / 8
-                : n <= EXACT_MAX_N ? now + (deadline - now) / 8 * 7
-                                   : deadline;
-  /* on such a line the search's time is worth more once this loop stalls:
+  uint64_t rest = now < deadline ? deadline - now : 0, cyc = RUIN_CYCLE_NS + rest / 4;
+  rr_deadline = now + (line ? rest / 8 : n <= EXACT_MAX_N ? rest / 4 * 3 : cyc < rest ? cyc : rest);
+  /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
   /* stop once the best (not the wandering current) reaches a bound, in
@@ -844,20 +848,19 @@ static int best_ruin(best_run *r) {
   return BEST_ON;
 }
 
-/* pack_search: the decision search by bisection below the incumbent, above
- * EXACT_MAX_N items or on a line (is_line; after the exact search there),
- * with the time that is left */
+/* pack_search: the decision search by bisection below the incumbent (up to
+ * EXACT_MAX_N items after the exact search), with the time that is left */
 static int best_search(best_run *r, int *optimal) {
   size_t n = r->n;
   uint64_t now = fg_now_ns(), deadline = r->deadline;
-  if ((n <= EXACT_MAX_N && !r->line) || now >= deadline || deadline - now < search_min_ns(n)) return BEST_ON;
+  if (now >= deadline || deadline - now < search_min_ns(n)) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
   /* it overruns the deadline it is given by about its last set-up and the
    * completion of its deepest partial packing: it gets it that much early
    * (6 n^2 ns: median 0.56 -> 0.51 ms at n = 100, no history, 0.5 ms) */
   deadline -= 6 * (uint64_t)n * n;
-  /* on a small line the node budget caps it too (as it does the exact
+  /* on a small instance the node budget caps it too (as it does the exact
    * search), so a run without a time limit ends */
   int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);
   if (sp < 0) return -1;
@@ -870,7 +873,7 @@ static int best_search(best_run *r, int *optimal) {
 }
 
 /* 4. exact search below the incumbent with the time that is left (half of
- * it with half set: on a small line the decision search follows) */
+ * it with half set: on a small instance the decision search follows) */
 static int best_exact(best_run *r, int *optimal, int half) {
   const pk_inst *in = &r->in;
   size_t n = r->n;
@@ -904,12 +907,12 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);
   if (st == BEST_ON) st = best_ruin(&r);
-  /* a small line: the exact search first (it proves small instances at
+  /* a small instance: the exact search first (it proves small instances at
    * once), then the decision search with what is left */
-  int small_line = st == BEST_ON && r.line && r.n <= EXACT_MAX_N;
-  if (st == BEST_ON && small_line) st = best_exact(&r, optimal, 1);
+  int small = st == BEST_ON && r.n <= EXACT_MAX_N;
+  if (st == BEST_ON && small) st = best_exact(&r, optimal, 1);
   if (st == BEST_ON) st = best_search(&r, optimal);
-  if (st == BEST_ON && !small_line) st = best_exact(&r, optimal, 0);
+  if (st == BEST_ON && !small) st = best_exact(&r, optimal, 0);
   /* every step done, or one reached a bound */
   if (st == BEST_ON || st == BEST_PROVED || st == BEST_KEPT) *optimal = pk_makespan(in0, out) <= r.reallb;
   oc->optimal = opt;

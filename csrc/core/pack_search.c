@@ -12,8 +12,12 @@
  *  - inference: placing raises neighbours' minoff; a section's floor is at
  *    least the smallest minoff among its unplaced items, and
  *    max(floor, offset) + total must fit under the capacity everywhere;
+ *  - tight sections (no slack left) must be covered right at their floor:
+ *    the lowest ones bound which items may go at that offset (tight());
  *  - decomposition: where no unplaced item crosses a section boundary any
  *    more, the two sides are independent and are solved one after the other.
+ * Cycles: cut where some item ends; arcs alive there wrap round (sections
+ * [lo, K) and [0, hi - K)), which keeps the search exact.
  * Preorders WAT, TAW, TWA (lifetime width, area, max section total) are
  * tried round robin under a node limit that doubles, as MiniMalloc does; any
  * of them running to the end without a solution proves there is none. */
@@ -50,14 +54,28 @@ typedef struct ps {
   const uint64_t *width, *area;
   rk *rks;
   pk_kv *kv;
-  uint64_t nodes, node_limit, deadline;
+  uint64_t nodes, node_limit, deadline, tries;
+  int tight;                  /* cap is the load: sections can be tight (else tight() is pure cost) */
   size_t np, best_np;         /* items placed now; most ever placed at once */
   uint64_t *bsol;             /* the offsets of that deepest partial packing */
   char *bplaced;
 } ps;
 
+/* the least time left for an exact retry on a cycle (pk_search_improve) */
+#define PS_EXACT_MIN_NS 5000000ull
 #define FLOOR_BIT 0x80000000u
 #define RANK_BIT 0x40000000u
+
+/* On a cycle, an item alive at the cut point t0 wraps: its sections are
+ * [lo, K) and [0, hi - K) (hi > K). SX maps a section index in [0, 2K)
+ * into [0, K). A wrapping item crosses every boundary as far as the
+ * decomposition goes: nothing splits while one is unplaced. */
+#define SX(S, t) ((t) >= (S)->K ? (t) - (S)->K : (t))
+static int wraps(const ps *S, uint32_t i) { return S->hi[i] > S->K; }
+static void cut_range(const ps *S, uint32_t i, uint32_t *a, uint32_t *b) {
+  if (wraps(S, i)) { *a = 0; *b = S->K - 1; }
+  else { *a = S->lo[i]; *b = S->hi[i] - 1; }
+}
 
 static int push(ps *S, uint32_t idx, uint64_t v) {
   if (S->usp == S->ucap) {
@@ -91,10 +109,12 @@ static int place(ps *S, uint32_t i, uint64_t o) {
     if (S->placed[j] || S->minoff[j] >= h) continue;
     if (push(S, j, S->minoff[j])) return -1;
     S->minoff[j] = fg_align_up(h, in->align[j]);
+    if (wraps(S, j)) { alo = 0; ahi = S->K; continue; }
     if (S->lo[j] < alo) alo = S->lo[j];
     if (S->hi[j] > ahi) ahi = S->hi[j];
   }
-  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) {
+  for (uint32_t tt = S->lo[i]; tt < S->hi[i]; tt++) {
+    uint32_t t = SX(S, tt);
     if (S->floor[t] < h) {
       if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
       S->floor[t] = h;
@@ -126,8 +146,11 @@ static int place(ps *S, uint32_t i, uint64_t o) {
   }
   S->clo = alo < S->lo[i] ? alo : S->lo[i];
   S->chi = ahi > S->hi[i] ? ahi : S->hi[i];
+  if (wraps(S, i)) { S->clo = 0; S->chi = S->K; }
   int cut = 0;
-  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++)
+  uint32_t ca, cb;
+  cut_range(S, i, &ca, &cb);
+  for (uint32_t t = ca; t < cb; t++)
     if (--S->cuts[t] == 0) cut = 1;
   return cut;
 }
@@ -140,8 +163,10 @@ static void unplace(ps *S, uint32_t i, size_t mark) {
     else if (x & RANK_BIT) S->rank[x & ~RANK_BIT] = (uint32_t)S->uval[S->usp];
     else S->minoff[x] = S->uval[S->usp];
   }
-  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[t] += S->in->size[i];
-  for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[SX(S, t)] += S->in->size[i];
+  uint32_t ca, cb;
+  cut_range(S, i, &ca, &cb);
+  for (uint32_t t = ca; t < cb; t++) S->cuts[t]++;
   S->placed[i] = 0;
   S->np--;
 }
@@ -192,6 +217,33 @@ static int kless(const ps *S, uint32_t a, uint32_t b) {
   return S->minoff[a] < S->minoff[b] || (S->minoff[a] == S->minoff[b] && S->rank[a] < S->rank[b]);
 }
 
+/* Tight sections (floor + unplaced bytes = cap) can leave no gap: the
+ * lowest ones, at floor f (returned; UINT64_MAX when none), must each be
+ * covered right at f by an unplaced item whose minoff is f. Items at one
+ * offset go in rank order, so every such section needs a cover ranked
+ * above the last item placed at f, and nothing ranked above the section's
+ * highest-ranked cover can go at f before it: *rmax gets the least of those
+ * highest ranks over the sections (0: some section has no cover left, no
+ * packing below). */
+static uint64_t tight(ps *S, uint32_t lo, uint32_t hi, uint64_t last_off, uint32_t last_rank, uint32_t *rmax) {
+  uint64_t f = UINT64_MAX;
+  for (uint32_t t = lo; t < hi; t++)
+    if (S->total[t] && S->floor[t] + S->total[t] >= S->cap && S->floor[t] < f) f = S->floor[t];
+  if (f == UINT64_MAX) return f;
+  uint32_t need = f == last_off ? last_rank : 0, best = UINT32_MAX;
+  for (uint32_t t = lo; t < hi && best; t++) {
+    if (!S->total[t] || S->floor[t] != f || S->floor[t] + S->total[t] < S->cap) continue;
+    uint32_t r = 0;
+    for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
+      uint32_t j = S->sec[q];
+      if (!S->placed[j] && S->minoff[j] == f && S->rank[j] > r && S->rank[j] >= need) r = S->rank[j];
+    }
+    if (r < best) best = r;
+  }
+  *rmax = best;
+  return f;
+}
+
 /* list: the parent's order; when umark is not FULL_SORT, only the items the
  * parent's placement raised (undo entries from umark on) changed key, so the
  * rest stays in order and the raised ones are sorted and merged in. */
@@ -205,9 +257,9 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  /* the clock every 8 nodes: a node costs microseconds at n = 100, a
-   * reading tens of nanoseconds */
-  if (S->deadline && (S->nodes & 7) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  /* the clock every 64 nodes (and 64 placements below): reading it costs
+   * far more than a node on some VMs */
+  if (S->deadline && (S->nodes & 63) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -237,11 +289,15 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     else { ord[--w] = x; r--; }
   }
   m = total;
+  uint32_t tr = UINT32_MAX;
+  uint64_t tf = S->tight ? tight(S, lo, hi, last_off, last_rank, &tr) : UINT64_MAX;
+  if (!tr) return R_NOTFOUND;
   uint64_t hot_o = UINT64_MAX, hmax = 0;
   uint32_t hlo = UINT32_MAX, hhi = 0;
   for (size_t c = 0; c < m; c++) {
     uint32_t i = ord[c];
     uint64_t o = S->minoff[i];
+    if (o > tf || (o == tf && S->rank[i] > tr)) break; /* a tight section's cover comes first */
     if (o < last_off || (o == last_off && S->rank[i] < last_rank)) continue;
     if (o >= minh) break; /* sorted by offset: the rest would leave a gap too */
     if (o != hot_o) { /* sections whose unplaced bytes no longer fit above o */
@@ -256,17 +312,26 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     }
     /* floors passed the parent's check; placing i lowers the totals of its
      * sections only, so every hot section must be among them, and fit then */
-    if (hlo != UINT32_MAX && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap)) continue;
+    if (hlo != UINT32_MAX && !wraps(S, i) && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap))
+      continue; /* (a wrapping item's placement is checked everywhere) */
     size_t mark = S->usp;
     int cut = place(S, i, o);
     int rc = R_NOTFOUND;
     if (cut < 0) rc = R_OOM;
     else if (!S->dead && check(S, S->clo > lo ? S->clo : lo, S->chi < hi ? S->chi : hi, o)) { /* the rest passed precheck */
-      if (cut) rc = pieces(S, lo, hi, S->lo[i], S->hi[i] - 1, ord, m, depth);
+      if (cut) {
+        uint32_t ca, cb;
+        cut_range(S, i, &ca, &cb);
+        rc = pieces(S, lo, hi, ca, cb, ord, m, depth);
+      }
       else rc = rec(S, lo, hi, ord, m, o, S->rank[i], depth + 1, mark);
     }
     unplace(S, i, mark);
     if (rc != R_NOTFOUND) return rc;
+    /* children that die at once cost a placement each and no node: with
+     * wrapping arcs that is a scan of every section, so they read the
+     * clock too */
+    if (S->deadline && (++S->tries & 63) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
@@ -277,10 +342,6 @@ static void ps_free(ps *S) {
   free(S->bsol); free(S->bplaced);
   free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
   free(S->pbuf); free(S->kv);
-}
-
-static int is_free_item(const pk_inst *in, size_t i, uint32_t t0, int cyc) {
-  return !cyc || !pk_contains(in, i, t0);
 }
 
 /* Preorder: 0 = WAT, 1 = TAW, 2 = TWA (W: lifetime width, A: area, T: max
@@ -316,7 +377,7 @@ static int rerank(ps *S, const uint32_t *pl, size_t m) {
     uint32_t i = pl[k];
     uint64_t T = 0;
     for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
-      if (S->total[t] > T) T = S->total[t];
+      if (S->total[SX(S, t)] > T) T = S->total[SX(S, t)];
     uint64_t C = S->width[i], A = S->area[i];
     r[k].i = i;
     r[k].k[0] = h == 0 ? C : T;
@@ -333,38 +394,78 @@ static int rerank(ps *S, const uint32_t *pl, size_t m) {
 }
 
 /* Places the unplaced items (placed[i] == 0) of off by first fit, largest
- * first, against everything placed so far. */
+ * first, against everything placed so far: one list of the placed items by
+ * offset, walked and extended per item (no sort per item: this runs when
+ * the time is up already). */
 static int complete(const pk_inst *in, uint64_t *off, char *placed) {
-  size_t n = in->n, nu = 0, nb;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n), *nbv = malloc(sizeof(pk_kv) * n);
-  if (!kv || !nbv) { free(kv); free(nbv); return -1; }
-  for (size_t i = 0; i < n; i++)
+  size_t n = in->n, nu = 0, np = 0;
+  pk_kv *kv = malloc(sizeof(pk_kv) * n), *pl = malloc(sizeof(pk_kv) * n);
+  if (!kv || !pl) { free(kv); free(pl); return -1; }
+  for (size_t i = 0; i < n; i++) {
     if (!placed[i]) kv[nu++] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
-  pk_sort_kv(kv, nu);
-  for (size_t u = 0; u < nu; u++) {
-    size_t i = kv[u].i;
-    nb = 0;
-    for (size_t j = 0; j < n; j++)
-      if (placed[j] && pk_conflict_arcs(in, i, j)) nbv[nb++] = (pk_kv){off[j], off[j] + in->size[j], j};
-    pk_sort_kv(nbv, nb);
-    uint64_t o = 0;
-    for (size_t k = 0; k < nb; k++) {
-      o = fg_align_up(o, in->align[i]);
-      if (o + in->size[i] <= nbv[k].k) break; /* fits in the gap below */
-      if (nbv[k].k2 > o) o = nbv[k].k2;
-    }
-    off[i] = fg_align_up(o, in->align[i]);
-    placed[i] = 1;
+    else pl[np++] = (pk_kv){off[i], off[i] + in->size[i], i};
   }
-  free(kv); free(nbv);
+  pk_sort_kv(kv, nu);
+  pk_sort_kv(pl, np);
+  for (size_t u = 0; u < nu; u++) {
+    size_t i = kv[u].i, at = np;
+    uint64_t o = 0;
+    for (size_t k = 0; k < np; k++) {
+      if (!pk_conflict_arcs(in, i, pl[k].i)) continue;
+      o = fg_align_up(o, in->align[i]);
+      if (o + in->size[i] <= pl[k].k) break; /* fits in the gap below */
+      if (pl[k].k2 > o) o = pl[k].k2;
+    }
+    off[i] = o = fg_align_up(o, in->align[i]);
+    placed[i] = 1;
+    while (at > 0 && pl[at - 1].k > o) at--; /* keep pl sorted by offset */
+    memmove(pl + at + 1, pl + at, sizeof(pk_kv) * (np - at));
+    pl[at] = (pk_kv){o, o + in->size[i], i};
+    np++;
+  }
+  free(kv); free(pl);
   return 0;
 }
 
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget);
+                  int *have_partial, uint64_t *budget, int fixcut);
+
+/* Can the whole-cycle items be stacked at the bottom without losing a
+ * packing? Moving one down lifts what was below it by its size, which keeps
+ * alignments where their sizes are multiples of every alignment. */
+static int whole_exact(const pk_inst *in) {
+  uint64_t amax = 1;
+  for (size_t i = 0; i < in->n; i++)
+    if (in->align[i] > amax) amax = in->align[i];
+  for (size_t i = 0; i < in->n; i++)
+    if (in->len[i] >= in->K && in->size[i] % amax) return 0;
+  return 1;
+}
+
+/* A cycle is cut at its least loaded point; the arcs alive there
+ * (*ncross, whole-cycle items apart) wrap round, and then the cut moves to
+ * the least loaded point where some item ends (so that the last point of
+ * the rotated line is kept by decide_sections), unless fixcut (they are
+ * fixed instead: decide_fix). 0 on a line. */
+static uint32_t cut_point(const pk_inst *in, int fixcut, size_t *ncross) {
+  uint32_t K = in->K, t0 = 0;
+  *ncross = 0;
+  if (!in->cyclic) return 0;
+  uint64_t *prof = malloc(sizeof(uint64_t) * K);
+  if (!prof) return 0; /* any point will do */
+  pk_profile(in, prof, 0);
+  for (uint32_t t = 1; t < K; t++)
+    if (prof[t] < prof[t0]) t0 = t;
+  for (size_t i = 0; i < in->n; i++) *ncross += in->len[i] < K && pk_contains(in, i, t0);
+  int any = 0;
+  for (size_t i = 0; i < in->n && *ncross && !fixcut; i++) /* arcs wrap: point K-1 must be kept */
+    if (in->len[i] < K && (!any || prof[in->e[i] % K] < prof[t0])) { t0 = in->e[i] % K; any = 1; }
+  free(prof);
+  return t0;
+}
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL, NULL, NULL);
+  return decide(in, cap, deadline, out, NULL, NULL, NULL, 0);
 }
 
 /* The decision's buffers (ps_free frees them; area, tot, rks and width are
@@ -400,47 +501,57 @@ static int decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot
   return 0;
 }
 
-/* Fixed items (cycle only), stacked longest first, listed in S->kv[0..*nf);
- * returns the top of the stack. */
-static uint64_t decide_fix(ps *S, uint32_t t0, int cyc, size_t *nf) {
+/* Fixed items, stacked at the bottom longest first, then largest first;
+ * they set floors and minoffs. Whole-cycle items where whole_exact (a
+ * search that placed them itself could not decompose until it had: far
+ * slower) or with fixcut; with fixcut also the arcs alive at t0 (the
+ * heuristic: quicker where there is slack, no proof, and it forbids most
+ * perfect fits). *exact is cleared where "none" is then no proof. Returns
+ * the top of the stack. Where no arc crosses t0 (ncross), a line above
+ * the whole-cycle stack, they are stacked anyway (that search is far
+ * quicker; and nothing would keep point K-1: see cut_point). */
+static uint64_t decide_fix(ps *S, uint32_t t0, int fixcut, size_t ncross, int *exact) {
   const pk_inst *in = S->in;
   size_t n = S->n, m = 0;
-  for (size_t i = 0; i < n; i++)
-    if (!is_free_item(in, i, t0, cyc)) S->kv[m++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
-  pk_sort_kv(S->kv, m);
+  uint32_t K = S->K;
   uint64_t h = 0;
+  int wex = whole_exact(in), fixwhole = fixcut || wex || !ncross;
+  for (size_t i = 0; i < n; i++) {
+    int whole = in->len[i] >= K;
+    if (whole ? !fixwhole : !(fixcut && pk_contains(in, i, t0))) continue;
+    if (!whole || !wex) *exact = 0;
+    S->kv[m++] = (pk_kv){UINT64_MAX - in->len[i], UINT64_MAX - in->size[i], i};
+  }
+  pk_sort_kv(S->kv, m);
   for (size_t k = 0; k < m; k++) {
     size_t i = S->kv[k].i;
     S->sol[i] = fg_align_up(h, in->align[i]);
     h = S->sol[i] + in->size[i];
     S->placed[i] = 1;
   }
-  *nf = m;
+  for (size_t k = 0; k < m; k++) { /* floors (sections rotated by t0) and minoffs */
+    size_t f = S->kv[k].i;
+    uint64_t top = S->sol[f] + in->size[f];
+    for (size_t j = 0; j < n; j++)
+      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = fg_align_up(top, in->align[j]);
+    for (uint32_t t = 0; t < K; t++)
+      if (S->floor[t] < top && pk_contains(in, f, (t + t0) % K)) S->floor[t] = top;
+  }
   return h;
 }
 
-/* Free items: rotated ranges, width and area, floors and minoffs from the
- * fixed stack (S->kv[0..nf)). */
-static void decide_ranges(ps *S, uint32_t t0, int cyc, size_t nf, uint64_t *width, uint64_t *area) {
+/* Ranges rotated to start at t0 (those alive there wrap), width and area. */
+static void decide_ranges(ps *S, uint32_t t0, int cyc, uint64_t *width, uint64_t *area) {
   const pk_inst *in = S->in;
   size_t n = S->n;
   uint32_t K = S->K;
   for (size_t i = 0; i < n; i++) {
-    if (S->placed[i]) { S->lo[i] = S->hi[i] = 0; continue; }
+    if (S->placed[i]) { S->lo[i] = S->hi[i] = 0; continue; } /* whole-cycle stack */
     uint32_t a = cyc ? (in->s[i] + K - t0) % K : in->s[i];
     S->lo[i] = a;
     S->hi[i] = a + in->len[i];
     width[i] = cyc ? in->len[i] : in->items[i].stop - in->items[i].start;
     area[i] = in->size[i] * width[i];
-  }
-  for (size_t k = 0; k < nf; k++) {
-    size_t f = S->kv[k].i;
-    uint64_t top = S->sol[f] + in->size[f];
-    for (size_t j = 0; j < n; j++)
-      if (!S->placed[j] && pk_conflict_arcs(in, f, j) && S->minoff[j] < top)
-        S->minoff[j] = fg_align_up(top, in->align[j]);
-    for (uint32_t t = 0; t < K; t++)
-      if (pk_contains(in, f, (t + t0) % K) && S->floor[t] < top) S->floor[t] = top;
   }
 }
 
@@ -452,7 +563,7 @@ static void decide_sections(ps *S) {
   uint32_t K = S->K;
   uint32_t *keep = S->cuts; /* scratch, cleared below */
   for (size_t i = 0; i < n; i++)
-    if (!S->placed[i]) keep[S->hi[i] - 1] = 1;
+    if (!S->placed[i]) keep[(S->hi[i] - 1) % K] = 1;
   uint32_t Kc = 0;
   for (uint32_t t = 0; t < K; t++) {
     uint32_t k = keep[t];
@@ -461,7 +572,8 @@ static void decide_sections(ps *S) {
   }
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i]) {
-      uint32_t a = keep[S->lo[i]], b = keep[S->hi[i] - 1] + 1;
+      /* a wrapping item ends in the next lap (point K-1 is kept: see decide) */
+      uint32_t a = keep[S->lo[i]], b = keep[(S->hi[i] - 1) % K] + 1 + (S->hi[i] > K ? Kc : 0);
       S->lo[i] = a;
       S->hi[i] = b;
     }
@@ -470,17 +582,29 @@ static void decide_sections(ps *S) {
   S->K = Kc ? Kc : 1;
 }
 
+/* Do the section ranges of i and j meet (modulo K where one wraps)? */
+static int meet(const ps *S, uint32_t i, uint32_t j) {
+  uint32_t K = S->K, a = S->lo[i], b = S->hi[i], c = S->lo[j], d = S->hi[j];
+  if (b > K && d > K) return 1; /* both hold point K-1 */
+  if (d > K) { uint32_t x = a, y = b; a = c; b = d; c = x; d = y; } /* the wrapping one first */
+  if (b > K) return c < K && d > a ? 1 : c < b - K;
+  return a < d && c < b;
+}
+
 /* Adjacency (free items), section lists and totals, cuts, and each free
  * item's largest section total (tot). 0 or -1 on OOM. */
 static int decide_lists(ps *S, uint64_t *tot) {
   const pk_inst *in = S->in;
   size_t n = S->n;
   uint32_t K = S->K;
+  int anywrap = 0; /* the plain interval test where nothing wraps: this loop is quadratic */
+  for (size_t i = 0; i < n; i++) anywrap |= !S->placed[i] && wraps(S, (uint32_t)i);
   for (int pass = 0; pass < 2; pass++) {
     for (size_t i = 0; i < n; i++) {
       if (S->placed[i]) continue;
       for (size_t j = 0; j < n; j++) {
-        if (j == i || S->placed[j] || S->lo[i] >= S->hi[j] || S->lo[j] >= S->hi[i]) continue;
+        if (j == i || S->placed[j]) continue;
+        if (anywrap ? !meet(S, (uint32_t)i, (uint32_t)j) : S->lo[i] >= S->hi[j] || S->lo[j] >= S->hi[i]) continue;
         if (pass) S->adj[S->adjo[i + 1]++] = (uint32_t)j;
         else S->adjo[i + 1]++;
       }
@@ -496,8 +620,10 @@ static int decide_lists(ps *S, uint64_t *tot) {
   }
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i]) {
-      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) { S->seco[t + 1]++; S->total[t] += in->size[i]; }
-      for (uint32_t t = S->lo[i]; t + 1 < S->hi[i]; t++) S->cuts[t]++;
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) { S->seco[SX(S, t) + 1]++; S->total[SX(S, t)] += in->size[i]; }
+      uint32_t ca, cb;
+      cut_range(S, (uint32_t)i, &ca, &cb);
+      for (uint32_t t = ca; t < cb; t++) S->cuts[t]++;
     }
   for (uint32_t t = 0; t < K; t++) S->seco[t + 1] += S->seco[t];
   size_t ns = S->seco[K];
@@ -507,22 +633,22 @@ static int decide_lists(ps *S, uint64_t *tot) {
   for (uint32_t t = 0; t < K; t++) fill[t] = S->seco[t];
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
-      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[t]++] = (uint32_t)i;
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[SX(S, t)]++] = (uint32_t)i;
   memset(S->mark, 0, sizeof(uint32_t) * K);
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
       for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
-        if (S->total[t] > tot[i]) tot[i] = S->total[t];
+        if (S->total[SX(S, t)] > tot[i]) tot[i] = S->total[SX(S, t)];
   return 0;
 }
 
-/* partial, when given, receives on PS_UNKNOWN the deepest partial packing
- * under cap, completed by first fit (its makespan may exceed cap);
+/* partial, when given, receives when nothing was found the deepest partial
+ * packing under cap, completed by first fit (its makespan may exceed cap);
  * *have_partial says whether it was written. */
 /* budget, when given: nodes left for this and later calls (counted down;
  * at 0 the call ends as if out of time) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget) {
+                  int *have_partial, uint64_t *budget, int fixcut) {
   if (have_partial) *have_partial = 0;
   size_t n = in->n;
   uint32_t K = in->K;
@@ -533,20 +659,12 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
-  /* cycle: cut at the least loaded point; items alive there are fixed */
-  uint32_t t0 = 0;
-  if (cyc) {
-    uint64_t *prof = malloc(sizeof(uint64_t) * K);
-    if (!prof) return -1;
-    pk_profile(in, prof, 0);
-    for (uint32_t t = 1; t < K; t++)
-      if (prof[t] < prof[t0]) t0 = t;
-    free(prof);
-  }
+  size_t ncross;
+  uint32_t t0 = cut_point(in, fixcut, &ncross);
   if (decide_alloc(&S, partial != NULL, &area, &tot, &rks, &width)) goto out;
-  size_t nf;
-  if (decide_fix(&S, t0, cyc, &nf) > cap) { rc = PS_UNKNOWN; goto out; }
-  decide_ranges(&S, t0, cyc, nf, width, area);
+  int exact = 1;
+  if ((cyc ? decide_fix(&S, t0, fixcut, ncross, &exact) : 0) > cap) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
+  decide_ranges(&S, t0, cyc, width, area);
   decide_sections(&S);
   K = S.K;
   if (decide_lists(&S, tot)) goto out;
@@ -557,7 +675,8 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
     if (!S.placed[i]) all[nall++] = (uint32_t)i;
   if (!nall) { rc = PS_FOUND; goto found; }
   /* quick infeasibility: a section over the capacity already */
-  if (!check(&S, 0, K, 0)) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
+  if (!check(&S, 0, K, 0)) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
+  for (uint32_t t = 0; t < K; t++) S.tight |= S.floor[t] + S.total[t] == cap;
   uint64_t limit = n;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
@@ -570,9 +689,10 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
       if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
-      if (r == R_NOTFOUND) { rc = cyc ? PS_UNKNOWN : PS_NONE; goto out; }
-      if (r == R_TIMEOUT) {
-        rc = PS_UNKNOWN;
+      if (r == R_NOTFOUND || r == R_TIMEOUT) {
+        /* the deepest partial packing, completed, whether the search ran
+         * out of time or of packings (a quick "none" left it unused) */
+        rc = r == R_TIMEOUT || !exact ? PS_UNKNOWN : PS_NONE;
         if (partial && S.best_np) {
           memcpy(partial, S.bsol, sizeof(uint64_t) * n);
           if (complete(in, partial, S.bplaced)) rc = -1;
@@ -609,18 +729,33 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1)), *part = malloc(sizeof(uint64_t) * (n ? n : 1));
   if (!tmp || !part) { free(tmp); free(part); return -1; }
   uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
-  int improved = 0, first = 1;
+  int improved = 0;
+  /* On a cycle with arcs across its cut (heur), each capacity is tried with the quicker
+   * heuristic first (decide_fix; at the bound its partial packing,
+   * completed, is what helps where the bound is not reached), and exactly
+   * when the heuristic ran out of packings rather than time (its "none" is
+   * no proof, and it forbids most perfect fits) and PS_EXACT_MIN_NS are
+   * left (below that the exact try costs more than it brings: Enlisted at
+   * 0.5 ms). */
+  size_t ncross;
+  cut_point(in, 0, &ncross);
+  int heur = ncross > 0, first = 1, again = 0;
+  uint64_t cap = lb;
   while (lo < M) {
     uint64_t now = fg_now_ns();
     /* an attempt's set-up alone is quadratic (neighbour lists): not worth
      * starting without about a nanosecond per pair left */
     if (now >= deadline || deadline - now < (uint64_t)n * n) break;
-    if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
-    uint64_t cap = first ? lo : lo + (M - lo) / 2;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
+    int fix = heur && !again;
+    if (!again) {
+      if (!first && M - lo <= lb / 1024) break; /* within 0.1 %: not worth the time */
+      cap = first ? lo : lo + (M - lo) / 2;
+    }
     int have_part = 0;
-    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget);
+    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, fix);
     if (r < 0) { free(tmp); free(part); return -1; }
+    again = 0;
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
       if (m2 < M) {
@@ -632,15 +767,16 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     } else {
       /* out of time: the deepest partial packing, completed, may still be
        * better than what we have */
-      if (r == PS_UNKNOWN && have_part && eff_makespan(in, part) < M) {
+      if (have_part && eff_makespan(in, part) < M) {
         M = eff_makespan(in, part);
         memcpy(off, part, sizeof(uint64_t) * n);
         improved = 1;
       }
       if (r == PS_NONE && cap + 1 > proven) proven = cap + 1;
-      lo = cap + 1;
+      again = fix && r == PS_UNKNOWN && rem >= PS_EXACT_MIN_NS && fg_now_ns() < now + slice;
+      if (!again) lo = cap + 1;
     }
-    first = 0;
+    if (!again) first = 0;
     if (budget && !left) break;
   }
   *proved = M <= proven;

@@ -5,9 +5,8 @@
  * placed at non-decreasing offsets, each at the lowest offset its placed
  * neighbours leave), section-load inference, the dominance rule against
  * needless gaps, and dynamic decomposition where no unplaced item crosses a
- * time point. Linear timelines are searched exactly; on a cycle the items
- * alive at the least loaded point are stacked at the bottom and the rest is
- * searched as a line (a heuristic: "none found" is then not a proof).
+ * time point. Exact on lines and on cycles: a cycle is cut at a point and
+ * the arcs alive there are items of the rotated line that wrap round.
  */
 #ifndef FG_PACK_SEARCH_H
 #define FG_PACK_SEARCH_H
@@ -17,9 +16,8 @@ enum { PS_NONE = 0, PS_FOUND = 1, PS_UNKNOWN = 2 };
 
 /* Public entry (tests, tools): items as for fg_pack (period, granularity
  * from desc). Returns PS_FOUND with offsets written (makespan <= capacity,
- * fg_check_packing accepts them), PS_NONE when proved impossible (linear
- * timelines only), PS_UNKNOWN when the budget ran out (or, on a cycle, when
- * the reduction found nothing), -1 on a bad item or OOM (message in err).
+ * fg_check_packing accepts them), PS_NONE when proved impossible,
+ * PS_UNKNOWN when the budget ran out, -1 on a bad item or OOM (message in err).
  * budget_ms <= 0 means no time limit. */
 int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t capacity,
                    double budget_ms, uint64_t *offsets, char *err, size_t errlen);
