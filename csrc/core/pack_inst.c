@@ -139,9 +139,11 @@ void pk_set_len(pk_inst *in) {
   }
 }
 
-int pk_reverse(const pk_inst *in, pk_inst *out) {
+/* out: in with its own time arrays (to be filled) and copies of the sizes
+ * and alignments; no cache (it is keyed by in's lifetimes). 0 or -1 on OOM. */
+static int derive(const pk_inst *in, pk_inst *out) {
   *out = *in;
-  out->cache = NULL; /* its sort orders are the forward instance's */
+  out->cache = NULL;
   size_t nn = in->n ? in->n : 1;
   out->s = malloc(sizeof(uint32_t) * nn);
   out->e = malloc(sizeof(uint32_t) * nn);
@@ -154,6 +156,11 @@ int pk_reverse(const pk_inst *in, pk_inst *out) {
   }
   memcpy(out->size, in->size, sizeof(uint64_t) * in->n);
   memcpy(out->align, in->align, sizeof(uint64_t) * in->n);
+  return 0;
+}
+
+int pk_reverse(const pk_inst *in, pk_inst *out) {
+  if (derive(in, out)) return -1;
   uint32_t K = in->K;
   for (size_t i = 0; i < in->n; i++) {
     uint32_t a = in->s[i], b = in->e[i];
@@ -191,20 +198,7 @@ int64_t pk_free_cut(const pk_inst *in) {
 }
 
 int pk_line_at(const pk_inst *in, uint32_t c, fg_pack_item *items, pk_inst *out) {
-  *out = *in;
-  out->cache = NULL; /* keyed by the cycle's lifetimes */
-  size_t nn = in->n ? in->n : 1;
-  out->s = malloc(sizeof(uint32_t) * nn);
-  out->e = malloc(sizeof(uint32_t) * nn);
-  out->len = malloc(sizeof(uint32_t) * nn);
-  out->size = malloc(sizeof(uint64_t) * nn);
-  out->align = malloc(sizeof(uint64_t) * nn);
-  if (!out->s || !out->e || !out->len || !out->size || !out->align) {
-    pk_free(out);
-    return -1;
-  }
-  memcpy(out->size, in->size, sizeof(uint64_t) * in->n);
-  memcpy(out->align, in->align, sizeof(uint64_t) * in->n);
+  if (derive(in, out)) return -1;
   uint32_t K = in->K;
   for (size_t i = 0; i < in->n; i++) {
     uint32_t a = in->s[i] == in->e[i] ? 0 : in->s[i] >= c ? in->s[i] - c : in->s[i] + K - c;
