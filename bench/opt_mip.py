@@ -121,6 +121,34 @@ def max_clique(w, adj):
     return best[0]
 
 
+def is_whole(it, K):
+    return it[0] == it[1]
+
+
+def whole_bottom(items, K, exact_bytes):
+    """May whole-cycle items be stacked at the bottom, in index order? They meet every item, so
+    none straddles one: moving one to the bottom shifts the items below it up by its size, which
+    keeps every alignment when that (rounded) size is a multiple of all of them."""
+    amax = max(it[3] for it in items)
+    whole = [it for it in items if is_whole(it, K)]
+    return not exact_bytes and whole and all(ceil_to(it[2], it[3]) % amax == 0 for it in whole)
+
+
+def whole_to_bottom(items, K, off):
+    """A packing with its whole-cycle items moved to the bottom in index order (whole_bottom)."""
+    top = [ceil_to(it[2], it[3]) for it in items]
+    wi = [i for i, it in enumerate(items) if is_whole(it, K)]
+    new = list(off)
+    for i, it in enumerate(items):
+        if not is_whole(it, K):
+            new[i] = off[i] + sum(top[w] for w in wi if off[w] > off[i])
+    at = 0
+    for w in wi:
+        new[w] = at
+        at += top[w]
+    return new
+
+
 def build_lp(inst, bound, ub, exact_bytes):
     """The MIP as LP-format text. exact_bytes=False (default): every size rounded up to its
     alignment, so everything is a whole number of units, M too (CBC then knows the objective is
@@ -150,15 +178,20 @@ def build_lp(inst, bound, ub, exact_bytes):
     L.append(" lb: M >= %.10g" % math.ceil(bound / u) if not exact_bytes else " lb: M >= %.10g" % (bound / u))
     for i, it in enumerate(items):
         L.append(" top%d: M - %d k%d >= %.10g" % (i, it[3] // u, i, top[i] / u))
-    twin = {}
+    twin = {}  # pairs whose order is fixed (no binary): i below j
+    wb = whole_bottom(items, K, exact_bytes)
     for i, j in pairs:
         a, b = items[i], items[j]
         m = min(a[3], b[3])
         ca, cb = ceil_to(a[2], m) // u, ceil_to(b[2], m) // u
         xa, xb = "%d k%d" % (a[3] // u, i), "%d k%d" % (b[3] // u, j)
-        if a[:4] == b[:4]:  # identical: i below j
+        if a[:4] == b[:4] or (wb and is_whole(a, K)):  # identical, or whole below: i below j
             L.append(" sym%d_%d: %s - %s <= -%d" % (i, j, xa, xb, ca))
             twin[(i, j)] = 1
+            continue
+        if wb and is_whole(b, K):  # whole j below i
+            L.append(" sym%d_%d: %s - %s <= -%d" % (i, j, xb, xa, cb))
+            twin[(i, j)] = 0
             continue
         # y=1: x_i + ca <= x_j ; y=0: x_j + cb <= x_i
         Bi = maxo[i] + ca  # x_i + ca - x_j <= Bi
@@ -260,6 +293,9 @@ def solve(inst, tlimit, gap, exact_bytes=False, keep=None, drop=0):
     off0 = [it[4] for it in items]
     if off0[0] is None or check_packing(items, K, off0) is None:
         off0 = None
+    if off0 and whole_bottom(items, K, exact_bytes):  # the start must keep the model's order
+        off0 = whole_to_bottom(items, K, off0)
+        assert check_packing(items, K, off0) is not None
     top = [it[2] if exact_bytes else ceil_to(it[2], it[3]) for it in items]
     found = max(o + t for o, t in zip(off0, top)) if off0 else \
         sum(ceil_to(it[2], it[3]) for it in items) + max(it[3] for it in items)
