@@ -281,12 +281,11 @@ def parse_cbc(out, sol, items, u, gap, exact_bytes):
     return status, lb, off
 
 
-def solve(inst, tlimit, gap, exact_bytes=False, keep=None, drop=0):
+def solve(inst, tlimit, gap, exact_bytes=False, keep=None):
     """found: the lowest packing known (the file's, or CBC's, checked); lb: a proved lower bound.
     Solved when found - lb <= gap * found (status optimal when equal, gap otherwise), else open.
     Without exact_bytes both are for sizes rounded up to their alignment: the true optimum is at
-    most found and above lb - align. With drop, CBC solves the instance without the items of at
-    most drop bytes: its optimum is a lower bound for the whole instance (found stays the file's)."""
+    most found and above lb - align."""
     items, K = inst["items"], inst["K"]
     best = inst["solvers"].get("best")
     bound = max(s["bound"] for s in inst["solvers"].values())
@@ -306,31 +305,17 @@ def solve(inst, tlimit, gap, exact_bytes=False, keep=None, drop=0):
     res["best_r"] = res["best"] if exact_bytes or res["best"] is None else ceil_to(res["best"], amax)
     for name, s in inst["solvers"].items():
         res["mk:" + name] = s["makespan"]
-    keepi = [i for i, it in enumerate(items) if it[2] > drop]
-    if found > lb and off0 and len(keepi) < len(items):  # the model without the small items
-        sub = dict(inst, items=[items[i] for i in keepi], n=len(keepi))
-        soff = [off0[i] for i in keepi]
-        stop = [top[i] for i in keepi]
-        sub_ub = max(o + t for o, t in zip(soff, stop))
-        lp, u, pairs, twin, slb, stop = build_lp(sub, 0, sub_ub, exact_bytes)
-        lb = max(lb, slb)
-        res["pairs"] = len(pairs)
-        res["dropped"] = len(items) - len(keepi)
-        model, moff = sub["items"], soff
-    else:
-        model, moff, stop = items, off0, top
     if found > lb and found - lb > gap * found:
-        start = (lambda path: write_start(path, moff, stop, u, pairs, twin, model)) if moff else None
+        start = (lambda path: write_start(path, off0, top, u, pairs, twin, items)) if off0 else None
         out, sol, res["secs"] = run_cbc(lp, tlimit, gap, start, keep)
-        cst, clb, coff = parse_cbc(out, sol, model, u, gap, exact_bytes)
+        cst, clb, coff = parse_cbc(out, sol, items, u, gap, exact_bytes)
         res["cbc"] = cst
         if clb is not None:
             lb = max(lb, clb)
         if coff is not None:
-            mk = check_packing(model, K, coff)
-            if mk is None:
+            if check_packing(items, K, coff) is None:
                 res["cbc"] += "+badsol"
-            elif model is items and max(o + t for o, t in zip(coff, top)) < found:
+            elif max(o + t for o, t in zip(coff, top)) < found:
                 found = max(o + t for o, t in zip(coff, top))
                 res["off"] = coff
     res.update(found=found, lb=min(lb, found))
@@ -355,9 +340,6 @@ def main():
     ap.add_argument("--keep-lp", help="write the last .lp here")
     ap.add_argument("--packings", help="write each packing CBC found below the file's as DIR/NAME.off "
                                        "(one offset per item, in file order) for fg_check_packing")
-    ap.add_argument("--drop", type=int, default=0,
-                    help="CBC solves without the items of at most this many bytes (8: the 1- and 4-byte "
-                         "ones); its optimum is then a lower bound only")
     ap.add_argument("--exact-bytes", action="store_true",
                     help="real sizes in the makespan (default: sizes rounded up to alignment, OPT exact to one "
                          "alignment unit; far easier for CBC)")
@@ -365,7 +347,7 @@ def main():
     rows = []
     for path in a.files:
         inst = read_instance(path)
-        r = solve(inst, a.time, a.gap, a.exact_bytes, a.keep_lp, a.drop)
+        r = solve(inst, a.time, a.gap, a.exact_bytes, a.keep_lp)
         rows.append(r)
         if a.packings and "off" in r:
             os.makedirs(a.packings, exist_ok=True)
@@ -384,7 +366,7 @@ def main():
             new = not os.path.exists(a.csv)
             with open(a.csv, "a") as f:
                 cols = ["name", "n", "pairs", "status", "cbc", "bound", "bound2", "best", "best_r", "opt", "lb",
-                        "found", "secs", "dropped"]
+                        "found", "secs"]
                 if new:
                     f.write(",".join(cols + ["solvers"]) + "\n")
                 f.write(",".join(str(r.get(c, "")) for c in cols) + "," + extra + "\n")
