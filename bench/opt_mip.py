@@ -149,7 +149,7 @@ def whole_to_bottom(items, K, off):
     return new
 
 
-def build_lp(inst, bound, ub, exact_bytes):
+def build_lp(inst, bound, ub, exact_bytes, fix=None):
     """The MIP as LP-format text. exact_bytes=False (default): every size rounded up to its
     alignment, so everything is a whole number of units, M too (CBC then knows the objective is
     integral); the rounded optimum OPT_r is within one alignment unit (minus a byte) above the
@@ -185,6 +185,11 @@ def build_lp(inst, bound, ub, exact_bytes):
         m = min(a[3], b[3])
         ca, cb = ceil_to(a[2], m) // u, ceil_to(b[2], m) // u
         xa, xb = "%d k%d" % (a[3] // u, i), "%d k%d" % (b[3] // u, j)
+        if fix and (i, j) in fix:  # --lns: kept as in the incumbent
+            lo, hi, c = (xa, xb, ca) if fix[(i, j)] else (xb, xa, cb)
+            L.append(" fix%d_%d: %s - %s <= -%d" % (i, j, lo, hi, c))
+            twin[(i, j)] = fix[(i, j)]
+            continue
         if a[:4] == b[:4] or (wb and is_whole(a, K)):  # identical, or whole below: i below j
             L.append(" sym%d_%d: %s - %s <= -%d" % (i, j, xa, xb, ca))
             twin[(i, j)] = 1
@@ -324,6 +329,49 @@ def solve(inst, tlimit, gap, exact_bytes=False, keep=None):
     return res
 
 
+def lns(inst, res, seconds, sub_seconds, free, seed=1):
+    """Large-neighbourhood search for a lower packing (an upper bound on OPT where CBC alone
+    stalls): the items meeting a random band of addresses (at most free of them) are re-placed
+    by CBC, every other pair keeps its order from the incumbent (their offsets still move)."""
+    import random
+    rng = random.Random(seed)
+    items, K = inst["items"], inst["K"]
+    top = [ceil_to(it[2], it[3]) for it in items]
+    off = res.get("off") or [it[4] for it in items]
+    if whole_bottom(items, K, False):
+        off = whole_to_bottom(items, K, off)
+    n = len(items)
+    pairs = [(i, j) for i in range(n) for j in range(i + 1, n) if meets(items[i], items[j], K)]
+    t_end = time.time() + seconds
+    found, tries = res["found"], 0
+    while time.time() < t_end and found > res["lb"]:
+        tries += 1
+        M = max(o + t for o, t in zip(off, top))
+        h = rng.random() * M
+        band = M * rng.uniform(0.1, 0.4)
+        F = [i for i in range(n) if off[i] < h + band and off[i] + top[i] > h and not is_whole(items[i], K)]
+        rng.shuffle(F)
+        F = set(F[:free])
+        fix = {(i, j): off[i] < off[j] for i, j in pairs if i not in F and j not in F}
+        lp, u, prs, twin, _, _ = build_lp(inst, res["bound"], M, False, fix)
+        start = lambda path: write_start(path, off, top, u, prs, twin, items)
+        out, sol, _ = run_cbc(lp, min(sub_seconds, max(1, t_end - time.time())), 0, start, None)
+        _, _, coff = parse_cbc(out, sol, items, u, 0, False)
+        if coff is not None and check_packing(items, K, coff) is not None:
+            mk = max(o + t for o, t in zip(coff, top))
+            if mk < M:
+                off = coff
+                if mk < found:
+                    found = mk
+                    res["off"] = coff
+    res["lns_tries"] = tries
+    if found < res["found"]:
+        res["found"] = found
+        res["status"] = "optimal" if res["lb"] >= found else ("gap" if found - res["lb"] <= 1e-6 * found else "open")
+        res["opt"] = found if res["status"] != "open" else None
+    return res
+
+
 def pct(v, p):
     v = sorted(v)
     return v[int(p * (len(v) - 1) + 0.5)]
@@ -340,6 +388,11 @@ def main():
     ap.add_argument("--keep-lp", help="write the last .lp here")
     ap.add_argument("--packings", help="write each packing CBC found below the file's as DIR/NAME.off "
                                        "(one offset per item, in file order) for fg_check_packing")
+    ap.add_argument("--lns", type=float, default=0,
+                    help="seconds of large-neighbourhood search (CBC on a band of items, the rest in the "
+                         "incumbent's order) on instances left open: a lower packing, an upper bound on OPT")
+    ap.add_argument("--lns-sub", type=float, default=10, help="CBC seconds per neighbourhood")
+    ap.add_argument("--lns-free", type=int, default=20, help="items re-placed per neighbourhood")
     ap.add_argument("--exact-bytes", action="store_true",
                     help="real sizes in the makespan (default: sizes rounded up to alignment, OPT exact to one "
                          "alignment unit; far easier for CBC)")
@@ -348,6 +401,8 @@ def main():
     for path in a.files:
         inst = read_instance(path)
         r = solve(inst, a.time, a.gap, a.exact_bytes, a.keep_lp)
+        if a.lns and r["status"] == "open" and not a.exact_bytes:
+            r = lns(inst, r, a.lns, a.lns_sub, a.lns_free)
         rows.append(r)
         if a.packings and "off" in r:
             os.makedirs(a.packings, exist_ok=True)
