@@ -8,6 +8,7 @@ dependency.
     ./build/bench_cdsa --instances 100 --ns 25 --no-minimalloc --no-gen \\
         --solvers best,best:1000 --dump /tmp/inst
     python3 bench/opt_mip.py --time 60 /tmp/inst/n25_wrap_00*.txt
+    python3 bench/opt_mip.py --time 1 --lns 60 FILE...   # n >= 50: upper bounds
 
 Model (one instance file as bench_cdsa --dump writes it): offsets
 o_i = a_i k_i (k_i integer), makespan M >= o_i + size_i, and for each pair of
