@@ -10,6 +10,8 @@
  *                   [--no-gen] [--gen-ns 50,100,...] [--gen-instances N] [--gen-budget MS]
  *                   [--clique N]   (instances per n, n <= 200, whose bound from fg_pack is
  *                                   checked against this file's own clique search)
+ *                   [--dump DIR]   (every enlisted instance as DIR/n<N>_<wrap|line>_<k>.txt:
+ *                                   what best packs, with each solver's result; see dump_instance)
  * Quality is reported against LOAD (avg, p90, max) and against the largest
  * bound any solver proved on the instance (/bnd: best's max(LOAD, heaviest
  * clique), result.bound).
@@ -17,9 +19,11 @@
 #include <lauxlib.h>
 #include <lua.h>
 #include <lualib.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "fg_pack.h"
 #include "fg_util.h"
 #include "gen_guillotine.h"
@@ -136,6 +140,7 @@ static uint64_t clique_bound(const fg_pack_item *it, int n, long cap) {
 #define MAXS 10
 static const char *solvers[MAXS];  /* "name" or "name:ms" (best with that budget) */
 static int nsolvers = 0;
+static uint64_t dump_seed = 1;
 
 /* Splits "best:5" into the solver name and its budget (0: the run's default). */
 static const char *solver_name(const char *spec, char *buf, size_t len, double *budget) {
@@ -154,9 +159,62 @@ static int bestm_index(void) {
   return -1;
 }
 
+static const char *dump_dir = NULL; /* --dump: one text file per enlisted instance */
+
+static int u64cmp(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* The instance as best sees it (pk_build): times compressed to the K
+ * distinct endpoint values (point k stands for [v_k, v_k+1)), s == e a
+ * whole-cycle item; sizes and alignments are the items' own (the bench sets
+ * no granularity, so nothing is rounded). Two items meet iff one's arc
+ * [s, e) on the cycle of K points holds the other's s. Then each solver's
+ * result, so an exact method's optimum lines up with the table's figures. */
+static void dump_instance(int n, int wrap, int k, uint64_t T, const fg_pack_item *it, const fg_pack_result *res,
+                          const double *ms, const int *ok, const uint64_t *off) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/n%d_%s_%04d.txt", dump_dir, n, wrap ? "wrap" : "line", k);
+  FILE *f = fopen(path, "w");
+  if (!f) { fprintf(stderr, "cannot write %s\n", path); exit(1); }
+  uint64_t *v = malloc(sizeof(uint64_t) * 2 * n);
+  int K = 0;
+  for (int i = 0; i < n; i++) {
+    v[2 * i] = it[i].start;
+    v[2 * i + 1] = it[i].stop == T ? 0 : it[i].stop; /* pk_norm_stop */
+  }
+  qsort(v, 2 * (size_t)n, sizeof(uint64_t), u64cmp);
+  for (int q = 0; q < 2 * n; q++)
+    if (K == 0 || v[K - 1] != v[q]) v[K++] = v[q];
+  fprintf(f, "# bench_cdsa enlisted instance %d (0 = first), seed %llu, %s wrapping; one process per n\n"
+             "# with --ns %d alone draws the same sequence as the table's run for that n\n",
+          k, (unsigned long long)dump_seed, wrap ? "with" : "without", n);
+  fprintf(f, "n %d\nK %d\ncyclic 1\nperiod %llu\n", n, K, (unsigned long long)T);
+  for (int s = 0; s < nsolvers; s++)
+    if (ok[s])
+      fprintf(f, "solver %s makespan %llu load %llu bound %llu optimal %d partial %d ms %.3f\n", solvers[s],
+              (unsigned long long)res[s].makespan, (unsigned long long)res[s].load, (unsigned long long)res[s].bound,
+              res[s].optimal, res[s].bound_partial, ms[s]);
+    else
+      fprintf(f, "solver %s FAIL\n", solvers[s]);
+  fprintf(f, "items  # s e size align (compressed points), start stop (raw times), offset in the lowest "
+             "packing found (checked)\n");
+  for (int i = 0; i < n; i++) {
+    uint64_t e = it[i].stop == T ? 0 : it[i].stop;
+    int si = (int)((uint64_t *)bsearch(&it[i].start, v, K, sizeof(uint64_t), u64cmp) - v);
+    int ei = (int)((uint64_t *)bsearch(&e, v, K, sizeof(uint64_t), u64cmp) - v);
+    fprintf(f, "%d %d %llu %llu %llu %llu %llu\n", si, ei, (unsigned long long)it[i].size,
+            (unsigned long long)(it[i].align ? it[i].align : 1), (unsigned long long)it[i].start,
+            (unsigned long long)it[i].stop, (unsigned long long)off[i]);
+  }
+  free(v);
+  fclose(f);
+}
+
 static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int wrap, double budget) {
   fg_pack_item *items = malloc(sizeof(fg_pack_item) * n);
-  uint64_t *off = malloc(sizeof(uint64_t) * n);
+  uint64_t *off = malloc(sizeof(uint64_t) * n), *lowoff = malloc(sizeof(uint64_t) * n);
   double *ratio[MAXS], *tms[MAXS], *vsb[MAXS];
   uint64_t *mk[MAXS];
   int fails[MAXS] = {0}, worse_than_base = 0;
@@ -186,7 +244,9 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
     d.period = T;
     d.time_budget_ms = budget;
     uint64_t bestm = 0, basem = UINT64_MAX, bestload = 0, bestbound = 0, maxbound = 0;
-    int bestopt = 0;
+    int bestopt = 0, ok[MAXS] = {0};
+    fg_pack_result res[MAXS];
+    uint64_t lowm = UINT64_MAX; /* the lowest checked packing, kept for --dump */
     for (int s = 0; s < nsolvers; s++) {
       char nb[32];
       d.time_budget_ms = budget;
@@ -202,6 +262,12 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
         mk[s][k] = 0;
         continue;
       }
+      ok[s] = 1;
+      res[s] = r;
+      if (dump_dir && r.makespan < lowm) {
+        lowm = r.makespan;
+        memcpy(lowoff, off, sizeof(uint64_t) * n);
+      }
       ratio[s][k] = (double)r.makespan / (double)r.load;
       mk[s][k] = r.makespan;
       if (r.bound > maxbound) maxbound = r.bound; /* every bound proved holds for all */
@@ -212,6 +278,11 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
       else if (strncmp(solvers[s], "best", 4) && r.makespan < basem) basem = r.makespan; /* baselines only */
     }
     if (bestm && basem != UINT64_MAX && bestm > basem) worse_than_base++;
+    if (dump_dir) {
+      double ms[MAXS];
+      for (int s = 0; s < nsolvers; s++) ms[s] = tms[s][k];
+      dump_instance(n, wrap, k, T, items, res, ms, ok, lowoff);
+    }
     for (int s = 0; s < nsolvers; s++) vsb[s][k] = mk[s][k] ? (double)mk[s][k] / (double)maxbound : 0;
     if (bestopt) proved++;
     if (bestm) {
@@ -263,6 +334,7 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
   fflush(stdout);
   free(items);
   free(off);
+  free(lowoff);
 }
 
 static void run_minimalloc(double budget) {
@@ -390,6 +462,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--mm-budget") && a + 1 < argc) mmbudget = atof(argv[++a]);
     else if (!strcmp(argv[a], "--no-enlisted")) enlisted = 0;
     else if (!strcmp(argv[a], "--clique") && a + 1 < argc) clique_instances = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--dump") && a + 1 < argc) dump_dir = argv[++a];
     else if (!strcmp(argv[a], "--no-minimalloc")) minimalloc = 0;
     else if (!strcmp(argv[a], "--no-gen")) gen = 0;
     else if (!strcmp(argv[a], "--gen-instances") && a + 1 < argc) gen_instances = atoi(argv[++a]);
@@ -405,7 +478,10 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: %s [--instances N] [--seed S] [--ns 25,50] [--budget MS] [--mm-budget MS] "
                       "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc] [--clique N] [--no-gen] [--gen-ns 50,100] "
-                      "[--gen-instances N] [--gen-budget MS]\n", argv[0]);
+                      "[--gen-instances N] [--gen-budget MS] [--dump DIR]\n"
+                      "  --dump DIR  write every enlisted instance (compressed times, sizes, alignments) and each\n"
+                      "              solver's makespan/bound to DIR/n<N>_<wrap|line>_<k>.txt (bench/opt_mip.py reads them)\n",
+              argv[0]);
       return 2;
     }
   }
@@ -416,6 +492,11 @@ int main(int argc, char **argv) {
     solvers[nsolvers++] = "best:5"; /* what a larger budget buys */
   }
   rs = seed;
+  dump_seed = seed;
+  if (dump_dir && mkdir(dump_dir, 0777) && errno != EEXIST) {
+    fprintf(stderr, "cannot create %s\n", dump_dir);
+    return 1;
+  }
   printf("bench_cdsa: seed %llu, %d instances per n, best budget %s\n", (unsigned long long)seed, instances,
          budget > 0 ? "given" : "default");
   if (enlisted) {
