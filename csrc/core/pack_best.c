@@ -69,7 +69,7 @@
 #define REPLAN_SLACK 0.005
 #define LAHC_LEN 64
 /* fruitless ruin-and-recreate iterations before the decision search takes over */
-#define RUIN_LINE_STALL 2000
+#define RUIN_LINE_STALL 500
 /* on cycles above EXACT_MAX_N items ruin and recreate keeps this much of the
  * budget (and a quarter of the rest) before the decision search */
 #define RUIN_CYCLE_NS 1000000ull

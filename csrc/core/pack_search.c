@@ -37,7 +37,12 @@ typedef struct ps {
   uint64_t cap;
   uint32_t *lo, *hi;          /* section range [lo, hi) of each free item (rotated time) */
   uint32_t *adjo, *adj;       /* CSR: free neighbours */
-  uint32_t *seco, *sec;       /* CSR: free items per section */
+  uint32_t *seco, *sec;       /* CSR: free items per section; the first scnt[t] of section t's
+                                 are the unplaced ones (a placement swaps its item past them,
+                                 its undo, last in first out, just counts it back) */
+  uint32_t *scnt, *spos, *sent, *ibase; /* per section: unplaced count; per (item, section)
+                                 entry ibase[i] + (tt - lo[i]): its index in sec; per sec slot:
+                                 its entry */
   uint64_t *floor, *total, *minoff, *sol;
   uint32_t *cuts;             /* cuts[t]: unplaced items covering both t and t+1 */
   char *placed;
@@ -115,18 +120,24 @@ static int place(ps *S, uint32_t i, uint64_t o) {
   }
   for (uint32_t tt = S->lo[i]; tt < S->hi[i]; tt++) {
     uint32_t t = SX(S, tt);
+    uint32_t e = S->ibase[i] + (tt - S->lo[i]), q = S->spos[e], z = S->seco[t] + --S->scnt[t];
+    uint32_t ez = S->sent[z];
+    S->sec[q] = S->sec[z]; S->sent[q] = ez; S->spos[ez] = q;
+    S->sec[z] = i; S->sent[z] = e; S->spos[e] = z;
     if (S->floor[t] < h) {
       if (push(S, t | FLOOR_BIT, S->floor[t])) return -1;
       S->floor[t] = h;
     }
     S->total[t] -= in->size[i];
   }
+  const uint32_t *sec = S->sec;
+  const uint64_t *minoff = S->minoff, *size = in->size;
   for (uint32_t t = alo; t < ahi; t++) {
     uint64_t mn = UINT64_MAX, fl = S->floor[t];
-    for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
-      uint32_t j = S->sec[q];
-      if (!S->placed[j] && S->minoff[j] < mn) {
-        mn = S->minoff[j];
+    for (uint32_t q = S->seco[t], qe = q + S->scnt[t]; q < qe; q++) {
+      uint64_t m = minoff[sec[q]];
+      if (m < mn) {
+        mn = m;
         if (mn <= fl) break; /* the floor stands */
       }
     }
@@ -137,9 +148,9 @@ static int place(ps *S, uint32_t i, uint64_t o) {
     /* the items here that can no longer go below h stack above it */
     if (!S->dead && h + S->total[t] > S->cap) {
       uint64_t ge = 0;
-      for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
-        uint32_t j = S->sec[q];
-        if (!S->placed[j] && S->minoff[j] >= h) ge += in->size[j];
+      for (uint32_t q = S->seco[t], qe = q + S->scnt[t]; q < qe; q++) {
+        uint32_t j = sec[q];
+        if (minoff[j] >= h) ge += size[j];
       }
       if (h + ge > S->cap) S->dead = 1;
     }
@@ -163,7 +174,10 @@ static void unplace(ps *S, uint32_t i, size_t mark) {
     else if (x & RANK_BIT) S->rank[x & ~RANK_BIT] = (uint32_t)S->uval[S->usp];
     else S->minoff[x] = S->uval[S->usp];
   }
-  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->total[SX(S, t)] += S->in->size[i];
+  for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) {
+    S->total[SX(S, t)] += S->in->size[i];
+    S->scnt[SX(S, t)]++; /* i sits right past the unplaced ones still */
+  }
   uint32_t ca, cb;
   cut_range(S, i, &ca, &cb);
   for (uint32_t t = ca; t < cb; t++) S->cuts[t]++;
@@ -234,9 +248,9 @@ static uint64_t tight(ps *S, uint32_t lo, uint32_t hi, uint64_t last_off, uint32
   for (uint32_t t = lo; t < hi && best; t++) {
     if (!S->total[t] || S->floor[t] != f || S->floor[t] + S->total[t] < S->cap) continue;
     uint32_t r = 0;
-    for (uint32_t q = S->seco[t]; q < S->seco[t + 1]; q++) {
+    for (uint32_t q = S->seco[t], qe = q + S->scnt[t]; q < qe; q++) {
       uint32_t j = S->sec[q];
-      if (!S->placed[j] && S->minoff[j] == f && S->rank[j] > r && S->rank[j] >= need) r = S->rank[j];
+      if (S->minoff[j] == f && S->rank[j] > r && S->rank[j] >= need) r = S->rank[j];
     }
     if (r < best) best = r;
   }
@@ -338,6 +352,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
 
 static void ps_free(ps *S) {
   free(S->lo); free(S->hi); free(S->adjo); free(S->adj); free(S->seco); free(S->sec);
+  free(S->scnt); free(S->spos); free(S->sent); free(S->ibase);
   free(S->floor); free(S->total); free(S->minoff); free(S->sol); free(S->cuts); free(S->placed);
   free(S->bsol); free(S->bplaced);
   free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
@@ -628,12 +643,24 @@ static int decide_lists(ps *S, uint64_t *tot) {
   for (uint32_t t = 0; t < K; t++) S->seco[t + 1] += S->seco[t];
   size_t ns = S->seco[K];
   S->sec = malloc(sizeof(uint32_t) * (ns ? ns : 1));
-  if (!S->sec) return -1;
+  S->sent = malloc(sizeof(uint32_t) * (ns ? ns : 1));
+  S->spos = malloc(sizeof(uint32_t) * (ns ? ns : 1));
+  S->scnt = malloc(sizeof(uint32_t) * (K ? K : 1));
+  S->ibase = malloc(sizeof(uint32_t) * (n + 1));
+  if (!S->sec || !S->sent || !S->spos || !S->scnt || !S->ibase) return -1;
   uint32_t *fill = S->mark; /* reused as fill pointers, then cleared */
-  for (uint32_t t = 0; t < K; t++) fill[t] = S->seco[t];
-  for (size_t i = 0; i < n; i++)
+  for (uint32_t t = 0; t < K; t++) { fill[t] = S->seco[t]; S->scnt[t] = S->seco[t + 1] - S->seco[t]; }
+  uint32_t nb = 0;
+  for (size_t i = 0; i < n; i++) {
+    S->ibase[i] = nb;
     if (!S->placed[i])
-      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) S->sec[fill[SX(S, t)]++] = (uint32_t)i;
+      for (uint32_t t = S->lo[i]; t < S->hi[i]; t++) {
+        uint32_t q = fill[SX(S, t)]++;
+        S->sec[q] = (uint32_t)i;
+        S->sent[q] = nb;
+        S->spos[nb++] = q;
+      }
+  }
   memset(S->mark, 0, sizeof(uint32_t) * K);
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
