@@ -48,8 +48,29 @@ static uint64_t brute_opt(const fg_pack_item *it, size_t n, uint64_t P) {
   return c;
 }
 
-static void test_small_optima(void) {
+/* At capacity opt (a brute-forced optimum) the search must find a packing
+ * that passes the checker, and at opt - 1 prove none exists; where it cannot
+ * be exact (!exact) it may only answer "unknown". Returns 1 when opt - 1 was
+ * proved infeasible. */
+static int search_at_optimum(const fg_pack_item *it, size_t n, const fg_pack_desc *d, uint64_t opt,
+                             int exact, const char *what, int rep) {
   char err[256], msg[256];
+  uint64_t off[8];
+  int r = fg_pack_search(it, n, d, opt, 0, off, err, sizeof err);
+  CHECK(r == PS_FOUND || (!exact && r == PS_UNKNOWN), "%srep %d: optimum %llu not found (r=%d)", what,
+        rep, (unsigned long long)opt, r);
+  if (r == PS_FOUND) {
+    CHECK(fg_check_packing(it, n, off, d, msg, sizeof msg), "%srep %d: %s", what, rep, msg);
+    CHECK(makespan(it, n, off) <= opt, "%srep %d: makespan over capacity", what, rep);
+  }
+  r = fg_pack_search(it, n, d, opt - 1, 0, off, err, sizeof err);
+  CHECK(r == PS_NONE || (!exact && r == PS_UNKNOWN),
+        "%srep %d: capacity optimum-1 = %llu not proved infeasible (r=%d)", what, rep,
+        (unsigned long long)(opt - 1), r);
+  return r == PS_NONE;
+}
+
+static void test_small_optima(void) {
   int proved = 0, cases = 0;
   for (int rep = 0; rep < 300; rep++) {
     size_t n = 3 + rndu(4);
@@ -61,17 +82,7 @@ static void test_small_optima(void) {
       it[i] = (fg_pack_item){s, e, 1 + rndu(5), (rep & 1) ? (uint64_t)1 << rndu(3) : 0, 0, 0};
     }
     fg_pack_desc d = {0};
-    uint64_t opt = brute_opt(it, n, 0), off[8];
-    int r = fg_pack_search(it, n, &d, opt, 0, off, err, sizeof err);
-    CHECK(r == PS_FOUND, "rep %d: optimum %llu not found (r=%d)", rep, (unsigned long long)opt, r);
-    if (r == PS_FOUND) {
-      CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "rep %d: %s", rep, msg);
-      CHECK(makespan(it, n, off) <= opt, "rep %d: makespan over capacity", rep);
-    }
-    r = fg_pack_search(it, n, &d, opt - 1, 0, off, err, sizeof err);
-    CHECK(r == PS_NONE, "rep %d: capacity optimum-1 = %llu not proved infeasible (r=%d)", rep,
-          (unsigned long long)(opt - 1), r);
-    proved += r == PS_NONE;
+    proved += search_at_optimum(it, n, &d, brute_opt(it, n, 0), 1, "", rep);
     cases++;
   }
   printf("small: %d/%d optima found and optimum-1 proved infeasible\n", proved, cases);
@@ -83,7 +94,6 @@ static void test_small_optima(void) {
  * sizes break other items' alignments are stacked at the bottom: then it
  * must never claim what is false. */
 static void test_small_optima_cyclic(void) {
-  char err[256], msg[256];
   int proved = 0, cases = 0;
   for (int rep = 0; rep < 300; rep++) {
     size_t n = 3 + rndu(4);
@@ -96,23 +106,13 @@ static void test_small_optima_cyclic(void) {
     }
     fg_pack_desc d = {0};
     d.period = P;
-    uint64_t opt = brute_opt(it, n, P), off[8], amax = 1;
+    uint64_t opt = brute_opt(it, n, P), amax = 1;
     int exact = 1;
     for (size_t i = 0; i < n; i++)
       if (it[i].align > amax) amax = it[i].align;
     for (size_t i = 0; i < n; i++)
       if (it[i].start == it[i].stop && it[i].size % amax) exact = 0;
-    int r = fg_pack_search(it, n, &d, opt, 0, off, err, sizeof err);
-    CHECK(r == PS_FOUND || (!exact && r == PS_UNKNOWN), "cyclic rep %d: optimum %llu not found (r=%d)", rep,
-          (unsigned long long)opt, r);
-    if (r == PS_FOUND) {
-      CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "cyclic rep %d: %s", rep, msg);
-      CHECK(makespan(it, n, off) <= opt, "cyclic rep %d: makespan over capacity", rep);
-    }
-    r = fg_pack_search(it, n, &d, opt - 1, 0, off, err, sizeof err);
-    CHECK(r == PS_NONE || (!exact && r == PS_UNKNOWN), "cyclic rep %d: capacity optimum-1 = %llu not proved infeasible (r=%d)", rep,
-          (unsigned long long)(opt - 1), r);
-    proved += r == PS_NONE;
+    proved += search_at_optimum(it, n, &d, opt, exact, "cyclic ", rep);
     cases++;
   }
   printf("small cyclic: %d/%d optima found and optimum-1 proved infeasible\n", proved, cases);
