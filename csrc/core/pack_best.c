@@ -815,16 +815,18 @@ static int best_ruin(best_run *r) {
    * solves perfect-fit instances this loop stalls on (up to EXACT_MAX_N
    * items after the exact search's half). On other cycles this loop does
    * better at short budgets (Enlisted at 0.5 ms) and its gains come early:
-   * it keeps 3/4 up to EXACT_MAX_N items, else 1 ms and a quarter of the
-   * rest, and the search gets what it leaves (also once it runs out of
-   * patience) */
+   * it keeps 1/2 up to EXACT_MAX_N items (the exact search and the decision
+   * search do more with the rest: 3/4 was worse at n = 40-64, 600 instances,
+   * and slower), else 1 ms and a quarter of the rest, and the search gets
+   * what it leaves (also once it runs out of patience) */
   int line = r->line = is_line(in);
   /* a line keeps it all where the search would get too little to pay off
-   * (under 60 n^2 ns: it then overran 2 ms budgets by up to 1.3 ms at
-   * n = 200, for no better results; CPU-clock A/B, Enlisted without history) */
-  if (line && now < deadline && deadline - now < 60 * (uint64_t)n * n) line = 0;
+   * (under 15 n^2 ns, about one set-up and a few hundred nodes; was 60 n^2
+   * while a set-up cost 10 n^2 and the search read the clock every 64
+   * nodes: Enlisted without history at 0.5 ms, n = 100: 1.0046 -> 1.0020) */
+  if (line && now < deadline && deadline - now < 15 * (uint64_t)n * n) line = 0;
   uint64_t rest = now < deadline ? deadline - now : 0, cyc = RUIN_CYCLE_NS + rest / 4;
-  rr_deadline = now + (line ? rest / 8 : n <= EXACT_MAX_N ? rest / 4 * 3 : cyc < rest ? cyc : rest);
+  rr_deadline = now + (line ? rest / 8 : n <= EXACT_MAX_N ? rest / 2 : cyc < rest ? cyc : rest);
   /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
@@ -858,8 +860,8 @@ static int best_search(best_run *r, int *optimal) {
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
   /* it overruns the deadline it is given by about its last set-up and the
    * completion of its deepest partial packing: it gets it that much early
-   * (6 n^2 ns: median 0.56 -> 0.51 ms at n = 100, no history, 0.5 ms) */
-  deadline -= 6 * (uint64_t)n * n;
+   * (2 n^2 ns; 6 n^2 before set-ups got cheaper) */
+  deadline -= 2 * (uint64_t)n * n;
   /* on a small instance the node budget caps it too (as it does the exact
    * search), so a run without a time limit ends */
   int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);

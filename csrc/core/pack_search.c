@@ -59,7 +59,7 @@ typedef struct ps {
   const uint64_t *width, *area;
   rk *rks;
   pk_kv *kv;
-  uint64_t nodes, node_limit, deadline, tries;
+  uint64_t nodes, node_limit, deadline, tries, clock_mask;
   int tight;                  /* cap is the load: sections can be tight (else tight() is pure cost) */
   size_t np, best_np;         /* items placed now; most ever placed at once */
   uint64_t *bsol;             /* the offsets of that deepest partial packing */
@@ -272,8 +272,10 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
   /* the clock every 64 nodes (and 64 placements below): reading it costs
-   * far more than a node on some VMs */
-  if (S->deadline && (S->nodes & 63) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+   * far more than a small instance's node on some VMs; from 128 items on a
+   * node costs microseconds and 64 of them overran 0.5 ms budgets by 0.1 ms
+   * (n = 150): every 8 there (clock_mask) */
+  if (S->deadline && (S->nodes & S->clock_mask) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -345,7 +347,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
-    if (S->deadline && (++S->tries & 63) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+    if (S->deadline && (++S->tries & S->clock_mask) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
@@ -685,6 +687,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   ps S;
   memset(&S, 0, sizeof S);
   S.in = in; S.n = n; S.K = K; S.cap = cap; S.deadline = deadline;
+  S.clock_mask = n >= 128 ? 7 : 63;
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
