@@ -860,8 +860,8 @@ static int best_search(best_run *r, int *optimal) {
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
   /* it overruns the deadline it is given by about its last set-up and the
    * completion of its deepest partial packing: it gets it that much early
-   * (2 n^2 ns; 6 n^2 before set-ups got cheaper) */
-  deadline -= 2 * (uint64_t)n * n;
+   * (3 n^2 ns; 6 n^2 before set-ups got cheaper) */
+  deadline -= 3 * (uint64_t)n * n;
   /* on a small instance the node budget caps it too (as it does the exact
    * search), so a run without a time limit ends */
   int sp = pk_search_improve(&r->in, r->lb, deadline, n <= EXACT_MAX_N ? r->nodes : 0, r->tmp, &sp_proved);

@@ -506,7 +506,7 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
 }
 
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget, int fixcut);
+                  int *have_partial, uint64_t *budget, int fixcut, uint64_t *setup_ns);
 
 /* Can the whole-cycle items be stacked at the bottom without losing a
  * packing? Moving one down lifts what was below it by its size, which keeps
@@ -543,7 +543,7 @@ static uint32_t cut_point(const pk_inst *in, int fixcut, size_t *ncross) {
 }
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL, NULL, NULL, 0);
+  return decide(in, cap, deadline, out, NULL, NULL, NULL, 0, NULL);
 }
 
 /* The decision's buffers (ps_free frees them; area, tot, rks and width are
@@ -740,7 +740,9 @@ static int decide_lists(ps *S, uint64_t *tot) {
 /* budget, when given: nodes left for this and later calls (counted down;
  * at 0 the call ends as if out of time) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget, int fixcut) {
+                  int *have_partial, uint64_t *budget, int fixcut, uint64_t *setup_ns) {
+  uint64_t t_in = setup_ns ? fg_now_ns() : 0;
+  if (setup_ns) *setup_ns = 0;
   if (have_partial) *have_partial = 0;
   size_t n = in->n;
   uint32_t K = in->K;
@@ -771,6 +773,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   if (!check(&S, 0, K, 0)) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
   for (uint32_t t = 0; t < K; t++) S.tight |= S.floor[t] + S.total[t] == cap;
   uint64_t limit = n;
+  if (setup_ns) *setup_ns = fg_now_ns() - t_in;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
     for (int hh = 0; hh < 3; hh++) {
@@ -833,12 +836,13 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   size_t ncross;
   cut_point(in, 0, &ncross);
   int heur = ncross > 0, first = 1, again = 0;
-  uint64_t cap = lb;
+  uint64_t cap = lb, setup = (uint64_t)n * n;
   while (lo < M) {
     uint64_t now = fg_now_ns();
-    /* an attempt's set-up alone is quadratic (neighbour lists): not worth
-     * starting without about a nanosecond per pair left */
-    if (now >= deadline || deadline - now < (uint64_t)n * n) break;
+    /* an attempt's set-up cannot be cut short and is quadratic (about a
+     * nanosecond per pair on dev, twice that on slower cores): not worth
+     * starting without twice the longest one seen so far left */
+    if (now >= deadline || deadline - now < 2 * setup) break;
     uint64_t rem = deadline - now, slice = first ? rem / 4 * 3 : rem / 3;
     int fix = heur && !again;
     if (!again) {
@@ -846,7 +850,9 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
       cap = first ? lo : lo + (M - lo) / 2;
     }
     int have_part = 0;
-    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, fix);
+    uint64_t su = 0;
+    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, fix, &su);
+    if (su > setup) setup = su;
     if (r < 0) { free(tmp); free(part); return -1; }
     again = 0;
     if (r == PS_FOUND) {
