@@ -60,7 +60,9 @@ typedef struct ps {
   const uint64_t *width, *area;
   rk *rks;
   pk_kv *kv;
-  uint64_t nodes, node_limit, deadline, tries, clock_mask;
+  uint64_t nodes, node_limit, deadline;
+  uint32_t tick, every;        /* out_of_time: events to the next clock reading, and between them */
+  uint64_t last_clock;
   uint64_t *rbits;            /* rank_order: a bit per rank (kept clear between calls) */
   uint32_t *rslot;            /* rank_order: the item of each marked rank */
   size_t rwords;
@@ -204,6 +206,22 @@ static int check(const ps *S, uint32_t lo, uint32_t hi, uint64_t o) {
   return 1;
 }
 
+/* The clock, read every S->every nodes or dying placements: a reading
+ * costs more than a small instance's node on some VMs, while 64 nodes of
+ * 150 items overran 0.5 ms budgets by 0.1 ms on dev and 0.25 ms on the H100
+ * machine's slower cores. So the spacing adapts, readings 3-20 us apart,
+ * within 1-16 events: a cheap phase (placements dying at once) must not
+ * stretch it over the costly nodes after it (at 256 that overran by 4 ms) */
+static int out_of_time(ps *S) {
+  if (--S->tick) return 0;
+  uint64_t t = fg_now_ns(), dt = t - S->last_clock;
+  S->last_clock = t;
+  if (dt > 20000) S->every = 1;
+  else if (dt < 3000 && S->every < 16) S->every *= 2;
+  S->tick = S->every;
+  return t > S->deadline;
+}
+
 #define FULL_SORT SIZE_MAX
 static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl, uint64_t last_off,
                uint32_t last_rank, size_t depth, size_t umark);
@@ -332,11 +350,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   }
   if (S->nodes >= S->node_limit) return R_ABORT;
   S->nodes++;
-  /* the clock every 64 nodes (and 64 placements below): reading it costs
-   * far more than a small instance's node on some VMs; from 128 items on a
-   * node costs microseconds and 64 of them overran 0.5 ms budgets by 0.1 ms
-   * (n = 150): every 8 there (clock_mask) */
-  if (S->deadline && (S->nodes & S->clock_mask) == 1 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+  if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
   size_t m = 0, r = 0;
@@ -408,7 +422,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
-    if (S->deadline && (++S->tries & S->clock_mask) == 0 && fg_now_ns() > S->deadline) return R_TIMEOUT;
+    if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   }
   return R_NOTFOUND;
 }
@@ -750,7 +764,8 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   ps S;
   memset(&S, 0, sizeof S);
   S.in = in; S.n = n; S.K = K; S.cap = cap; S.deadline = deadline;
-  S.clock_mask = n >= 128 ? 7 : 63;
+  S.every = S.tick = 8;
+  S.last_clock = fg_now_ns();
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
