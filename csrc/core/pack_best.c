@@ -70,6 +70,10 @@
 #define LAHC_LEN 64
 /* fruitless ruin-and-recreate iterations before the decision search takes over */
 #define RUIN_LINE_STALL 500
+/* below this much time a line's decision search gets all of it: one attempt
+ * at the bound is what pays there (no history, 0.25 ms on dev, a stand-in for
+ * the H100 machine's 0.5 ms: n = 50 1.0038 -> 1.0009, n = 75 1.0034 -> 1.0019) */
+#define LINE_RUIN_MIN_NS 2000000ull
 /* on cycles above EXACT_MAX_N items ruin and recreate keeps this much of the
  * budget (and a quarter of the rest) before the decision search */
 #define RUIN_CYCLE_NS 1000000ull
@@ -811,7 +815,8 @@ static int best_ruin(best_run *r) {
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
   uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
   /* pack_search: the decision search after this loop gets 7/8 on lines
-   * (and cycles that are lines above a whole-cycle stack, is_line): it
+   * (all of it under LINE_RUIN_MIN_NS; lines include cycles that are lines
+   * above a whole-cycle stack, is_line): it
    * solves perfect-fit instances this loop stalls on (up to EXACT_MAX_N
    * items after the exact search's half). On other cycles this loop does
    * better at short budgets (Enlisted at 0.5 ms) and its gains come early:
@@ -826,7 +831,7 @@ static int best_ruin(best_run *r) {
    * nodes: Enlisted without history at 0.5 ms, n = 100: 1.0046 -> 1.0020) */
   if (line && now < deadline && deadline - now < 15 * (uint64_t)n * n) line = 0;
   uint64_t rest = now < deadline ? deadline - now : 0, cyc = RUIN_CYCLE_NS + rest / 4;
-  rr_deadline = now + (line ? rest / 8 : n <= EXACT_MAX_N ? rest / 2 : cyc < rest ? cyc : rest);
+  rr_deadline = now + (line ? (rest < LINE_RUIN_MIN_NS ? 0 : rest / 8) : n <= EXACT_MAX_N ? rest / 2 : cyc < rest ? cyc : rest);
   /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
