@@ -579,9 +579,12 @@ static void test_baselines_unchanged(void) {
  * the packers were split into layers (issue 11), and again when lines of
  * up to 64 items gained the decision search (issue 14: a change of
  * behaviour), and when that search learned tight sections and wrapping
- * arcs and took over cycles too (issue 14 again). A restructuring must not move a single offset. */
+ * arcs and took over cycles too (issue 14 again), and when instances above
+ * 32 items got the decision search before the exact one (issue 14: mean
+ * makespan / bound over these 300 1.009963 -> 1.009939, 32 proved optimal
+ * either way). A restructuring must not move a single offset. */
 static void test_best_unchanged(void) {
-  static const uint64_t want[2] = {0x20d4d01667e89c22ull, 0x85d33619b08f539bull};
+  static const uint64_t want[2] = {0x26b3f9b6135d7bf1ull, 0x096bd2f2e1f26e37ull};
   uint64_t s = 23, h[2] = {0, 0};
   fg_pack_item *it = malloc(sizeof(fg_pack_item) * 64);
   uint64_t *off = malloc(sizeof(uint64_t) * 64), *hint = malloc(sizeof(uint64_t) * 64);
