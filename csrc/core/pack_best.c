@@ -74,9 +74,10 @@
  * at the bound is what pays there (no history, 0.25 ms on dev, a stand-in for
  * the H100 machine's 0.5 ms: n = 50 1.0038 -> 1.0009, n = 75 1.0034 -> 1.0019) */
 #define LINE_RUIN_MIN_NS 2000000ull
-/* on cycles above EXACT_MAX_N items ruin and recreate keeps this much of the
- * budget (and a quarter of the rest) before the decision search */
-#define RUIN_CYCLE_NS 1000000ull
+/* on cycles above EXACT_MAX_N items ruin and recreate keeps a quarter of the
+ * budget before the decision search where there is this much per pair of
+ * items (a few of the search's set-ups and its nodes), else all of it */
+#define RUIN_CYCLE_PAIR_NS 60
 #define EXACT_MAX_N 64
 #define EXACT_FIRST_N 32
 #define SMALL_BITS_N 512
@@ -823,16 +824,19 @@ static int best_ruin(best_run *r) {
    * better at short budgets (Enlisted at 0.5 ms) and its gains come early:
    * it keeps 1/2 up to EXACT_MAX_N items (the exact search and the decision
    * search do more with the rest: 3/4 was worse at n = 40-64, 600 instances,
-   * and slower), else 1 ms and a quarter of the rest, and the search gets
-   * what it leaves (also once it runs out of patience) */
+   * and slower), else a quarter where RUIN_CYCLE_PAIR_NS allows (was 1 ms
+   * and a quarter, while the search tried a heuristic first: with history
+   * n = 75 at 0.5 ms 1.0118 -> 1.0088, p90 1.0336 -> 1.0272, dev), and the
+   * search gets what it leaves (also once it runs out of patience) */
   int line = r->line = is_line(in);
   /* a line keeps it all where the search would get too little to pay off
    * (under 15 n^2 ns, about one set-up and a few hundred nodes; was 60 n^2
    * while a set-up cost 10 n^2 and the search read the clock every 64
    * nodes: Enlisted without history at 0.5 ms, n = 100: 1.0046 -> 1.0020) */
   if (line && now < deadline && deadline - now < 15 * (uint64_t)n * n) line = 0;
-  uint64_t rest = now < deadline ? deadline - now : 0, cyc = RUIN_CYCLE_NS + rest / 4;
-  rr_deadline = now + (line ? (rest < LINE_RUIN_MIN_NS ? 0 : rest / 8) : n <= EXACT_MAX_N ? rest / 2 : cyc < rest ? cyc : rest);
+  uint64_t rest = now < deadline ? deadline - now : 0;
+  uint64_t cyc = rest >= RUIN_CYCLE_PAIR_NS * (uint64_t)n * n ? rest / 4 : rest;
+  rr_deadline = now + (line ? (rest < LINE_RUIN_MIN_NS ? 0 : rest / 8) : n <= EXACT_MAX_N ? rest / 2 : cyc);
   /* the search's time is worth more once this loop stalls:
    * it stops after as many fruitless iterations as it took to its last
    * gain (at least RUIN_LINE_STALL) */
