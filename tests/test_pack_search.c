@@ -70,52 +70,43 @@ static int search_at_optimum(const fg_pack_item *it, size_t n, const fg_pack_des
   return r == PS_NONE;
 }
 
-static void test_small_optima(void) {
+/* Small instances against brute force, on a line and (cyclic) on a cycle:
+ * arcs that wrap are searched as items of the rotated line that wrap
+ * round, so the search is exact there too (found at the optimum, optimum -
+ * 1 proved infeasible), unless whole-cycle items whose sizes break other
+ * items' alignments are stacked at the bottom: then it must never claim
+ * what is false. */
+static void test_small_optima(int cyclic) {
   int proved = 0, cases = 0;
   for (int rep = 0; rep < 300; rep++) {
     size_t n = 3 + rndu(4);
     fg_pack_item it[8];
     uint64_t T = 6;
     for (size_t i = 0; i < n; i++) {
-      uint64_t s = rndu(T - 1), e = s + 1 + rndu(T - s - 1);
-      if (e > T) e = T;
+      uint64_t s, e;
+      if (cyclic) {
+        uint64_t l;
+        s = rndu(T); l = 1 + rndu(T - 1);
+        e = rndu(8) == 0 ? s : (s + l) % T; /* now and then the whole cycle */
+      } else {
+        s = rndu(T - 1); e = s + 1 + rndu(T - s - 1);
+        if (e > T) e = T;
+      }
       it[i] = (fg_pack_item){s, e, 1 + rndu(5), (rep & 1) ? (uint64_t)1 << rndu(3) : 0, 0, 0};
     }
     fg_pack_desc d = {0};
-    proved += search_at_optimum(it, n, &d, brute_opt(it, n, 0), 1, "", rep);
-    cases++;
-  }
-  printf("small: %d/%d optima found and optimum-1 proved infeasible\n", proved, cases);
-}
-
-/* The same on cycles: arcs that wrap are searched as items of the rotated
- * line that wrap round, so the search is exact there too (found at the
- * optimum, optimum - 1 proved infeasible), unless whole-cycle items whose
- * sizes break other items' alignments are stacked at the bottom: then it
- * must never claim what is false. */
-static void test_small_optima_cyclic(void) {
-  int proved = 0, cases = 0;
-  for (int rep = 0; rep < 300; rep++) {
-    size_t n = 3 + rndu(4);
-    fg_pack_item it[8];
-    uint64_t P = 6;
-    for (size_t i = 0; i < n; i++) {
-      uint64_t s = rndu(P), l = 1 + rndu(P - 1);
-      uint64_t e = rndu(8) == 0 ? s : (s + l) % P; /* now and then the whole cycle */
-      it[i] = (fg_pack_item){s, e, 1 + rndu(5), (rep & 1) ? (uint64_t)1 << rndu(3) : 0, 0, 0};
-    }
-    fg_pack_desc d = {0};
-    d.period = P;
-    uint64_t opt = brute_opt(it, n, P), amax = 1;
+    d.period = cyclic ? T : 0;
+    uint64_t opt = brute_opt(it, n, d.period), amax = 1;
     int exact = 1;
     for (size_t i = 0; i < n; i++)
       if (it[i].align > amax) amax = it[i].align;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) /* only cycles have whole-cycle items */
       if (it[i].start == it[i].stop && it[i].size % amax) exact = 0;
-    proved += search_at_optimum(it, n, &d, opt, exact, "cyclic ", rep);
+    proved += search_at_optimum(it, n, &d, opt, exact, cyclic ? "cyclic " : "", rep);
     cases++;
   }
-  printf("small cyclic: %d/%d optima found and optimum-1 proved infeasible\n", proved, cases);
+  printf("small%s: %d/%d optima found and optimum-1 proved infeasible\n", cyclic ? " cyclic" : "", proved,
+         cases);
 }
 
 /* Random linear and cyclic instances: at the capacity of a known packing
@@ -290,8 +281,8 @@ static void test_minimalloc(void) {
 }
 
 int main(void) {
-  test_small_optima();
-  test_small_optima_cyclic();
+  test_small_optima(0);
+  test_small_optima(1);
   test_random();
   test_tight_feasible();
   test_best_budgets();
