@@ -19,8 +19,10 @@
  * Cycles: cut where some item ends; arcs alive there wrap round (sections
  * [lo, K) and [0, hi - K)), which keeps the search exact.
  * Preorders WAT, TAW, TWA (lifetime width, area, max section total) are
- * tried round robin under a node limit that doubles, as MiniMalloc does; any
- * of them running to the end without a solution proves there is none. */
+ * tried round robin under a node limit that doubles, as MiniMalloc does,
+ * but each round resumes its preorder's search where the last one stopped
+ * (replaying the path there) instead of starting it over; any of them
+ * running to the end without a solution proves there is none. */
 #include "pack_search.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -70,6 +72,12 @@ typedef struct ps {
   size_t np, best_np;         /* items placed now; most ever placed at once */
   uint64_t *bsol;             /* the offsets of that deepest partial packing */
   char *bplaced;
+  /* resuming a preorder where its last round stopped: path[f] is the
+   * candidate tried at the f-th frame along the current path (finished
+   * pieces' frames included), plen frames of it lead to the frontier */
+  uint32_t *path;
+  size_t fd, plen, pcap, abort_at;
+  int resuming;
 } ps;
 
 #define FLOOR_BIT 0x80000000u
@@ -346,7 +354,11 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     memcpy(S->bsol, S->sol, sizeof(uint64_t) * S->n);
     memcpy(S->bplaced, S->placed, S->n);
   }
-  if (S->nodes >= S->node_limit) return R_ABORT;
+  size_t my = S->fd++;
+  if (S->nodes >= S->node_limit) {
+    S->abort_at = my;
+    return R_ABORT;
+  }
   S->nodes++;
   if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   pk_kv *kv = S->kv;
@@ -383,7 +395,12 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
   if (!tr) return R_NOTFOUND;
   uint64_t hot_o = UINT64_MAX, hmax = 0;
   uint32_t hlo = UINT32_MAX, hhi = 0;
-  for (size_t c = 0; c < m; c++) {
+  size_t c0 = 0; /* a resumed frame goes on from the candidate it was at */
+  if (S->resuming) {
+    if (my < S->plen) c0 = S->path[my];
+    else S->resuming = 0; /* the frontier: explored from its first candidate */
+  }
+  for (size_t c = c0; c < m; c++) {
     uint32_t i = ord[c];
     uint64_t o = S->minoff[i];
     if (o > tf || (o == tf && S->rank[i] > tr)) break; /* a tight section's cover comes first */
@@ -404,6 +421,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     if (hlo != UINT32_MAX && !wraps(S, i) && (hlo < S->lo[i] || hhi >= S->hi[i] || o + hmax - in->size[i] > S->cap))
       continue; /* (a wrapping item's placement is checked everywhere) */
     size_t mark = S->usp;
+    if (my < S->pcap) S->path[my] = (uint32_t)c;
     int cut = place(S, i, o);
     int rc = R_NOTFOUND;
     if (cut < 0) rc = R_OOM;
@@ -417,6 +435,8 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     }
     unplace(S, i, mark);
     if (rc != R_NOTFOUND) return rc;
+    S->fd = my + 1; /* the subtree's frames are off the path (pieces it finished too) */
+    S->resuming = 0;
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
@@ -766,6 +786,8 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
+  uint32_t *paths = NULL;
+  size_t plens[3] = {0, 0, 0};
   size_t ncross;
   uint32_t t0 = cut_point(in, &ncross);
   if (decide_alloc(&S, partial != NULL, &area, &tot, &rks, &width)) goto out;
@@ -785,6 +807,9 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   if (!check(&S, 0, K, 0)) { rc = exact ? PS_NONE : PS_UNKNOWN; goto out; }
   for (uint32_t t = 0; t < K; t++) S.tight |= S.floor[t] + S.total[t] == cap;
   uint64_t limit = n;
+  S.pcap = 2 * n + 4; /* frames along a path: one per placement, one per finished piece */
+  paths = malloc(sizeof(uint32_t) * 3 * S.pcap);
+  if (!paths) goto out;
   if (setup_ns) *setup_ns = fg_now_ns() - t_in;
   for (;;) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
@@ -794,7 +819,18 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
       S.usp = 0; /* top-level re-rankings are never undone */
       S.nodes = 0;
       S.node_limit = budget && *budget < limit ? *budget : limit;
+      /* MiniMalloc restarts each preorder from scratch under the doubled
+       * limit, re-exploring what its last round did; the search is
+       * deterministic, so this round replays the path to where that one
+       * stopped (a node per frame) and goes on from there */
+      S.path = paths + (size_t)hh * S.pcap;
+      S.plen = plens[hh];
+      S.resuming = S.plen > 0;
+      S.fd = 0;
+      S.abort_at = SIZE_MAX;
       int r = budget && !*budget ? R_TIMEOUT : pieces(&S, 0, K, 0, K - 1, all, nall, 0);
+      /* (stopped while still replaying: nothing new explored, same path) */
+      if (r == R_ABORT && !S.resuming) plens[hh] = S.abort_at <= S.pcap ? S.abort_at : 0;
       if (budget) *budget -= S.nodes < *budget ? S.nodes : *budget;
       if (r == R_FOUND) { rc = PS_FOUND; goto found; }
       if (r == R_NOTFOUND || r == R_TIMEOUT) {
@@ -814,7 +850,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
 found:
   memcpy(out, S.sol, sizeof(uint64_t) * n);
 out:
-  free(area); free(tot); free(rks); free(width);
+  free(area); free(tot); free(rks); free(width); free(paths);
   ps_free(&S);
   return rc;
 }
