@@ -588,9 +588,11 @@ static void test_baselines_unchanged(void) {
  * 300-node budgets, 32 proved optimal either way), and when its first
  * attempt went above the bound by the padding alignments may force there
  * (1.009586 -> 1.005595, 32 proved optimal), capped at 0.1 % of the
- * bound (1.005816, 32). A restructuring must not move a single offset. */
+ * bound (1.005816, 32), and when its rounds with slack restarted each
+ * preorder with random key factors (1.005766, 32). A restructuring must
+ * not move a single offset. */
 static void test_best_unchanged(void) {
-  static const uint64_t want[2] = {0x6e8632d72c33f903ull, 0x706b00298e4f14c8ull};
+  static const uint64_t want[2] = {0x5bef9a8f1166633cull, 0xf7e6c8a8cc5fbbc1ull};
   uint64_t s = 23, h[2] = {0, 0};
   fg_pack_item *it = malloc(sizeof(fg_pack_item) * 64);
   uint64_t *off = malloc(sizeof(uint64_t) * 64), *hint = malloc(sizeof(uint64_t) * 64);
