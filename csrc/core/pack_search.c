@@ -466,18 +466,20 @@ static int rk_cmp(const void *a, const void *b) {
     if (x->k[q] != y->k[q]) return x->k[q] > y->k[q] ? -1 : 1;
   return x->i < y->i ? -1 : x->i > y->i;
 }
+/* Item i's keys under preorder h from its width C, area A and section
+ * total T; with restart factors the first key is scaled (saturating: keys
+ * above 2^53 tie there, which only changes the order, never a result). */
+static void rk_set(const ps *S, int h, rk *r, uint32_t i, uint64_t C, uint64_t A, uint64_t T) {
+  r->i = i;
+  r->k[0] = h == 0 ? C : T;
+  r->k[1] = h == 2 ? C : A;
+  r->k[2] = h == 0 ? T : h == 1 ? C : A;
+  if (S->jit) r->k[0] = r->k[0] > (UINT64_MAX >> 11) ? UINT64_MAX : r->k[0] * S->jit[i];
+}
 static void set_rank(ps *S, int h, rk *r, const uint64_t *width, const uint64_t *area, const uint64_t *tot) {
   size_t m = 0;
-  for (size_t i = 0; i < S->n; i++) {
-    if (S->placed[i]) continue;
-    uint64_t C = width[i], A = area[i], T = tot[i];
-    r[m].i = (uint32_t)i;
-    r[m].k[0] = h == 0 ? C : T;
-    r[m].k[1] = h == 2 ? C : A;
-    r[m].k[2] = h == 0 ? T : h == 1 ? C : A;
-    if (S->jit) r[m].k[0] *= S->jit[i];
-    m++;
-  }
+  for (size_t i = 0; i < S->n; i++)
+    if (!S->placed[i]) rk_set(S, h, &r[m++], (uint32_t)i, width[i], area[i], tot[i]);
   qsort(r, m, sizeof *r, rk_cmp);
   for (size_t k = 0; k < m; k++) S->rank[r[k].i] = (uint32_t)k + 1;
 }
@@ -493,12 +495,7 @@ static int rerank(ps *S, const uint32_t *pl, size_t m) {
     uint64_t T = 0;
     for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)
       if (S->total[SX(S, t)] > T) T = S->total[SX(S, t)];
-    uint64_t C = S->width[i], A = S->area[i];
-    r[k].i = i;
-    r[k].k[0] = h == 0 ? C : T;
-    r[k].k[1] = h == 2 ? C : A;
-    r[k].k[2] = h == 0 ? T : h == 1 ? C : A;
-    if (S->jit) r[k].k[0] *= S->jit[i];
+    rk_set(S, h, &r[k], i, S->width[i], S->area[i], T);
   }
   qsort(r, m, sizeof *r, rk_cmp);
   for (size_t k = 0; k < m; k++) {
