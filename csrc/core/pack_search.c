@@ -926,7 +926,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   int improved = 0;
   uint64_t cap = lb, setup = (uint64_t)n * n, pad = peak_pad(in);
   if (pad > lb / 1024) pad = lb / 1024; /* no further than the bisection's own tolerance */
-  int first = 1, lb_tried = 0;
+  int first = 1;
   while (lo < M) {
     uint64_t now = fg_now_ns();
     /* an attempt's set-up cannot be cut short and is quadratic (about a
@@ -943,8 +943,8 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
        * n = 50 at OPT 0 -> 16 / 17 of 20 linear / cyclic, median time
        * 1000 -> 79 / 35 ms; n = 100 at OPT 0 -> 5 / 9, but where it fails
        * it takes the rest: median 45 -> 917 ms; Enlisted within noise) */
-      if (lo != lb || lb_tried || !pad) break;
-      at_lb = lb_tried = 1;
+      if (lo != lb || !pad) break; /* (an attempt there raises lo or ends the loop) */
+      at_lb = 1;
       slice = rem;
     }
     /* the first attempt at the bound plus the padding alignments may force
