@@ -129,7 +129,7 @@ static int place(ps *S, uint32_t i, uint64_t o) {
     uint32_t j = S->adj[q];
     if (S->placed[j] || S->minoff[j] >= h) continue;
     if (push(S, j, S->minoff[j])) return -1;
-    S->minoff[j] = fg_align_up(h, in->align[j]);
+    S->minoff[j] = pk_align_up(h, in->align[j]);
     if (wraps(S, j)) { alo = 0; ahi = S->K; continue; }
     if (S->lo[j] < alo) alo = S->lo[j];
     if (S->hi[j] > ahi) ahi = S->hi[j];
@@ -525,11 +525,11 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
     uint64_t o = 0;
     for (size_t k = 0; k < np; k++) {
       if (!pk_conflict_arcs(in, i, pl[k].i)) continue;
-      o = fg_align_up(o, in->align[i]);
+      o = pk_align_up(o, in->align[i]);
       if (o + in->size[i] <= pl[k].k) break; /* fits in the gap below */
       if (pl[k].k2 > o) o = pl[k].k2;
     }
-    off[i] = o = fg_align_up(o, in->align[i]);
+    off[i] = o = pk_align_up(o, in->align[i]);
     placed[i] = 1;
     while (at > 0 && pl[at - 1].k > o) at--; /* keep pl sorted by offset */
     memmove(pl + at + 1, pl + at, sizeof(pk_kv) * (np - at));
@@ -639,7 +639,7 @@ static uint64_t decide_fix(ps *S, uint32_t t0, size_t ncross, int *exact) {
   pk_sort_kv(S->kv, m);
   for (size_t k = 0; k < m; k++) {
     size_t i = S->kv[k].i;
-    S->sol[i] = fg_align_up(h, in->align[i]);
+    S->sol[i] = pk_align_up(h, in->align[i]);
     h = S->sol[i] + in->size[i];
     S->placed[i] = 1;
   }
@@ -647,7 +647,7 @@ static uint64_t decide_fix(ps *S, uint32_t t0, size_t ncross, int *exact) {
     size_t f = S->kv[k].i;
     uint64_t top = S->sol[f] + in->size[f];
     for (size_t j = 0; j < n; j++)
-      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = fg_align_up(top, in->align[j]);
+      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = pk_align_up(top, in->align[j]);
     for (uint32_t t = 0; t < K; t++)
       if (S->floor[t] < top && pk_contains(in, f, (t + t0) % K)) S->floor[t] = top;
   }
