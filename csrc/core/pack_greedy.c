@@ -303,7 +303,7 @@ out:
 int pk_none(const pk_inst *in, uint64_t *off) {
   uint64_t h = 0;
   for (size_t i = 0; i < in->n; i++) {
-    off[i] = fg_align_up(h, in->align[i]);
+    off[i] = pk_align_up(h, in->align[i]);
     h = off[i] + in->size[i];
   }
   return 0;
@@ -374,7 +374,7 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
   }
   uint64_t h = 0;
   for (size_t sl = 0; sl < nslots; sl++) {
-    uint64_t o = fg_align_up(h, sal[sl]);
+    uint64_t o = pk_align_up(h, sal[sl]);
     for (size_t j = head[sl]; j != (size_t)-1; j = next[j]) off[j] = o;
     h = o + ssz[sl];
   }
