@@ -26,6 +26,9 @@ typedef struct pk_inst {
                             (best computes it once for all baselines) */
   uint32_t nsrank;       /* number of ranks */
   fg_pack_cache *cache;  /* optional (fg_pack_desc.cache), synced to these lifetimes */
+  const uint64_t *phase; /* optional (pack_tile's blocks for the decision search):
+                            item i's offsets are phase[i] (< align) plus a multiple
+                            of its alignment; NULL: multiples */
   uint64_t cut;          /* optional, for the baselines: stop (returning 1, offsets
                             incomplete) once the real makespan of what they have
                             placed reaches cut; it only grows, so such a run
@@ -63,6 +66,13 @@ static inline uint32_t pk_find_pt(const uint64_t *v, uint32_t K, uint64_t x) {
  * alignments always are; a granularity page may not be) */
 static inline uint64_t pk_align_up(uint64_t x, uint64_t a) {
   return (a & (a - 1)) ? fg_align_up(x, a) : (x + a - 1) & ~(a - 1);
+}
+
+/* The lowest offset >= x that item i may take (its alignment and phase) */
+static inline uint64_t pk_align_item(const pk_inst *in, uint64_t x, size_t i) {
+  uint64_t a = in->align[i];
+  if (!in->phase) return pk_align_up(x, a);
+  return x + ((in->phase[i] - x) & (a - 1));
 }
 
 /* What a strategy proved besides its offsets (fg_pack_result's fields of

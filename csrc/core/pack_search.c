@@ -129,7 +129,7 @@ static int place(ps *S, uint32_t i, uint64_t o) {
     uint32_t j = S->adj[q];
     if (S->placed[j] || S->minoff[j] >= h) continue;
     if (push(S, j, S->minoff[j])) return -1;
-    S->minoff[j] = pk_align_up(h, in->align[j]);
+    S->minoff[j] = pk_align_item(in, h, j);
     if (wraps(S, j)) { alo = 0; ahi = S->K; continue; }
     if (S->lo[j] < alo) alo = S->lo[j];
     if (S->hi[j] > ahi) ahi = S->hi[j];
@@ -525,11 +525,11 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
     uint64_t o = 0;
     for (size_t k = 0; k < np; k++) {
       if (!pk_conflict_arcs(in, i, pl[k].i)) continue;
-      o = pk_align_up(o, in->align[i]);
+      o = pk_align_item(in, o, i);
       if (o + in->size[i] <= pl[k].k) break; /* fits in the gap below */
       if (pl[k].k2 > o) o = pl[k].k2;
     }
-    off[i] = o = pk_align_up(o, in->align[i]);
+    off[i] = o = pk_align_item(in, o, i);
     placed[i] = 1;
     while (at > 0 && pl[at - 1].k > o) at--; /* keep pl sorted by offset */
     memmove(pl + at + 1, pl + at, sizeof(pk_kv) * (np - at));
@@ -548,6 +548,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
  * alignments where their sizes are multiples of every alignment. */
 static int whole_exact(const pk_inst *in) {
   uint64_t amax = 1;
+  if (in->phase) return 0; /* phases: moving down may misalign */
   for (size_t i = 0; i < in->n; i++)
     if (in->align[i] > amax) amax = in->align[i];
   for (size_t i = 0; i < in->n; i++)
@@ -612,6 +613,9 @@ static int decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot
       !S->placed || !S->rank || !S->raised || !S->mark || !S->lbuf || !S->pbuf || !S->kv || !S->rbits || !S->rslot || !*area || !*tot ||
       !*rks || !*width)
     return -1;
+  const pk_inst *in = S->in;
+  if (in->phase) /* nothing below an item's phase */
+    for (size_t i = 0; i < n; i++) S->minoff[i] = pk_align_item(in, 0, i);
   return 0;
 }
 
@@ -639,7 +643,7 @@ static uint64_t decide_fix(ps *S, uint32_t t0, size_t ncross, int *exact) {
   pk_sort_kv(S->kv, m);
   for (size_t k = 0; k < m; k++) {
     size_t i = S->kv[k].i;
-    S->sol[i] = pk_align_up(h, in->align[i]);
+    S->sol[i] = pk_align_item(in, h, i);
     h = S->sol[i] + in->size[i];
     S->placed[i] = 1;
   }
@@ -647,7 +651,7 @@ static uint64_t decide_fix(ps *S, uint32_t t0, size_t ncross, int *exact) {
     size_t f = S->kv[k].i;
     uint64_t top = S->sol[f] + in->size[f];
     for (size_t j = 0; j < n; j++)
-      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = pk_align_up(top, in->align[j]);
+      if (!S->placed[j] && S->minoff[j] < top && pk_conflict_arcs(in, f, j)) S->minoff[j] = pk_align_item(in, top, j);
     for (uint32_t t = 0; t < K; t++)
       if (S->floor[t] < top && pk_contains(in, f, (t + t0) % K)) S->floor[t] = top;
   }
