@@ -51,6 +51,7 @@
 #include "pack_place.h"
 #include "pack_search.h"
 #include "pack_sort.h"
+#include "pack_tile.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -860,6 +861,20 @@ static int best_ruin(best_run *r) {
   return BEST_ON;
 }
 
+/* 1b. A flat load (LOAD at every point): a packing at LOAD tiles memory;
+ * pack_tile rebuilds the tiling's blocks and searches those, with half of
+ * the time that is left. Reaching LOAD ends the call; else its packing
+ * (near LOAD: blocks are exact rectangles) is the incumbent to beat. */
+static int best_tile(best_run *r) {
+  uint64_t now = fg_now_ns(), mk;
+  if (r->in.gran || now >= r->deadline || !pk_flat(&r->in, r->reallb)) return BEST_ON;
+  if (pk_tile(&r->in, r->reallb, now + (r->deadline - now) / 2, r->tmp, &mk)) return -1;
+  if (mk >= r->realBest) return BEST_ON;
+  r->realBest = mk;
+  memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+  return mk <= r->reallb ? BEST_PROVED : BEST_ON;
+}
+
 /* pack_search: the decision search by bisection below the incumbent (up to
  * EXACT_MAX_N items after the exact search), with the time that is left */
 static int best_search(best_run *r, int *optimal) {
@@ -915,6 +930,7 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   int st = best_setup(&r, in0, desc, load, out);
   if (st == BEST_ON) st = best_warm(&r);
   if (st == BEST_ON) st = best_quick(&r);
+  if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_baselines(&r);
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);

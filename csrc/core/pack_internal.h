@@ -3,6 +3,7 @@
  * the files on the lines below its own:
  *   pack.c                      the solver table and fg_pack
  *   pack_best                   best: drives everything below
+ *   pack_tile                   flat loads: a tiling's blocks, packed by pack_search
  *   pack_greedy, pack_search    the baselines; the exact decision search
  *   pack_bound                  clique lower bounds
  *   pack_place                  placed lists, time index, gap scan, drop
@@ -19,5 +20,6 @@
 #include "pack_place.h"
 #include "pack_search.h"
 #include "pack_sort.h"
+#include "pack_tile.h"
 
 #endif
