@@ -21,6 +21,10 @@
  * 1. Without a hint, a quick first fit: arcs longer than half the cycle
  *    first (a frame graph's history copies, which make its clique bound),
  *    then by size. Most frame graphs end here, baselines unneeded.
+ * 1b. A flat load (LOAD at every point, a perfect tiling's: never a frame
+ *    graph's): pack_tile rebuilds the tiling's blocks and searches those,
+ *    with half of the budget; LOAD ends the call, else its packing is the
+ *    incumbent.
  * 2. Starts: every baseline unless one reaches a bound (so best is never
  *    worse than any of them; each stops as soon as what it placed reaches
  *    the incumbent's makespan), then, within the budget, thesis and
