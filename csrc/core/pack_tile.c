@@ -60,6 +60,7 @@ typedef struct tl {
   size_t na;
   char *used;
   uint64_t *G, *tmp;           /* stack programme: (1 << TL_MAXK) sets; one set */
+  char *gne;                   /* per set of G: not empty */
   pk_kv *kv, *kv2;
   uint64_t (*fail)[4];         /* rule 3: stacks tried and infeasible (s, e, count, newest id) */
   size_t nfail, failcap;
@@ -78,11 +79,11 @@ static int any(const tl *T, const uint64_t *F) {
 }
 /* dst = {o : o + h in src} (modulo W) */
 static void rot(const tl *T, uint64_t *dst, const uint64_t *src, uint64_t h) {
-  uint32_t k = (uint32_t)(h & (T->W - 1)), q = k >> 6, r = k & 63, w = T->words;
-  for (uint32_t i = 0; i < w; i++) {
-    uint64_t lo = src[(i + q) % w], hi = src[(i + q + 1) % w];
-    dst[i] = r ? (lo >> r) | (hi << (64 - r)) : lo;
-  }
+  uint32_t k = (uint32_t)(h & (T->W - 1)), q = k >> 6, r = k & 63, wm = T->words - 1; /* words: a power of two */
+  if (!r)
+    for (uint32_t i = 0; i <= wm; i++) dst[i] = src[(i + q) & wm];
+  else
+    for (uint32_t i = 0; i <= wm; i++) dst[i] = (src[(i + q) & wm] >> r) | (src[(i + q + 1) & wm] << (64 - r));
 }
 
 static size_t node(tl *T, int kind, uint32_t s, uint32_t e, uint32_t len, uint64_t h) {
@@ -125,22 +126,28 @@ static long seq(tl *T, size_t x, size_t y) {
 
 /* G[m] for the subsets m of the k blocks ids: offsets at which they stack
  * in some order */
-static void stack_sets(tl *T, const uint32_t *ids, uint32_t k) {
+static int stack_sets(tl *T, const uint32_t *ids, uint32_t k) {
   uint32_t w = T->words;
+  char *ne = T->gne; /* G[m] not empty: empty subsets are skipped (they stay empty above) */
   for (uint32_t m = 1; m < (1u << k); m++) {
     uint64_t *g = T->G + (size_t)m * w;
     if (!(m & (m - 1))) {
       memcpy(g, setp(T, ids[__builtin_ctz(m)]), sizeof(uint64_t) * w);
+      ne[m] = 1;
       continue;
     }
     memset(g, 0, sizeof(uint64_t) * w);
+    uint64_t acc = 0;
     for (uint32_t i = 0; i < k; i++) {
-      if (!(m >> i & 1)) continue;
+      if (!(m >> i & 1) || !ne[m ^ (1u << i)]) continue;
       rot(T, T->tmp, T->G + (size_t)(m ^ (1u << i)) * w, T->h[ids[i]]); /* i at the bottom */
       const uint64_t *fi = setp(T, ids[i]);
-      for (uint32_t q = 0; q < w; q++) g[q] |= fi[q] & T->tmp[q];
+      for (uint32_t q = 0; q < w; q++) acc |= g[q] |= fi[q] & T->tmp[q];
     }
+    ne[m] = acc != 0;
+    if (!(m & 63) && fg_now_ns() >= T->deadline) return -1; /* k = 12: ~1 ms in all */
   }
+  return 0;
 }
 
 /* A stack of the k blocks ids (lifetime s..e); stacks of the same lifetime
@@ -167,7 +174,7 @@ static long stack(tl *T, const uint32_t *ids, uint32_t k) {
     nf = k;
   } else
     return -1;
-  stack_sets(T, flat, nf);
+  if (stack_sets(T, flat, nf)) return -1;
   const uint64_t *g = T->G + (size_t)((1u << nf) - 1) * T->words;
   uint64_t h = 0;
   for (uint32_t q = 0; q < nf; q++) h += T->h[flat[q]];
@@ -201,7 +208,7 @@ static long big_stack(tl *T, const uint32_t *ids, uint32_t k) {
   pk_sort_kv(kv, k);
   for (uint32_t q = 0; q < k; q++) srt[q] = (uint32_t)kv[q].i;
   uint64_t rng = 0x7113ull + k;
-  for (int deal = 0; deal < TL_DEALS; deal++) {
+  for (int deal = 0; deal < TL_DEALS && fg_now_ns() < T->deadline; deal++) {
     size_t nn0 = T->nn, nk0 = T->nk;
     uint32_t ok = 1;
     for (uint32_t g = 0; g < c && ok; g++) {
@@ -373,7 +380,8 @@ static int rule2(tl *T) {
   pk_sort_kv(T->kv2, m);
   r2c cand[TL_R2TRY];
   size_t nc = 0;
-  uint64_t sums[1u << TL_R2K];
+  uint64_t sums[1u << TL_R2K], sums2[1u << TL_R2K];
+  sums2[0] = 0;
   for (size_t q = 0; q < m;) {
     size_t q1 = q; /* class: ending at t, starting at s0 */
     while (q1 < m && T->kv2[q1].k == T->kv2[q].k && T->kv2[q1].k2 == T->kv2[q].k2) q1++;
@@ -381,21 +389,15 @@ static int rule2(tl *T) {
     uint32_t ne = (uint32_t)(q1 - q);
     size_t p = lower(T->kv, m, t, 0);
     if (ne <= TL_R2K && p < m && T->kv[p].k == t) {
-      for (uint32_t me = 1; me < (1u << ne); me++) {
-        uint64_t sm = 0;
-        for (uint32_t i = 0; i < ne; i++)
-          if (me >> i & 1) sm += T->h[T->kv2[q + i].i];
-        sums[me] = sm;
-      }
+      sums[0] = 0;
+      for (uint32_t me = 1; me < (1u << ne); me++) sums[me] = sums[me & (me - 1)] + T->h[T->kv2[q + __builtin_ctz(me)].i];
       while (p < m && T->kv[p].k == t) {
         size_t p1 = p; /* class: starting at t, ending at e0 */
         while (p1 < m && T->kv[p1].k == t && T->kv[p1].k2 == T->kv[p].k2) p1++;
         uint32_t ns = (uint32_t)(p1 - p);
         if (ns <= TL_R2K && T->len[T->kv2[q].i] + T->len[T->kv[p].i] <= T->K)
           for (uint32_t ms = 1; ms < (1u << ns); ms++) {
-            uint64_t sm = 0;
-            for (uint32_t i = 0; i < ns; i++)
-              if (ms >> i & 1) sm += T->h[T->kv[p + i].i];
+            uint64_t sm = sums2[ms] = sums2[ms & (ms - 1)] + T->h[T->kv[p + __builtin_ctz(ms)].i];
             for (uint32_t me = 1; me < (1u << ne); me++) {
               if (sums[me] != sm) continue;
               uint32_t size = (uint32_t)(__builtin_popcount(me) + __builtin_popcount(ms));
@@ -440,8 +442,11 @@ static int rule2(tl *T) {
   return 0;
 }
 
-/* Rule 3: one stack of the blocks of one lifetime (not the whole span).
- * Returns 1 when made. */
+/* Rule 3: one stack of the blocks of one lifetime, or a column where they
+ * add up to the load (blocks of the whole span only as a column: a stack
+ * of some of them would fix an order the rest may need broken). Lifetimes
+ * whose blocks failed are not tried again until a block joins them.
+ * Returns 1 when made, -1 on OOM. */
 static int rule3(tl *T) {
   size_t m = 0;
   for (size_t q = 0; q < T->na; q++) {
@@ -461,6 +466,7 @@ static int rule3(tl *T) {
     int root = T->cyc ? whole(T, x0) : T->kv[q].k == rootspan;
     uint64_t sum = 0;
     for (size_t i = q; i < q1; i++) sum += T->h[T->kv[i].i];
+    if (fg_now_ns() >= T->deadline) return 0;
     if (k >= 2 && (!root || sum == T->load)) {
       int tried = 0;
       for (size_t f = 0; f < T->nfail && !tried; f++)
@@ -497,6 +503,22 @@ static int rule3(tl *T) {
   return 0;
 }
 
+/* An order of a stack's k blocks from offset o in which each block's set
+ * holds its offset (o is in the stack's set, so one exists): depth-first;
+ * a subset that failed once fails again (its top is the same) */
+static int stack_order(const tl *T, const uint32_t *kid, uint32_t k, uint32_t used, uint32_t depth, uint64_t o,
+                       uint64_t *failed, uint32_t *pick) {
+  if (depth == k) return 1;
+  if (failed[used >> 6] >> (used & 63) & 1) return 0;
+  for (uint32_t i = 0; i < k; i++) {
+    if ((used >> i & 1) || !bit(T, setp(T, kid[i]), o)) continue;
+    pick[depth] = i;
+    if (stack_order(T, kid, k, used | 1u << i, depth + 1, o + T->h[kid[i]], failed, pick)) return 1;
+  }
+  failed[used >> 6] |= 1ull << (used & 63);
+  return 0;
+}
+
 /* Offsets of the items of block id placed at o (o's residue in its set) */
 static int unfold(tl *T, size_t id, uint64_t o, uint64_t *off) {
   size_t cap = T->nn + 1, sp = 0;
@@ -518,18 +540,12 @@ static int unfold(tl *T, size_t id, uint64_t o, uint64_t *off) {
       st[sp++] = T->b[x]; st[sp++] = o;
     } else {
       const uint32_t *kid = T->kids + T->a[x];
-      uint32_t k = T->b[x], mset = (1u << k) - 1;
-      stack_sets(T, kid, k);
-      while (mset) { /* a block that may go at o with the rest above it */
-        uint32_t pick = k;
-        for (uint32_t i = 0; i < k && pick == k; i++)
-          if ((mset >> i & 1) && bit(T, setp(T, kid[i]), o) &&
-              (mset == (1u << i) || bit(T, T->G + (size_t)(mset ^ (1u << i)) * T->words, o + T->h[kid[i]])))
-            pick = i;
-        if (pick == k) { free(st); return -2; } /* cannot happen: o is in the stack's set */
-        st[sp++] = kid[pick]; st[sp++] = o;
-        o += T->h[kid[pick]];
-        mset ^= 1u << pick;
+      uint32_t k = T->b[x], pick[TL_MAXK];
+      uint64_t failed[(1u << TL_MAXK) / 64] = {0};
+      if (!stack_order(T, kid, k, 0, 0, o, failed, pick)) { free(st); return -2; } /* cannot happen: o is in the set */
+      for (uint32_t d = 0; d < k; d++) {
+        st[sp++] = kid[pick[d]]; st[sp++] = o;
+        o += T->h[kid[pick[d]]];
       }
     }
   }
@@ -578,13 +594,20 @@ int pk_flat(const pk_inst *in, uint64_t load) {
 
 /* Is off a packing of in at makespan load? (the blocks are guesses; this
  * is the proof) */
-static int valid(const pk_inst *in, uint64_t load, const uint64_t *off) { /* load: the makespan to check against */
+static int valid(tl *T, uint64_t lim, const uint64_t *off) { /* lim: the makespan to check against */
+  const pk_inst *in = T->in;
   size_t n = in->n;
-  for (size_t i = 0; i < n; i++)
-    if (off[i] % in->align[i] || off[i] + in->size[i] > load || off[i] + in->size[i] < off[i]) return 0;
-  for (size_t i = 0; i < n; i++)
-    for (size_t j = i + 1; j < n; j++)
-      if (off[i] < off[j] + in->size[j] && off[j] < off[i] + in->size[i] && pk_conflict_arcs(in, i, j)) return 0;
+  pk_kv *kv = T->kv; /* by offset: only items that share bytes need a time test */
+  for (size_t i = 0; i < n; i++) {
+    if (off[i] % in->align[i] || off[i] + in->size[i] > lim || off[i] + in->size[i] < off[i]) return 0;
+    kv[i] = (pk_kv){off[i], 0, i};
+  }
+  pk_sort_kv(kv, n);
+  for (size_t q = 0; q < n; q++) {
+    size_t i = kv[q].i;
+    for (size_t p = q + 1; p < n && kv[p].k < off[i] + in->size[i]; p++)
+      if (pk_conflict_arcs(in, i, kv[p].i)) return 0;
+  }
   return 1;
 }
 
@@ -614,7 +637,7 @@ static int unfold_all(tl *T, const uint32_t *act, size_t m, const uint64_t *boff
     if (u == -1) return -1;
     if (u) return 0; /* an offset outside the block's set: cannot happen */
   }
-  if (valid(T->in, lim, off)) *mk = lim;
+  if (valid(T, lim, off)) *mk = lim;
   return 0;
 }
 
@@ -653,7 +676,7 @@ static int open_blocks(tl *T, int first) {
 
 static void tl_free(tl *T) {
   free(T->s); free(T->e); free(T->len); free(T->a); free(T->b); free(T->h); free(T->F); free(T->kind);
-  free(T->kids); free(T->act); free(T->act2); free(T->used); free(T->G); free(T->tmp); free(T->kv); free(T->kv2);
+  free(T->kids); free(T->act); free(T->act2); free(T->used); free(T->G); free(T->tmp); free(T->gne); free(T->kv); free(T->kv2);
   free(T->fail);
 }
 
@@ -683,13 +706,14 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
   T.kids = malloc(sizeof(uint32_t) * T.kcap);
   T.act = malloc(sizeof(uint32_t) * nc); T.act2 = malloc(sizeof(uint32_t) * nc); T.used = calloc(nc, 1);
   T.G = malloc(sizeof(uint64_t) * T.words << TL_MAXK); T.tmp = malloc(sizeof(uint64_t) * T.words);
+  T.gne = malloc((size_t)1 << TL_MAXK);
   T.kv = malloc(sizeof(pk_kv) * nc); T.kv2 = malloc(sizeof(pk_kv) * nc);
   fg_pack_item *bi = NULL;
   uint64_t *phase = NULL, *boff = NULL;
   pk_inst bin;
   int rc = -1;
   if (!T.s || !T.e || !T.len || !T.a || !T.b || !T.h || !T.F || !T.kind || !T.kids || !T.act || !T.act2 || !T.used ||
-      !T.G || !T.tmp || !T.kv || !T.kv2)
+      !T.G || !T.tmp || !T.gne || !T.kv || !T.kv2)
     goto out;
   rc = 0; /* from here, -1 only on OOM */
   for (size_t i = 0; i < n; i++) {
