@@ -1,4 +1,6 @@
-/* Fuzz target: every packing strategy on random cyclic and linear instances.
+/* Fuzz target: every packing strategy on random cyclic and linear instances,
+ * and (flag 0x80) best on tilings: guillotine cuts, with alignments drawn
+ * at random or a size nudged, which pack_tile's guesses must survive.
  * Each result must pass fg_check_packing, stay free of overflow (no offset +
  * size past 2^64, makespan covering every item) and never be below LOAD; a
  * rejected instance must come with a message. Built as a libFuzzer target
@@ -9,6 +11,7 @@
 #include <string.h>
 #include "fg_pack.h"
 #include "fuzz_reader.h"
+#include "../../bench/gen_guillotine.h"
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_pack: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -33,8 +36,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     items[i] = (fg_pack_item){start, stop, sz, (uint64_t)1 << (fz_u8(&rd) % 12), fz_u8(&rd) & 1,
                               fz_u8(&rd) % 4};
   }
+  double budget = 0.2;
+  if (flags & 0x80) { /* a tiling */
+    n = 2 + fz_u8(&rd) % 47;
+    uint64_t T = 2 + fz_u8(&rd) % (2 * n), H = 64 + (uint64_t)fz_u8(&rd) * 257, seed = fz_u8(&rd);
+    seed |= (uint64_t)fz_u8(&rd) << 8;
+    gg_rect scratch[48];
+    gg_generate(items, NULL, scratch, n, T, H, cyclic, &seed);
+    period = cyclic ? T : 0;
+    uint8_t how = fz_u8(&rd);
+    if (how & 1)
+      for (size_t i = 0; i < n; i++) items[i].align = (uint64_t)1 << (fz_u8(&rd) % 9);
+    if (how & 2) { /* no longer flat, or flat at another load */
+      fg_pack_item *x = &items[fz_u8(&rd) % n];
+      x->size = x->size > 1 && (how & 4) ? x->size - 1 : x->size + 1;
+    }
+    solver = "best";
+    budget = 1;
+  }
   fg_pack_desc desc = {.period = period, .solver = solver, .granularity = (flags & 0x40) ? 1024 : 0,
-                       .time_budget_ms = 0.2, .node_budget = 20000, .seed = flags};
+                       .time_budget_ms = budget, .node_budget = 20000, .seed = flags};
   uint64_t off[48];
   fg_pack_result res;
   char err[256] = "";
