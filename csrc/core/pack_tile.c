@@ -223,8 +223,7 @@ static long big_stack(tl *T, const uint32_t *ids, uint32_t k) {
     T->nn = nn0;
     T->nk = nk0;
     for (uint32_t q = k - 1; q > 0; q--) { /* another deal: shuffle */
-      rng = rng * 6364136223846793005ull + 1442695040888963407ull;
-      uint32_t j = (uint32_t)((rng >> 33) % (q + 1)), t = srt[q];
+      uint32_t j = (uint32_t)(fg_splitmix64(&rng) % (q + 1)), t = srt[q];
       srt[q] = srt[j];
       srt[j] = t;
     }
@@ -592,23 +591,25 @@ int pk_flat(const pk_inst *in, uint64_t load) {
   return flat;
 }
 
-/* Is off a packing of in at makespan load? (the blocks are guesses; this
- * is the proof) */
-static int valid(tl *T, uint64_t lim, const uint64_t *off) { /* lim: the makespan to check against */
+/* Is off a packing of makespan at most lim? The blocks are guesses; this
+ * is the proof: fg_check_packing on the items in the instance's points
+ * (sizes and alignments are the real ones: no granularity here). */
+static int valid(tl *T, uint64_t lim, const uint64_t *off) {
   const pk_inst *in = T->in;
   size_t n = in->n;
-  pk_kv *kv = T->kv; /* by offset: only items that share bytes need a time test */
-  for (size_t i = 0; i < n; i++) {
-    if (off[i] % in->align[i] || off[i] + in->size[i] > lim || off[i] + in->size[i] < off[i]) return 0;
-    kv[i] = (pk_kv){off[i], 0, i};
+  fg_pack_item *ci = malloc(sizeof(fg_pack_item) * n);
+  if (!ci) return 0;
+  int ok = 1;
+  for (size_t i = 0; i < n && ok; i++) {
+    ci[i] = (fg_pack_item){in->s[i], in->e[i], in->size[i], in->align[i], 0, 0};
+    ok = off[i] <= lim && in->size[i] <= lim - off[i];
   }
-  pk_sort_kv(kv, n);
-  for (size_t q = 0; q < n; q++) {
-    size_t i = kv[q].i;
-    for (size_t p = q + 1; p < n && kv[p].k < off[i] + in->size[i]; p++)
-      if (pk_conflict_arcs(in, i, kv[p].i)) return 0;
-  }
-  return 1;
+  fg_pack_desc d;
+  memset(&d, 0, sizeof d);
+  d.period = T->cyc ? T->K : 0;
+  ok = ok && fg_check_packing(ci, n, off, &d, NULL, 0);
+  free(ci);
+  return ok;
 }
 
 /* The decision search's instance of the blocks act[0..m): each block's
