@@ -26,4 +26,13 @@ uint64_t fg_now_ns(void);
 
 static inline uint64_t fg_align_up(uint64_t x, uint64_t a) { return a > 1 ? (x + a - 1) / a * a : x; }
 
+/* splitmix64: the packers' random draws (restarts, ruins, shuffles), each
+ * from a state of its own, so results depend on the seed alone */
+static inline uint64_t fg_splitmix64(uint64_t *s) {
+  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
 #endif

@@ -104,13 +104,6 @@ typedef struct bs {
   uint64_t rng;
 } bs;
 
-static uint64_t rnd(uint64_t *s) {
-  uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static uint64_t b_place(bs *b, size_t i, int bestfit) {
   return pk_place(b->in, &b->pl, b->off, i, b->lo0, UINT64_MAX, bestfit);
 }
@@ -699,17 +692,17 @@ static int ruin_step(best_run *r, ruin *z) {
   for (size_t k = 0; k < m; k++)
     if (off[list[k]] + in->size[list[k]] == z->M) z->top[nt++] = list[k];
   if (!nt) return 1;
-  size_t t = z->top[rnd(&b->rng) % nt];
-  uint64_t span = z->M - b->lo0, r0 = rnd(&b->rng);
+  size_t t = z->top[fg_splitmix64(&b->rng) % nt];
+  uint64_t span = z->M - b->lo0, r0 = fg_splitmix64(&b->rng);
   uint64_t depth = in->size[t] + span / 100 * (r0 % 81);
   uint64_t band = z->M > depth ? z->M - depth : 0;
   size_t nr = 0;
   R[nr++] = t;
-  size_t rot = rnd(&b->rng) % m; /* no bias toward any part of the list */
+  size_t rot = fg_splitmix64(&b->rng) % m; /* no bias toward any part of the list */
   for (size_t kk = 0; kk < m && nr < 48; kk++) {
     size_t j = list[(kk + rot) % m];
     if (j == t || off[j] + in->size[j] <= band) continue;
-    if (pk_conflict(in, t, j) || (rnd(&b->rng) & 15) == 0) R[nr++] = j;
+    if (pk_conflict(in, t, j) || (fg_splitmix64(&b->rng) & 15) == 0) R[nr++] = j;
   }
   for (size_t q = 0; q < nr; q++) {
     soff[q] = off[R[q]];
@@ -719,8 +712,8 @@ static int ruin_step(best_run *r, ruin *z) {
   pk_pl_remove_set(pl, z->ruined, R, nr);
   /* recreate order: size scaled by a random factor, largest first */
   for (size_t q = 0; q < nr; q++) {
-    uint64_t f = 64 + rnd(&b->rng) % 64;
-    kv[q] = (pk_kv){UINT64_MAX - (in->size[R[q]] >> 7) * f, rnd(&b->rng), q};
+    uint64_t f = 64 + fg_splitmix64(&b->rng) % 64;
+    kv[q] = (pk_kv){UINT64_MAX - (in->size[R[q]] >> 7) * f, fg_splitmix64(&b->rng), q};
   }
   pk_sort_kv(kv, nr);
   int bestfit = (r0 >> 32) & 1;
