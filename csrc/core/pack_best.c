@@ -21,10 +21,6 @@
  * 1. Without a hint, a quick first fit: arcs longer than half the cycle
  *    first (a frame graph's history copies, which make its clique bound),
  *    then by size. Most frame graphs end here, baselines unneeded.
- * 1b. A flat load (LOAD at every point, a perfect tiling's: never a frame
- *    graph's): pack_tile rebuilds the tiling's blocks and searches those,
- *    with 3/4 of the budget; LOAD ends the call, else its packing is the
- *    incumbent.
  * 2. Starts: every baseline unless one reaches a bound (so best is never
  *    worse than any of them; each stops as soon as what it placed reaches
  *    the incumbent's makespan), then, within the budget, thesis and
@@ -35,6 +31,12 @@
  *    items are stacked at the bottom; a packing becomes an order by sorting
  *    on offset, and first fit in that order never places an item higher than
  *    it was, so starts only improve.
+ * 2b. A flat load (LOAD at every point, a perfect tiling's: never a frame
+ *    graph's), after the baselines (they run regardless of the budget, so
+ *    they come first and the budget stays kept): pack_tile rebuilds the
+ *    tiling's blocks and searches those with 3/4 of what is left; LOAD ends
+ *    the call, else its packing, when better, is the incumbent and the
+ *    start of the steps below.
  * 3. Ruin and recreate around the peak with late acceptance: an item at the
  *    makespan and the items meeting it within a band below the top are
  *    removed and put back by first/best fit in a shuffled size order.
@@ -858,7 +860,7 @@ static int best_ruin(best_run *r) {
   return BEST_ON;
 }
 
-/* 1b. A flat load (LOAD at every point): a packing at LOAD tiles memory;
+/* 2b. A flat load (LOAD at every point): a packing at LOAD tiles memory;
  * pack_tile rebuilds the tiling's blocks and searches those, with 3/4 of
  * the time that is left: on such instances nothing else comes near
  * (guillotine n = 200 at 5 ms, dev, 2 x 10: 1.07-1.11 x OPT; with half
@@ -872,6 +874,7 @@ static int best_tile(best_run *r) {
   if (mk >= r->realBest) return BEST_ON;
   r->realBest = mk;
   memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+  memcpy(r->boff, r->tmp, sizeof(uint64_t) * r->n); /* the start for the steps below */
   return mk <= r->reallb ? BEST_PROVED : BEST_ON;
 }
 
@@ -930,8 +933,8 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   int st = best_setup(&r, in0, desc, load, out);
   if (st == BEST_ON) st = best_warm(&r);
   if (st == BEST_ON) st = best_quick(&r);
-  if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_baselines(&r);
+  if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);
   if (st == BEST_ON) st = best_ruin(&r);
