@@ -371,8 +371,13 @@ describe("the bound in a graph's stats", function()
 
   it("a re-plan keeps the replay only as close to the bound as the compile's packing", function()
     -- a frame-like chain (the bench_compile shape): textures at "main",
-    -- scaled or fixed, reads of the last few, every 4th with history
-    seed = 777
+    -- scaled or fixed, reads of the last few, every 4th with history. The
+    -- seed draws one whose compile stops above the bound (1.006 x on dev at
+    -- the default budget): since the canonical dives most such chains reach
+    -- it, and a re-plan at the bound is a proof, not a kept replay (777 did
+    -- until then). A machine fast enough to reach the bound here (5 ms on
+    -- dev does) must then prove every re-plan at it instead.
+    seed = 47
     local nodes, made = {}, {}
     local fmts = { "rgba8_unorm", "rgba16_sfloat", "r8_unorm" }
     for i = 1, 100 do
@@ -398,7 +403,7 @@ describe("the bound in a graph's stats", function()
     local g = fg.compile(P(nodes), { resolutions = { main = { 64, 64 } } })
     local h0 = g:stats().heaps[1]
     assert.is_false(h0.replayed)
-    local ref, kept = h0.bytes / h0.bound, 0
+    local ref, kept, proved = h0.bytes / h0.bound, 0, 0
     for k = 1, 12 do
       g:set_resolution("main", 64 + k, 64 + k)
       local h = g:stats().heaps[1]
@@ -410,9 +415,10 @@ describe("the bound in a graph's stats", function()
         assert.is_true(h.bytes / h.bound <= ref * 1.005 + 1e-12)
       else
         ref = h.bytes / h.bound -- a searched re-plan is the next reference
+        if h.bytes == h.bound then proved = proved + 1 end
       end
     end
-    assert.is_true(kept > 0)
+    assert.is_true(kept > 0 or (h0.bytes == h0.bound and proved == 12))
   end)
 
   it("assert.within_bound names the heap and its ratio when it fails", function()
