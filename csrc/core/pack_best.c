@@ -347,6 +347,7 @@ typedef struct best_run {
   uint64_t ref_mk, ref_lb;  /* desc->hint_makespan, hint_bound */
   int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
   int line;                 /* is_line: set by best_ruin */
+  int flat;                 /* flat_load: 0 not yet known, 1 no, 2 yes */
   int64_t fcut;             /* pk_free_cut of a cycle (best_clique), or -1 */
   pk_inst lin;              /* best_lineize's line (when have_lin) and its items */
   fg_pack_item *litems;
@@ -678,6 +679,13 @@ static int best_starts(best_run *r) {
   return BEST_ON;
 }
 
+/* A flat load (LOAD at every point: a perfect tiling's, never a frame
+ * graph's) is pack_tile's (2b) and nothing else's; known once per call. */
+static int flat_load(best_run *r) {
+  if (!r->flat) r->flat = !r->in.gran && pk_flat(&r->in, r->reallb) ? 2 : 1;
+  return r->flat == 2;
+}
+
 /* 1b. Canonical dives: each item, lowest first, right on top of the
  * highest placed item it meets (the first path of pack_search's decision
  * search, without its capacity), ties broken by a key: size x length,
@@ -685,7 +693,8 @@ static int best_starts(best_run *r) {
  * again in half of the time left; the lowest packing is the incumbent. One
  * dive is a pass over the unplaced items per placement (finding the next
  * and raising the ones the last placement meets at once), m^2 / 2
- * conflict tests. Not on a re-plan: its budget is the hint's replay's. */
+ * conflict tests. Not on a re-plan (its budget is the hint's replay's),
+ * nor on a flat load (pack_tile's). */
 typedef struct dv { uint64_t mo; double key; size_t i; } dv; /* an unplaced item of a dive */
 static uint64_t dive_once(best_run *r, const double *key, dv *u, uint64_t *off) {
   const pk_inst *in = &r->in;
@@ -716,7 +725,7 @@ static int best_dives(best_run *r) {
   uint64_t now = fg_now_ns(), deadline = now < r->deadline ? now + (r->deadline - now) / 2 : now;
   /* a dive costs about DIVE_PAIR_NS per pair of items: none that would not fit */
   uint64_t cost = DIVE_PAIR_NS * (uint64_t)m * m / 2;
-  if (r->hint || m < 2 || r->realBest <= r->reallb || now + cost > deadline) return BEST_ON;
+  if (r->hint || m < 2 || r->realBest <= r->reallb || now + cost > deadline || flat_load(r)) return BEST_ON;
   double *key = malloc(sizeof(double) * n);
   dv *u = malloc(sizeof(dv) * m);
   if (!key || !u) { free(key); free(u); return -1; }
@@ -947,7 +956,7 @@ static int best_ruin(best_run *r) {
  * incumbent to beat. */
 static int best_tile(best_run *r) {
   uint64_t now = fg_now_ns(), mk;
-  if (r->in.gran || now >= r->deadline || !pk_flat(&r->in, r->reallb)) return BEST_ON;
+  if (now >= r->deadline || !flat_load(r)) return BEST_ON;
   if (pk_tile(&r->in, r->reallb, now + (r->deadline - now) / 4 * 3, r->tmp, &mk)) return -1;
   if (mk >= r->realBest) return BEST_ON;
   r->realBest = mk;
