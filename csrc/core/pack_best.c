@@ -696,13 +696,13 @@ static int flat_load(best_run *r) {
 /* 1b. Canonical dives: each item, lowest first, right on top of the
  * highest placed item it meets (the first path of pack_search's decision
  * search, without its capacity), ties broken by a key: size x length,
- * then size x length^beta (beta random per dive, DIVE_BETA_SPAN) scaled per
- * item by a random factor in [1, 2), again and again in half of the time
- * left; the lowest packing is the incumbent. One
- * dive is a pass over the unplaced items per placement (finding the next
- * and raising the ones the last placement meets at once), m^2 / 2
- * conflict tests. Not on a re-plan (its budget is the hint's replay's),
- * nor on a flat load (pack_tile's). */
+ * then size x length^beta (beta random per dive, DIVE_BETA_SPAN) scaled
+ * per item by a random factor in [1, 2), again and again in half of the
+ * time left; the lowest packing is the incumbent. One dive is a pass over
+ * the unplaced items per placement (finding the next and raising the ones
+ * the last placement meets at once), m^2 / 2 conflict tests. Not on a
+ * re-plan (its budget is the hint's replay's), nor on a flat load
+ * (pack_tile's). */
 typedef struct dv { uint64_t mo; double key; size_t i; } dv; /* an unplaced item of a dive */
 static uint64_t dive_once(best_run *r, const double *key, dv *u, uint64_t *off) {
   const pk_inst *in = &r->in;
