@@ -87,6 +87,16 @@ static void test_flat(void) {
   pk_free(&in);
 }
 
+/* One of bench_cdsa's guillotine instances of n pieces (T = 2n points, H
+ * drawn as it draws it), d's period set for the timeline; returns H. */
+static uint64_t guillotine(fg_pack_item *it, gg_rect *scratch, size_t n, int cyclic, uint64_t *gs, fg_pack_desc *d) {
+  uint64_t T = 2 * (uint64_t)n, H = (1u << 20) + gg_rnd(gs) % 65536;
+  gg_generate(it, NULL, scratch, n, T, H, cyclic, gs);
+  memset(d, 0, sizeof *d);
+  d->period = cyclic ? T : 0;
+  return H;
+}
+
 /* pk_tile on guillotine cuts: at H on nearly all; every packing it returns
  * passes the checker and is at least H. */
 static void test_tile(void) {
@@ -99,10 +109,8 @@ static void test_tile(void) {
     uint64_t gs = 31 + (uint64_t)cyclic;
     int at = 0;
     for (int rep = 0; rep < REPS; rep++) {
-      uint64_t T = 2 * N, H = (1u << 20) + gg_rnd(&gs) % 65536;
-      gg_generate(it, NULL, scratch, N, T, H, cyclic, &gs);
-      fg_pack_desc d = {0};
-      d.period = cyclic ? T : 0;
+      fg_pack_desc d;
+      uint64_t H = guillotine(it, scratch, N, cyclic, &gs, &d);
       pk_inst in;
       CHECK(pk_build(&in, it, N, &d) == 0, "out of memory");
       uint64_t mk = 0;
@@ -174,10 +182,8 @@ static void test_best_guillotine(void) {
     uint64_t gs = 200 + (uint64_t)cyclic;
     int at = 0;
     for (int rep = 0; rep < REPS; rep++) {
-      uint64_t T = 2 * N, H = (1u << 20) + gg_rnd(&gs) % 65536;
-      gg_generate(it, NULL, scratch, N, T, H, cyclic, &gs);
-      fg_pack_desc d = {0};
-      d.period = cyclic ? T : 0;
+      fg_pack_desc d;
+      uint64_t H = guillotine(it, scratch, N, cyclic, &gs, &d);
       d.time_budget_ms = 1000;
       fg_pack_result r;
       CHECK(fg_pack(it, N, &d, off, &r, err, sizeof err) == 0, "guillotine: %s", err);
