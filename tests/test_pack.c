@@ -333,6 +333,46 @@ static void test_drop(void) {
   }
 }
 
+/* pk_conflict_bits against the definition (meets), pair by pair: cycles
+ * with wrapping and whole-cycle items, lines, up to four words a row; and
+ * the greedy clique grown on them against the one grown by arc tests. */
+static void test_conflict_bits(void) {
+  enum { N = 200 };
+  fg_pack_item a[N];
+  for (int rep = 0; rep < 300; rep++) {
+    size_t n = 1 + rndu(rep % 3 ? 70 : N);
+    uint64_t T = rep % 4 == 0 ? 0 : 4 + rndu(60);
+    random_instance(a, n, T, 0);
+    fg_pack_desc d = {0};
+    d.period = T;
+    pk_inst in;
+    size_t w = 0;
+    CHECK(pk_build(&in, a, n, &d) == 0, "pk_build");
+    uint64_t *bits = pk_conflict_bits(&in, &w);
+    CHECK(bits && w == (n + 63) / 64, "rep %d: %zu words for %zu items", rep, w, n);
+    for (size_t i = 0; bits && i < n; i++)
+      for (size_t j = 0; j < n; j++) {
+        int bit = (int)((bits[i * w + (j >> 6)] >> (j & 63)) & 1), want = i != j && meets(&a[i], &a[j], T);
+        if (bit != want) {
+          CHECK(0, "rep %d: items %zu and %zu: bit %d, meet %d", rep, i, j, bit, want);
+          i = n;
+          break;
+        }
+      }
+    if (bits && T) { /* the greedy clique grown on the bits is the one grown by arc tests */
+      uint64_t r1, r2, w1 = pk_clique_greedy(&in, &r1);
+      in.cbits = bits;
+      in.cwords = w;
+      uint64_t w2 = pk_clique_greedy(&in, &r2);
+      in.cbits = NULL;
+      CHECK(w1 == w2 && r1 == r2, "rep %d: greedy clique %llu by arcs, %llu on bits", rep, (unsigned long long)w1,
+            (unsigned long long)w2);
+    }
+    free(bits);
+    pk_free(&in);
+  }
+}
+
 /* fg_pack_cache must not change any result: sequences of calls with new
  * sizes on the same lifetimes (a re-plan, with the last offsets as the
  * hint), then new lifetimes (the cache must notice), for every solver. */
@@ -704,6 +744,7 @@ int main(void) {
   test_hint();
   test_replay_kept();
   test_drop();
+  test_conflict_bits();
   test_cache();
   test_small_optima();
   test_thesis_family();

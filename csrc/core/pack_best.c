@@ -166,13 +166,12 @@ static void set_order_kv(bs *b, pk_kv *kv, int warm) {
 static int is_whole(const pk_inst *in0, size_t i) { return in0->cyclic && in0->s[i] == in0->e[i]; }
 
 
-/* The conflict matrix as bits: placement tests pairs far more often than
- * there are pairs. Two arcs meet iff one holds the other's start, so with
- * the items sorted by start, those meeting item i by starting inside its arc
- * are one run (two when it wraps): the cost is n plus the pairs, not n^2/2
- * arc tests.
- * Skipped for very large n (memory n^2/8). */
-static uint64_t *build_bits(const pk_inst *in, size_t *words);
+/* The conflict matrix as bits (pk_conflict_bits): placement tests pairs
+ * far more often than there are pairs. Skipped for very large n (memory
+ * n^2/8). */
+static uint64_t *build_bits(const pk_inst *in, size_t *words) {
+  return in->n > 8192 ? NULL : pk_conflict_bits(in, words);
+}
 /* The conflict bits from the cache, built there if missing (the cache owns
  * them: *own stays NULL); without a cache built and owned by the caller. */
 static const uint64_t *get_bits(const pk_inst *in, size_t *words, uint64_t **own) {
@@ -181,37 +180,6 @@ static const uint64_t *get_bits(const pk_inst *in, size_t *words, uint64_t **own
   if (!c->bits) c->bits = build_bits(in, &c->words);
   *words = c->words;
   return c->bits;
-}
-
-static uint64_t *build_bits(const pk_inst *in, size_t *words) {
-  size_t n = in->n, w = (n + 63) / 64;
-  uint32_t K = in->K;
-  if (n > 8192) return NULL;
-  uint64_t *bits = calloc(n * w, sizeof(uint64_t));
-  uint32_t *at = calloc((size_t)K + 1, sizeof(uint32_t)), *st = malloc(sizeof(uint32_t) * n);
-  if (!bits || !at || !st) { free(bits); free(at); free(st); return NULL; }
-  for (size_t i = 0; i < n; i++) at[in->s[i] + 1]++; /* items by start point (CSR) */
-  for (uint32_t t = 0; t < K; t++) at[t + 1] += at[t];
-  for (size_t i = 0; i < n; i++) st[at[in->s[i]]++] = (uint32_t)i;
-  for (uint32_t t = K; t > 0; t--) at[t] = at[t - 1];
-  at[0] = 0;
-  for (size_t i = 0; i < n; i++) {
-    uint64_t *row = bits + i * w;
-    uint32_t a = in->s[i], z = a + pk_len(in, i); /* the arc: points a..z-1, mod K */
-    /* the items starting in it: one run of st, two when the arc wraps */
-    for (int part = 0; part < 2; part++) {
-      uint32_t q0 = part ? at[0] : at[a], q1 = part ? (z > K ? at[z - K] : 0) : at[z < K ? z : K];
-      for (uint32_t q = q0; q < q1; q++) {
-        size_t j = st[q];
-        row[j >> 6] |= 1ull << (j & 63);
-        bits[j * w + (i >> 6)] |= 1ull << (i & 63);
-      }
-    }
-    row[i >> 6] &= ~(1ull << (i & 63));
-  }
-  free(at); free(st);
-  *words = w;
-  return bits;
 }
 
 /* Exact search. Some optimal packing is a fixed point of "first fit in

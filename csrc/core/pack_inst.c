@@ -1,6 +1,6 @@
 /* The normalised instance (pack_inst.h): building it from items, its
- * mirror in time, load profiles, makespans and the size orders the
- * baselines share. */
+ * mirror in time, load profiles, makespans, the size orders the
+ * baselines share and the conflict matrix. */
 #include "pack_inst.h"
 #include "pack_check.h"
 #include "pack_sort.h"
@@ -242,4 +242,60 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
   }
   free(d);
   return best;
+}
+
+uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
+  size_t n = in->n, w = (n + 63) / 64;
+  uint32_t K = in->K;
+  /* Two arcs meet iff one holds the other's start: row i is A(s_i), the
+   * items alive at i's start, or'ed with the items starting inside i's arc,
+   * P(z) & ~P(a) with P(t) the items starting before point t. A sweep over
+   * the points keeps A; P is a table of K + 1 rows (K <= 2n: at most twice
+   * the matrix). Word operations only: n w + K w words, not a bit per pair. */
+  uint64_t *bits = malloc(sizeof(uint64_t) * (n * w + 1));
+  uint64_t *P = calloc(((size_t)K + 1) * w + w, sizeof(uint64_t)), *A = P + ((size_t)K + 1) * w;
+  uint32_t *at = calloc((size_t)K + 1, sizeof(uint32_t)), *et = calloc((size_t)K + 1, sizeof(uint32_t));
+  uint32_t *st = malloc(sizeof(uint32_t) * (n ? n : 1)), *en = malloc(sizeof(uint32_t) * (n ? n : 1));
+  if (!bits || !P || !at || !et || !st || !en) { free(bits); bits = NULL; goto out; }
+  for (size_t i = 0; i < n; i++) { /* items by start point and by end point (CSR) */
+    at[in->s[i] + 1]++;
+    if (in->len[i] < K) et[(in->s[i] + in->len[i]) % K + 1]++;
+  }
+  for (uint32_t t = 0; t < K; t++) { at[t + 1] += at[t]; et[t + 1] += et[t]; }
+  for (size_t i = 0; i < n; i++) {
+    st[at[in->s[i]]++] = (uint32_t)i;
+    if (in->len[i] < K) en[et[(in->s[i] + in->len[i]) % K]++] = (uint32_t)i;
+  }
+  for (uint32_t t = K; t > 0; t--) { at[t] = at[t - 1]; et[t] = et[t - 1]; }
+  at[0] = et[0] = 0;
+  for (uint32_t t = 0; t < K; t++) {
+    uint64_t *p0 = P + (size_t)t * w, *p1 = p0 + w;
+    memcpy(p1, p0, sizeof(uint64_t) * w);
+    for (uint32_t q = at[t]; q < at[t + 1]; q++) p1[st[q] >> 6] |= 1ull << (st[q] & 63);
+  }
+  for (size_t i = 0; i < n; i++)
+    if (pk_contains(in, i, 0)) A[i >> 6] |= 1ull << (i & 63);
+  for (uint32_t t = 0; t < K; t++) {
+    if (t) {
+      for (uint32_t q = et[t]; q < et[t + 1]; q++) A[en[q] >> 6] &= ~(1ull << (en[q] & 63));
+      for (uint32_t q = at[t]; q < at[t + 1]; q++) A[st[q] >> 6] |= 1ull << (st[q] & 63);
+    }
+    for (uint32_t q = at[t]; q < at[t + 1]; q++) {
+      uint32_t i = st[q], z = t + in->len[i];
+      uint64_t *row = bits + (size_t)i * w;
+      const uint64_t *pa = P + (size_t)t * w;
+      if (z <= K) {
+        const uint64_t *pz = P + (size_t)z * w;
+        for (size_t x = 0; x < w; x++) row[x] = A[x] | (pz[x] & ~pa[x]);
+      } else {
+        const uint64_t *pk = P + (size_t)K * w, *pz = P + (size_t)(z - K) * w;
+        for (size_t x = 0; x < w; x++) row[x] = A[x] | (pk[x] & ~pa[x]) | pz[x];
+      }
+      row[i >> 6] &= ~(1ull << (i & 63));
+    }
+  }
+  *words = w;
+out:
+  free(P); free(at); free(et); free(st); free(en);
+  return bits;
 }

@@ -109,6 +109,10 @@ int64_t pk_free_cut(const pk_inst *in);
  * Free with pk_free; 0 or -1 on OOM. */
 int pk_line_at(const pk_inst *in, uint32_t c, fg_pack_item *items, pk_inst *out);
 void pk_set_len(pk_inst *in); /* fills len from s, e, K */
+/* The conflict matrix: n rows of *words words, bit j of row i set when i
+ * and j meet (never i itself), as pk_conflict_arcs says; NULL on OOM, the
+ * caller frees. Word operations only: O((n + K) n / 64). */
+uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words);
 
 /* Dense ranks by size, largest first (equal sizes share one); returns the
  * number of ranks, 0 on OOM. */
