@@ -222,9 +222,25 @@ out:
 }
 
 /* Grows a clique from the members already in c[0..nc), taking every item in
- * ord (longest first) that meets all members; at most cap arc tests. */
+ * ord (longest first) that meets all members; at most cap arc tests. With
+ * conflict bits the candidates are the AND of the members' rows (n words
+ * per member, no cap): what a bit says is what the arc test says, so the
+ * clique is the same unless the cap would have stopped the tests. */
 static size_t grow(const pk_inst *in, const uint32_t *ord, const char *in_c, uint32_t *c, size_t nc,
-                   uint64_t cap) {
+                   uint64_t cap, uint64_t *cand) {
+  if (in->cbits) {
+    size_t w = in->cwords;
+    memset(cand, 0xff, sizeof(uint64_t) * w);
+    for (size_t q = 0; q < nc; q++)
+      for (size_t x = 0; x < w; x++) cand[x] &= in->cbits[c[q] * w + x];
+    for (size_t k = 0; k < in->n; k++) {
+      uint32_t j = ord[k];
+      if (in_c[j] || !((cand[j >> 6] >> (j & 63)) & 1)) continue;
+      c[nc++] = j;
+      for (size_t x = 0; x < w; x++) cand[x] &= in->cbits[(size_t)j * w + x];
+    }
+    return nc;
+  }
   uint64_t tests = 0;
   for (size_t k = 0; k < in->n && tests < cap; k++) {
     uint32_t j = ord[k];
@@ -250,8 +266,8 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
   uint32_t *cnt = calloc((size_t)K + 2, sizeof(uint32_t));
   uint64_t *prof = malloc(sizeof(uint64_t) * K);
   char *in_c = calloc(n, 1);
-  uint64_t best = 0;
-  if (!ord || !c || !cnt || !prof || !in_c) goto out;
+  uint64_t best = 0, *cand = in->cbits ? malloc(sizeof(uint64_t) * in->cwords) : NULL;
+  if (!ord || !c || !cnt || !prof || !in_c || (in->cbits && !cand)) goto out;
   /* longest first (counting sort on the length) */
   for (size_t i = 0; i < n; i++) cnt[K - in->len[i] + 1]++;
   for (uint32_t l = 0; l <= K; l++) cnt[l + 1] += cnt[l];
@@ -286,7 +302,7 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
           if (pk_contains(in, ord[k], p)) c[nc++] = ord[k];
       }
       for (size_t k = 0; k < nc; k++) in_c[c[k]] = 1;
-      if (seed || nc) nc = grow(in, ord, in_c, c, nc, cap);
+      if (seed || nc) nc = grow(in, ord, in_c, c, nc, cap, cand);
       if (cache && (cache->clique[seed] || (cache->clique[seed] = malloc(sizeof(uint32_t) * n)))) {
         memcpy(cache->clique[seed], c, sizeof(uint32_t) * nc);
         cache->nclique[seed] = nc;
@@ -303,6 +319,6 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
     if (r > *real) *real = r;
   }
 out:
-  free(ord); free(c); free(cnt); free(prof); free(in_c);
+  free(ord); free(c); free(cnt); free(prof); free(in_c); free(cand);
   return best;
 }
