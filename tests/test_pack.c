@@ -333,6 +333,38 @@ static void test_drop(void) {
   }
 }
 
+/* pk_sort_kv orders by (k, k2, i) whatever path it takes (insertion,
+ * quicksort, radix from RADIX_MIN_N items), keys with many repeats; pk_sort_iv
+ * by lo. */
+static int kv_cmp(const void *x, const void *y) {
+  const pk_kv *a = x, *b = y;
+  if (a->k != b->k) return a->k < b->k ? -1 : 1;
+  if (a->k2 != b->k2) return a->k2 < b->k2 ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+static void test_sorts(void) {
+  static const size_t ns[] = {0, 1, 2, 15, 17, 100, 127, 128, 129, 200, 1023, 1024, 3000};
+  pk_kv *a = malloc(sizeof(pk_kv) * 3000), *b = malloc(sizeof(pk_kv) * 3000);
+  pk_iv *v = malloc(sizeof(pk_iv) * 3000);
+  for (size_t q = 0; q < sizeof ns / sizeof *ns; q++) {
+    size_t n = ns[q];
+    for (size_t k = 0; k < n; k++) {
+      uint64_t big = rndu(2) ? (uint64_t)1 << 40 : 0;
+      a[k] = (pk_kv){UINT64_MAX - big - rndu(12) * 2228224, rndu(3), (size_t)rndu(1000000)};
+      v[k] = (pk_iv){rndu(50) << (rndu(2) * 30), 0};
+    }
+    memcpy(b, a, sizeof(pk_kv) * n);
+    pk_sort_kv(a, n);
+    if (n) qsort(b, n, sizeof(pk_kv), kv_cmp);
+    CHECK(!n || memcmp(a, b, sizeof(pk_kv) * n) == 0, "pk_sort_kv of %zu items differs from qsort", n);
+    pk_sort_iv(v, n);
+    size_t bad = 0;
+    for (size_t k = 1; k < n; k++) bad += v[k - 1].lo > v[k].lo;
+    CHECK(bad == 0, "pk_sort_iv of %zu items: %zu inversions", n, bad);
+  }
+  free(a); free(b); free(v);
+}
+
 /* pk_conflict_bits against the definition (meets), pair by pair: cycles
  * with wrapping and whole-cycle items, lines, up to four words a row; and
  * the greedy clique grown on them against the one grown by arc tests. */
@@ -744,6 +776,7 @@ int main(void) {
   test_hint();
   test_replay_kept();
   test_drop();
+  test_sorts();
   test_conflict_bits();
   test_cache();
   test_small_optima();

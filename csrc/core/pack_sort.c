@@ -45,7 +45,7 @@ static PK_DEFINE_SORT(iv_quick, pk_iv, IV_LESS)
  * then k2, then k), skipping the bytes that are equal in every
  * element. Stable, so it gives exactly the comparison sort's order; a
  * frame graph's keys vary in a few bytes, so it costs a few passes. */
-#define RADIX_MIN_N 1024
+#define RADIX_MIN_N 128
 static int kv_radix(pk_kv *a, size_t n) {
   pk_kv *b = malloc(sizeof(pk_kv) * n), *src = a, *dst = b;
   if (!b) return -1;
