@@ -86,8 +86,10 @@
 #define REPLAN_SLACK 0.005
 #define LAHC_LEN 64
 /* canonical dives (best_dives): the cost of one per pair of items, a
- * little above dev's (~2 ns per conflict test and comparison) */
+ * little above dev's (dive_once ~2-4 ns per conflict test and comparison;
+ * dive_bits on conflict bits ~2.6 at n = 200) */
 #define DIVE_PAIR_NS 4
+#define DIVE_BITS_PAIR_NS 3
 #define DIVE_PATIENCE 32
 /* a dive's key is size x length^beta x a factor in [1, 2) per item, beta
  * drawn in [1, 1 + DIVE_BETA_SPAN) per dive: long lifetimes first matter
@@ -755,10 +757,14 @@ static uint64_t dive_bits(best_run *r, const double *key, dvf *f, uint64_t *off)
 }
 
 /* Do dives run (the deadline of their half of what is left, or 0)? A dive
- * costs about DIVE_PAIR_NS per pair of items: none that would not fit. */
+ * costs about DIVE_PAIR_NS (on bits DIVE_BITS_PAIR_NS) per pair of items:
+ * none that would not fit. */
+static uint64_t dive_cost(const best_run *r) {
+  return (r->in.cbits ? DIVE_BITS_PAIR_NS : DIVE_PAIR_NS) * (uint64_t)r->m * r->m / 2;
+}
 static uint64_t dives_deadline(best_run *r, uint64_t now) {
   uint64_t deadline = now < r->deadline ? now + (r->deadline - now) / 2 : now;
-  uint64_t cost = DIVE_PAIR_NS * (uint64_t)r->m * r->m / 2;
+  uint64_t cost = dive_cost(r);
   return r->hint || r->m < 2 || now + cost > deadline || flat_load(r) ? 0 : deadline;
 }
 /* Where the dives run the quick fit is not needed: the first dive stands in
@@ -771,8 +777,7 @@ static int dives_fit(best_run *r) { return dives_deadline(r, fg_now_ns()) != 0; 
 static int best_dives(best_run *r) {
   const pk_inst *in = &r->in;
   size_t n = r->n, m = r->m;
-  uint64_t now = fg_now_ns(), deadline = dives_deadline(r, now);
-  uint64_t cost = DIVE_PAIR_NS * (uint64_t)m * m / 2;
+  uint64_t now = fg_now_ns(), deadline = dives_deadline(r, now), cost = dive_cost(r);
   if (!deadline || r->realBest <= r->reallb) return BEST_ON;
   /* the bit-driven dive where there are bits and offsets stay below 2^47
    * (every item stacked on the others reaches at most lo0 + sizes + aligns) */
