@@ -81,6 +81,36 @@ static void test_exact_clique(void) {
   printf("exact clique: %d of 3000 random cycles have a clique above LOAD, all matched\n", above);
 }
 
+/* Large cycles, beyond subset enumeration: the heaviest clique is the
+ * same in time-reversed order (another cut point, other candidate points
+ * q), above the greedy one, and real bytes match without granularity.
+ * From about 150 items A_p holds more than 64 distinct gap ends, so both
+ * of cq_at's level paths (ranks in a word, searched levels) run. */
+static void test_exact_clique_large(void) {
+  enum { N = 400 };
+  fg_pack_item *a = malloc(sizeof(fg_pack_item) * N);
+  for (int iter = 0; iter < 60; iter++) {
+    int n = 20 + (int)rndu(N - 19);
+    uint64_t T = 50 + rndu(2000);
+    random_arcs(a, n, T);
+    fg_pack_desc d = {0};
+    d.period = T;
+    pk_inst in, rev;
+    CHECK(pk_build(&in, a, (size_t)n, &d) == 0 && pk_reverse(&in, &rev) == 0, "pk_build");
+    uint64_t r1 = 0, r2 = 0, rg = 0;
+    int ex1 = 0, ex2 = 0;
+    uint64_t w1 = pk_clique_exact(&in, 0, 0, &r1, &ex1), w2 = pk_clique_exact(&rev, 0, 0, &r2, &ex2);
+    uint64_t g = pk_clique_greedy(&in, &rg);
+    CHECK(ex1 && ex2 && w1 == w2, "iter %d n %d: exact clique %llu, reversed %llu", iter, n, (unsigned long long)w1,
+          (unsigned long long)w2);
+    CHECK(w1 >= g && r1 == w1 && r2 == w2, "iter %d n %d: exact %llu (real %llu) below greedy %llu", iter, n,
+          (unsigned long long)w1, (unsigned long long)r1, (unsigned long long)g);
+    pk_free(&in);
+    pk_free(&rev);
+  }
+  free(a);
+}
+
 static void test_result_bound(void) {
   enum { N = 12 };
   fg_pack_item a[N];
@@ -162,6 +192,7 @@ static void test_guillotine(void) {
 
 int main(void) {
   test_exact_clique();
+  test_exact_clique_large();
   test_result_bound();
   test_guillotine();
   if (failures) {

@@ -23,7 +23,11 @@
  * fewest items live (small X); q can be the latest start among the
  * clique's items that miss p, so only such starts are tried, by their
  * upper bound L(q) + w(X), highest first, until none can beat the best.
- * Cost O(K |A_p| (|A_p| + n)) at worst. */
+ * Cost O(K |A_p| (|A_p| + n)) at worst. In practice most candidates q must
+ * be tried (their bound is loose), so cq_at's constant matters: levels by
+ * rank bits instead of a search, one pass per corner over the levels
+ * below it, no data-dependent branches in the inner loops (Enlisted
+ * n = 200 with history: about 1.8x fewer cycles, by cachegrind). */
 typedef struct cqp { uint32_t l, r; int64_t w; uint32_t i, lev; } cqp;
 typedef struct cq {
   const pk_inst *in;
@@ -36,6 +40,8 @@ typedef struct cq {
   uint32_t *lev;              /* scratch: X's distinct b */
   int64_t *S, *V;             /* scratch: one corner's sums by level (prefix, then per level); best staircase per corner */
   uint32_t *par;              /* previous corner on the best staircase, UINT32_MAX = none */
+  uint8_t *rk;                /* with nrk: per item, how many of A_p's distinct b lie below its b */
+  int nrk;                    /* A_p's distinct b fit one word (else the levels are searched) */
 } cq;
 
 /* Is item i (not whole) alive at cut position x? */
@@ -54,11 +60,22 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
     if (!cq_alive(c, i, x, 1)) c->pt[nx++] = (cqp){c->ga[i], c->gb[i], (int64_t)in->size[i], i, 0};
   }
   np = nx;
+  uint64_t mask = 0; /* with ranks: X's distinct b as bits of A_p's sorted ones */
+  if (c->nrk)
+    for (size_t k = 0; k < nx; k++) mask |= 1ull << c->rk[c->pt[k].i];
   if (nx)
     for (size_t k = 0; k < c->ny && c->ga[c->yl[k]] <= x; k++) { /* Y: alive at q, not at p */
       uint32_t i = c->yl[k];
-      if (x < c->gb[i]) c->pt[np++] = (cqp){c->ga[i], c->gb[i], -(int64_t)in->size[i], i, 0};
+      c->pt[np] = (cqp){c->ga[i], c->gb[i], -(int64_t)in->size[i], i, 0}; /* kept when alive at q */
+      np += x < c->gb[i];
     }
+  if (c->nrk) { /* a point's level: the bits of mask below its rank (no search) */
+    nl = (size_t)__builtin_popcountll(mask);
+    for (size_t k = 0; k < np; k++) {
+      uint32_t g = c->rk[c->pt[k].i];
+      c->pt[k].lev = (uint32_t)__builtin_popcountll(g < 64 ? mask & ((1ull << g) - 1) : mask);
+    }
+  } else {
   for (size_t k = 0; k < nx; k++) { /* the levels: X's distinct b, ascending */
     size_t j = nl;
     while (j > 0 && c->lev[j - 1] > c->pt[k].r) j--;
@@ -79,6 +96,7 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
     }
     c->pt[k].lev = (uint32_t)(b - c->lev) + (nl && *b < r);
   }
+  }
   int64_t gain = 0;
   uint32_t last = UINT32_MAX;
   /* the points with l at or above the corner's, summed per level: corners
@@ -88,21 +106,29 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
   memset(lv, 0, sizeof(int64_t) * (nl + 1));
   for (size_t t = 0; t < np; t++) lv[c->pt[t].lev] += c->pt[t].w;
   size_t gx = 0, gy = nx;
+  int64_t *bestV = c->S; /* per level: the best staircase ending at a corner there, and that corner */
+  uint32_t *bestK = c->lev;
+  for (size_t j = 0; j <= nl; j++) { bestV[j] = 0; bestK[j] = UINT32_MAX; }
   for (size_t k = 0; k < nx; k++) { /* corners in (a, b) order: earlier ones have a <= this a */
     uint32_t lmin = c->pt[k].l;
     for (; gx < nx && c->pt[gx].l < lmin; gx++) lv[c->pt[gx].lev] -= c->pt[gx].w;
     for (; gy < np && c->pt[gy].l < lmin; gy++) lv[c->pt[gy].lev] -= c->pt[gy].w;
-    c->S[0] = lv[0];
-    for (size_t j = 1; j <= nl; j++) c->S[j] = c->S[j - 1] + lv[j];
-    uint32_t lk = c->pt[k].lev;
-    c->V[k] = c->S[lk];
-    c->par[k] = UINT32_MAX;
-    for (size_t k2 = 0; k2 < k; k2++) {
-      uint32_t l2 = c->pt[k2].lev;
-      if (l2 >= lk) continue; /* this corner adds nothing to that one */
-      int64_t v = c->V[k2] + c->S[lk] - c->S[l2];
-      if (v > c->V[k]) { c->V[k] = v; c->par[k] = (uint32_t)k2; }
+    /* V[k] = S(lk) + max(0, max over earlier corners k2 below lk of
+     * V[k2] - S(l2)), S the prefix sums of lv: corners at one level share
+     * S, so only the best V per level counts (bestV, bestK), and one pass
+     * over the levels below lk does both the sums and the max (was a pass
+     * over every earlier corner, its branches half of this call's cost) */
+    uint32_t lk = c->pt[k].lev, bj = UINT32_MAX;
+    int64_t run = 0, bd = 0;
+    for (uint32_t j2 = 0; j2 < lk; j2++) {
+      run += lv[j2];
+      int64_t d = bestV[j2] - run, take = -(int64_t)((bestK[j2] != UINT32_MAX) & (d > bd)); /* branch-free */
+      bd = (d & take) | (bd & ~take);
+      bj = ((uint32_t)j2 & (uint32_t)take) | (bj & ~(uint32_t)take);
     }
+    c->V[k] = run + lv[lk] + bd;
+    c->par[k] = bj == UINT32_MAX ? UINT32_MAX : bestK[bj];
+    if (bestK[lk] == UINT32_MAX || c->V[k] > bestV[lk]) { bestV[lk] = c->V[k]; bestK[lk] = (uint32_t)k; }
     if (c->V[k] > gain) { gain = c->V[k]; last = (uint32_t)k; }
   }
   if (real) { /* members: A_p n A_q, X and Y as D decides */
@@ -156,12 +182,14 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
   cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
           malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
-          malloc(sizeof(int64_t) * 2 * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn)};
+          malloc(sizeof(int64_t) * 2 * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn),
+          malloc(nn), 0};
   uint32_t *cnt = calloc((size_t)K + 1, sizeof(uint32_t));
   pk_kv *kv = malloc(sizeof(pk_kv) * nn);
   uint64_t best = floor, bestq = UINT64_MAX;
   *exact = 0;
-  if (!c.ap || !c.yl || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !cnt || !kv) goto out;
+  if (!c.ap || !c.yl || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !c.rk || !cnt || !kv)
+    goto out;
   pk_profile(in, c.prof, 0);
   uint32_t least;
   *exact = 1;
@@ -180,6 +208,29 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   }
   pk_sort_kv(kv, c.nap);
   for (size_t k = 0; k < c.nap; k++) c.ap[k] = (uint32_t)kv[k].i;
+  { /* A_p's distinct b, sorted (c.lev as scratch): when they fit a word, each
+     * item's rank among them replaces cq_at's search for its level */
+    size_t nb = 0;
+    for (size_t k = 0; k < c.nap; k++) c.lev[k] = c.gb[c.ap[k]];
+    for (size_t k = 1; k < c.nap; k++) { /* insertion sort: nap is small where it matters */
+      uint32_t v = c.lev[k];
+      size_t j = k;
+      while (j > 0 && c.lev[j - 1] > v) { c.lev[j] = c.lev[j - 1]; j--; }
+      c.lev[j] = v;
+    }
+    for (size_t k = 0; k < c.nap; k++)
+      if (!nb || c.lev[nb - 1] != c.lev[k]) c.lev[nb++] = c.lev[k];
+    c.nrk = nb <= 64;
+    for (size_t i = 0; c.nrk && i < n; i++) {
+      if (in->s[i] == in->e[i]) continue;
+      size_t lo = 0, hi = nb; /* how many are below this item's b (or r) */
+      while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c.lev[mid] < c.gb[i]) lo = mid + 1; else hi = mid;
+      }
+      c.rk[i] = (uint8_t)lo;
+    }
+  }
   for (size_t i = 0; i < n; i++)
     if (in->s[i] != in->e[i] && !pk_contains(in, i, c.p)) kv[c.ny++] = (pk_kv){c.ga[i], 0, i};
   pk_sort_kv(kv, c.ny);
@@ -217,6 +268,7 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   if (bestq != UINT64_MAX) cq_at(&c, (uint32_t)bestq, real);
 out:
   free(c.ap); free(c.yl); free(c.ga); free(c.gb); free(c.prof); free(c.pt); free(c.lev); free(c.S); free(c.V); free(c.par);
+  free(c.rk);
   free(cnt); free(kv);
   return bestq != UINT64_MAX ? best : 0;
 }
