@@ -366,7 +366,8 @@ static void test_sorts(void) {
 }
 
 /* pk_conflict_bits against the definition (meets), pair by pair: cycles
- * with wrapping and whole-cycle items, lines, up to four words a row; and
+ * with wrapping and whole-cycle items, lines, up to four words a row, dense
+ * (word operations) and sparse (a bit per pair); and
  * the greedy clique grown on them against the one grown by arc tests. */
 static void test_conflict_bits(void) {
   enum { N = 200 };
@@ -375,6 +376,14 @@ static void test_conflict_bits(void) {
     size_t n = 1 + rndu(rep % 3 ? 70 : N);
     uint64_t T = rep % 4 == 0 ? 0 : 4 + rndu(60);
     random_instance(a, n, T, 0);
+    if (rep % 5 == 1) { /* sparse: short lifetimes on a long cycle (the pair by pair path) */
+      T = 400 + rndu(2000);
+      for (size_t i = 0; i < n; i++) {
+        uint64_t st = rndu(T);
+        a[i].start = st;
+        a[i].stop = rndu(20) ? (st + 1 + rndu(6)) % T : st;
+      }
+    }
     fg_pack_desc d = {0};
     d.period = T;
     pk_inst in;

@@ -244,6 +244,30 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
   return best;
 }
 
+/* Sparse conflicts (short lifetimes, many points): a bit per pair, each
+ * pair found once as "j starts inside i's arc" (one run of the items by
+ * start, two when the arc wraps) and set in both rows. */
+static uint64_t *bits_by_pairs(const pk_inst *in, const uint32_t *at, const uint32_t *st, size_t w) {
+  size_t n = in->n;
+  uint32_t K = in->K;
+  uint64_t *bits = calloc(n * w + 1, sizeof(uint64_t));
+  if (!bits) return NULL;
+  for (size_t i = 0; i < n; i++) {
+    uint64_t *row = bits + i * w;
+    uint32_t a = in->s[i], z = a + in->len[i];
+    for (int part = 0; part < 2; part++) {
+      uint32_t q0 = part ? at[0] : at[a], q1 = part ? (z > K ? at[z - K] : 0) : at[z < K ? z : K];
+      for (uint32_t q = q0; q < q1; q++) {
+        size_t j = st[q];
+        row[j >> 6] |= 1ull << (j & 63);
+        bits[j * w + (i >> 6)] |= 1ull << (i & 63);
+      }
+    }
+    row[i >> 6] &= ~(1ull << (i & 63));
+  }
+  return bits;
+}
+
 uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
   size_t n = in->n, w = (n + 63) / 64;
   uint32_t K = in->K;
@@ -251,12 +275,14 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
    * items alive at i's start, or'ed with the items starting inside i's arc,
    * P(z) & ~P(a) with P(t) the items starting before point t. A sweep over
    * the points keeps A; P is a table of K + 1 rows (K <= 2n: at most twice
-   * the matrix). Word operations only: n w + K w words, not a bit per pair. */
-  uint64_t *bits = malloc(sizeof(uint64_t) * (n * w + 1));
-  uint64_t *P = calloc(((size_t)K + 1) * w + w, sizeof(uint64_t)), *A = P + ((size_t)K + 1) * w;
+   * the matrix). Word operations only: n w + K w words, not a bit per pair;
+   * where the pairs are far fewer than that (a large frame graph's short
+   * lifetimes), bits_by_pairs instead. */
+  uint64_t *bits = NULL;
+  uint64_t *P = NULL, *A = NULL;
   uint32_t *at = calloc((size_t)K + 1, sizeof(uint32_t)), *et = calloc((size_t)K + 1, sizeof(uint32_t));
   uint32_t *st = malloc(sizeof(uint32_t) * (n ? n : 1)), *en = malloc(sizeof(uint32_t) * (n ? n : 1));
-  if (!bits || !P || !at || !et || !st || !en) { free(bits); bits = NULL; goto out; }
+  if (!at || !et || !st || !en) goto out;
   for (size_t i = 0; i < n; i++) { /* items by start point and by end point (CSR) */
     at[in->s[i] + 1]++;
     if (in->len[i] < K) et[(in->s[i] + in->len[i]) % K + 1]++;
@@ -268,6 +294,19 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
   }
   for (uint32_t t = K; t > 0; t--) { at[t] = at[t - 1]; et[t] = et[t - 1]; }
   at[0] = et[0] = 0;
+  uint64_t pairs = 0; /* each meeting pair counted once: j starts inside i's arc */
+  for (size_t i = 0; i < n; i++) {
+    uint32_t a = in->s[i], z = a + in->len[i];
+    pairs += z <= K ? at[z] - at[a] : (at[K] - at[a]) + at[z - K];
+  }
+  if (4 * pairs < ((uint64_t)n + K) * w) { /* two random bit writes a pair against ~4 word operations */
+    bits = bits_by_pairs(in, at, st, w);
+    goto out;
+  }
+  bits = malloc(sizeof(uint64_t) * (n * w + 1));
+  P = calloc(((size_t)K + 1) * w + w, sizeof(uint64_t));
+  if (!bits || !P) { free(bits); bits = NULL; goto out; }
+  A = P + ((size_t)K + 1) * w;
   for (uint32_t t = 0; t < K; t++) {
     uint64_t *p0 = P + (size_t)t * w, *p1 = p0 + w;
     memcpy(p1, p0, sizeof(uint64_t) * w);
@@ -294,8 +333,8 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
       row[i >> 6] &= ~(1ull << (i & 63));
     }
   }
-  *words = w;
 out:
+  if (bits) *words = w;
   free(P); free(at); free(et); free(st); free(en);
   return bits;
 }
