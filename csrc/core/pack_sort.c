@@ -45,6 +45,8 @@ static PK_DEFINE_SORT(iv_quick, pk_iv, IV_LESS)
  * then k2, then k), skipping the bytes that are equal in every
  * element. Stable, so it gives exactly the comparison sort's order; a
  * frame graph's keys vary in a few bytes, so it costs a few passes. */
+/* from 128 items on it beats the quicksort, whose comparisons mispredict
+ * (dev, size keys with repeats: n = 128 6.2 vs 7.0 us, 256 10.4 vs 17.1) */
 #define RADIX_MIN_N 128
 static int kv_radix(pk_kv *a, size_t n) {
   pk_kv *b = malloc(sizeof(pk_kv) * n), *src = a, *dst = b;
