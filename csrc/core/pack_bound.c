@@ -49,6 +49,34 @@ static int cq_alive(const cq *c, size_t i, uint32_t x, int in_ap) {
   return in_ap ? !(c->ga[i] <= x && x < c->gb[i]) : c->ga[i] <= x && x < c->gb[i];
 }
 
+/* The levels without ranks (A_p's distinct b overflow a word): X's
+ * distinct b inserted in order, and each point's level searched among
+ * them. Returns their number. */
+static size_t cq_levels_searched(cq *c, size_t nx, size_t np) {
+  size_t nl = 0;
+  for (size_t k = 0; k < nx; k++) { /* the levels: X's distinct b, ascending */
+    size_t j = nl;
+    while (j > 0 && c->lev[j - 1] > c->pt[k].r) j--;
+    if (j > 0 && c->lev[j - 1] == c->pt[k].r) continue;
+    memmove(c->lev + j + 1, c->lev + j, sizeof(uint32_t) * (nl - j));
+    c->lev[j] = c->pt[k].r;
+    nl++;
+  }
+  for (size_t k = 0; k < np; k++) { /* each point's level: the first >= its r (nl: above all) */
+    /* branch-free lower bound (conditional moves): the points' r are in
+     * no useful order, and the mispredicted branches dominated this call */
+    const uint32_t *b = c->lev, r = c->pt[k].r;
+    size_t len = nl;
+    while (len > 1) {
+      size_t h = len / 2;
+      b = b[h] < r ? b + h : b;
+      len -= h;
+    }
+    c->pt[k].lev = (uint32_t)(b - c->lev) + (nl && *b < r);
+  }
+  return nl;
+}
+
 /* The heaviest clique through p and q (cut position x = q - p): its
  * weight; with real, its real bytes too. */
 static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
@@ -76,26 +104,7 @@ static uint64_t cq_at(cq *c, uint32_t q, uint64_t *real) {
       c->pt[k].lev = (uint32_t)__builtin_popcountll(g < 64 ? mask & ((1ull << g) - 1) : mask);
     }
   } else {
-  for (size_t k = 0; k < nx; k++) { /* the levels: X's distinct b, ascending */
-    size_t j = nl;
-    while (j > 0 && c->lev[j - 1] > c->pt[k].r) j--;
-    if (j > 0 && c->lev[j - 1] == c->pt[k].r) continue;
-    memmove(c->lev + j + 1, c->lev + j, sizeof(uint32_t) * (nl - j));
-    c->lev[j] = c->pt[k].r;
-    nl++;
-  }
-  for (size_t k = 0; k < np; k++) { /* each point's level: the first >= its r (nl: above all) */
-    /* branch-free lower bound (conditional moves): the points' r are in
-     * no useful order, and the mispredicted branches dominated this call */
-    const uint32_t *b = c->lev, r = c->pt[k].r;
-    size_t len = nl;
-    while (len > 1) {
-      size_t h = len / 2;
-      b = b[h] < r ? b + h : b;
-      len -= h;
-    }
-    c->pt[k].lev = (uint32_t)(b - c->lev) + (nl && *b < r);
-  }
+    nl = cq_levels_searched(c, nx, np);
   }
   int64_t gain = 0;
   uint32_t last = UINT32_MAX;
