@@ -44,8 +44,9 @@ typedef struct fg_pack_desc {
                             0.05 ms with offset_hint). The baselines always run, whatever the
                             budget (best is never worse than any of them; one stops early only
                             once it cannot beat the incumbent), then, without a hint, one
-                            first-fit replay of the best one's order; other starts and the
-                            search only within the budget */
+                            first-fit replay of the best one's order (unless a dive's
+                            packing beat them all); other starts and the search only
+                            within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
   const uint64_t *offset_hint; /* best, optional: n offsets of an earlier packing of the same

@@ -25,9 +25,11 @@
  *    stands in for it.
  * 1b. Canonical dives (best_dives): the decision search's first path
  *    without a capacity, lowest item first, ties by size x length (then
- *    length to a random power in [1, 6), times random factors per item),
- *    over and over in half of the time left; their best is the incumbent
- *    the baselines must beat (and they stop at it).
+ *    length to a random power in [1, 6), [1, 13) on large cycles with
+ *    history, times random factors per item), over and over in half of
+ *    the time left; their best is the incumbent the baselines must beat
+ *    (and they stop at it). Above EXACT_MAX_N items they go on after the
+ *    baselines with most of what is left (2c).
  *    Enlisted at 0.5 ms, n = 100 (dev): with history 1.0185 -> 1.0069 x
  *    bound, without 1.0054 -> 1.0009.
  * 1c. The exact clique bound (best_bound): after the dives, which stop at
@@ -48,6 +50,10 @@
  *    tiling's blocks and searches those with 3/4 of what is left; LOAD ends
  *    the call, else its packing, when better, is the incumbent and the
  *    start of the steps below.
+ * 2c. More dives (above EXACT_MAX_N items): DIVE_REST_SHARE of what the
+ *    bound and the baselines left. Where a dive's packing is the best,
+ *    the starts take it as it is (its first-fit replay gains next to
+ *    nothing) and the time goes to the dives.
  * 3. Ruin and recreate around the peak with late acceptance: an item at the
  *    makespan and the items meeting it within a band below the top are
  *    removed and put back by first/best fit in a shuffled size order.
@@ -106,6 +112,16 @@
 #define DIVE_BETA_SPAN 5.0
 #define DIVE_BETA_SPAN_WRAP 12.0
 #define DIVE_WRAP_MIN_M 96
+/* dives_rest_deadline: the dives' share of what the baselines leave.
+ * With the dive's replay skipped (best_starts), H100 machine, 2 x 2000
+ * Enlisted instances per n side by side, with history: n = 200 at 0.75 ms
+ * 1.0096-1.0099 -> 1.0093-1.0094 x bound, at 0.9 ms 1.0088-1.0093 ->
+ * 1.0084-1.0086, n = 175 at 0.75 ms 1.0084-1.0089 -> 1.0076-1.0081; at
+ * 0.5 ms the baselines leave nothing (1.0116-1.0122 -> 1.0120-1.0122);
+ * without history n = 200 1.0014 -> 1.0013 at 0.75 ms. Dives first with
+ * one dive only (the baselines then stopping at its makespan) was worse:
+ * n = 200 at 0.75 ms 1.0107-1.0143. */
+#define DIVE_REST_SHARE 0.9
 /* dive_bits: from the second dive on, items whose lowest offsets share a
  * bucket (a power of two drawn below DIVE_SLACK x the bound) go by key, each
  * still at its own offset: the heavier item may go a little above a lighter
@@ -354,6 +370,9 @@ typedef struct best_run {
   fg_pack_item *litems;
   int have_lin;
   uint64_t realBest, hintM, bestM;
+  uint64_t dv_d, dv_last, dv_low; /* the dives so far (best_dives): count, the last gain, the lowest */
+  int dv_on;                /* the first dive ran: the others follow the baselines */
+  int dv_best;              /* out is a dive's packing (whole-cycle items on their stack) */
   bs b;
   size_t *bord;             /* best order so far */
   uint64_t *boff;           /* its packing */
@@ -631,6 +650,7 @@ static int best_baselines(best_run *r) {
     }
     if (rm < r->realBest) {
       r->realBest = rm;
+      r->dv_best = 0;
       memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
     }
     if (r->realBest <= r->reallb) return BEST_PROVED;
@@ -677,7 +697,19 @@ static int best_starts(best_run *r) {
     }
     b->n = m;
     set_order_kv(b, r->kv, 0);
-    uint64_t mk = ff_from(b, 0);
+    /* a dive's packing is its own first fit, nearly: its replay is kept
+     * for the baselines' (300 dumped Enlisted instances, n = 200 with
+     * history, best of 7 dives 1.01164 x bound, replayed 1.01158) and its
+     * time goes to the dives */
+    uint64_t mk;
+    if (o == -1 && r->dv_best && n > EXACT_MAX_N) {
+      mk = b->lo0;
+      for (size_t i = 0; i < n; i++) {
+        b->off[i] = baseoff[i];
+        if (!is_whole(r->in0, i) && baseoff[i] + in->size[i] > mk) mk = baseoff[i] + in->size[i];
+      }
+    } else
+      mk = ff_from(b, 0);
     if (mk < r->bestM) {
       r->bestM = mk;
       memcpy(r->bord, b->ord, sizeof(size_t) * m);
@@ -808,6 +840,13 @@ static uint64_t dives_deadline(best_run *r, uint64_t now) {
   uint64_t cost = dive_cost(r);
   return r->hint || r->m < 2 || now + cost > deadline || flat_load(r) ? 0 : deadline;
 }
+/* The dives after the baselines (above EXACT_MAX_N items, where the
+ * steps after them gain least per microsecond): DIVE_REST_SHARE of what
+ * the bound and the baselines left, the rest to ruin and recreate. */
+static uint64_t dives_rest_deadline(best_run *r, uint64_t now) {
+  if (!r->dv_on || r->m <= EXACT_MAX_N || now >= r->deadline) return 0;
+  return now + (uint64_t)((double)(r->deadline - now) * DIVE_REST_SHARE);
+}
 /* Where the dives run the quick fit is not needed: the first dive stands in
  * for it, at about its cost, and ends the call at a bound just as well.
  * Only above EXACT_MAX_N items, where its time is what the dives lack
@@ -815,11 +854,12 @@ static uint64_t dives_deadline(best_run *r, uint64_t now) {
  * it is cheap and one more start (test_best_unchanged's instances: mean
  * 1.005084 with it, 1.005188 without) */
 static int dives_fit(best_run *r) { return dives_deadline(r, fg_now_ns()) != 0; }
-static int best_dives(best_run *r) {
+static int best_dives(best_run *r, int first) {
   const pk_inst *in = &r->in;
   size_t n = r->n, m = r->m;
-  uint64_t now = fg_now_ns(), deadline = dives_deadline(r, now), cost = dive_cost(r);
+  uint64_t now = fg_now_ns(), deadline = first ? dives_deadline(r, now) : dives_rest_deadline(r, now), cost = dive_cost(r);
   if (!deadline || r->realBest <= r->reallb) return BEST_ON;
+  r->dv_on = 1;
   /* the bit-driven dive where there are bits and offsets stay below 2^47
    * (every item stacked on the others reaches at most lo0 + sizes + aligns) */
   uint64_t reach = r->b.lo0;
@@ -838,15 +878,14 @@ static int best_dives(best_run *r) {
   memcpy(r->tmp, r->b.off, sizeof(uint64_t) * n); /* whole-cycle items keep their stack */
   /* at most a placement per node of the node budget; stop once as many
    * dives as it took to the last gain (at least DIVE_PATIENCE) gained nothing */
-  uint64_t dmax = r->nodes / m, last = 0, low = UINT64_MAX;
+  uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
   for (size_t k = 0; k < m; k++) { /* keys in logs: log size + beta log length + noise */
     size_t i = r->bord[k];
     lsz[i] = log((double)in->size[i]);
     llen[i] = log((double)pk_len(in, i));
   }
   double span = in->cyclic && r->fcut < 0 && m > DIVE_WRAP_MIN_M ? DIVE_BETA_SPAN_WRAP : DIVE_BETA_SPAN;
-  for (uint64_t d = 0; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE);
-       d++) {
+  for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
     double beta = d ? 1 + span * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 1;
     for (size_t k = 0; k < m; k++) {
@@ -865,9 +904,14 @@ static int best_dives(best_run *r) {
     uint64_t rm = M < r->realBest ? pk_makespan(r->in0, r->tmp) : UINT64_MAX;
     if (rm < r->realBest) {
       r->realBest = rm;
+      r->dv_best = 1;
       memcpy(r->out, r->tmp, sizeof(uint64_t) * n);
+      if (!first) memcpy(r->boff, r->tmp, sizeof(uint64_t) * n); /* the starts' first order */
     }
   }
+  r->dv_d = d;
+  r->dv_last = last;
+  r->dv_low = low;
   free(key); free(u); free(f.comp); free(f.itm);
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
@@ -1137,9 +1181,10 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   int st = best_setup(&r, in0, desc, load, out);
   if (st == BEST_ON) st = best_warm(&r);
   if (st == BEST_ON) st = best_quick(&r);
-  if (st == BEST_ON) st = best_dives(&r);
+  if (st == BEST_ON) st = best_dives(&r, 1);
   if (st == BEST_ON) st = best_bound(&r);
   if (st == BEST_ON) st = best_baselines(&r);
+  if (st == BEST_ON) st = best_dives(&r, 0);
   if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);
