@@ -24,9 +24,11 @@
  *    EXACT_MAX_N items it runs only where the dives do not: the first dive
  *    stands in for it.
  * 1b. Canonical dives (best_dives): the decision search's first path
- *    without a capacity, lowest item first, ties by size x length (then
- *    length to a random power in [1, 6), [1, 13) on large cycles with
- *    history, times random factors per item), over and over in half of
+ *    without a capacity, lowest item first, ties by a key: on cycles size
+ *    x length to a random power in [1, 13) x the mean load over the
+ *    lifetime to one in [0, 70) (the first dive at the middle of both), on
+ *    lines size x length, then length to a power in [1, 6); times random
+ *    factors per item after the first dive), over and over in half of
  *    the time left; their best is the incumbent the baselines must beat
  *    (and they stop at it). Above EXACT_MAX_N items they go on after the
  *    baselines with most of what is left (2c).
@@ -99,19 +101,27 @@
 #define DIVE_PAIR_NS 4
 #define DIVE_BITS_PAIR_NS 3
 #define DIVE_PATIENCE 32
-/* a dive's key is size x length^beta x a factor in [1, 2) per item, beta
- * drawn in [1, 1 + DIVE_BETA_SPAN) per dive: long lifetimes first matter
- * most with history (prototype, 200 dumped instances, 10 dives: n = 200
- * with history 1.0176 x bound at beta = 1, 1.0106 in [1, 6)). On a cycle
- * that every point's arcs cross (history: no free cut) and above
- * DIVE_WRAP_MIN_M items wider still, in [1, 1 + DIVE_BETA_SPAN_WRAP): 300
- * dumped Enlisted instances per n, 7 dives, four seeds each, n = 200
- * 1.0125-1.0130 -> 1.0115-1.0122, n = 150 1.0097-1.0099 -> 1.0089-1.0095;
- * not below (n = 100, about 80 items: 1.0059-1.0065 -> 1.0065-1.0067), nor
- * without history (n = 200 1.0019-1.0020 -> 1.0020-1.0022). */
-#define DIVE_BETA_SPAN 5.0
-#define DIVE_BETA_SPAN_WRAP 12.0
-#define DIVE_WRAP_MIN_M 96
+/* a dive's key is size x length^beta x (the mean load over its lifetime /
+ * the peak load)^gamma x a factor in [1, 2) per item, beta drawn in
+ * [1, 1 + DIVE_BETA_SPAN) and gamma in [0, DIVE_GAMMA_SPAN) per dive on
+ * a cycle (lines keep [1, 1 + DIVE_BETA_SPAN_LINE), no gamma: best_dives): long
+ * lifetimes first matter most with history, and the items living where
+ * memory is scarcest decide the makespan. Dumped Enlisted instances (300
+ * per n), 7 dives, four seeds each, beta in [1, 6) without gamma -> both:
+ * with history n = 50 1.0021-1.0030 -> 1.0017-1.0020 x bound, n = 100
+ * 1.0056-1.0067 -> 1.0045-1.0047, n = 150 1.0094-1.0100 -> 1.0067-1.0069,
+ * n = 200 1.0125-1.0130 -> 1.0074-1.0085; without history n = 100
+ * 1.0009-1.0012 -> 1.0002-1.0003, n = 200 1.0018-1.0020 -> 1.0004-1.0006.
+ * They work together: gamma with beta in [1, 6) gains little or loses
+ * (n = 150 1.0101-1.0103), beta in [1, 13) alone half as much at n = 200
+ * and nothing below; gamma spans 60-80 are alike, 160 worse. The first
+ * dive takes the middle of both spans (was beta = 1, gamma = 0): alone
+ * n = 200 with history 1.0321 -> 1.0152, n = 100 1.0200 -> 1.0121,
+ * without history n = 200 1.0055 -> 1.0021; 7 dives n = 200 with
+ * history 1.0075-1.0085 -> 1.0069-1.0077, n = 50-100 alike. */
+#define DIVE_BETA_SPAN 12.0
+#define DIVE_GAMMA_SPAN 70.0
+#define DIVE_BETA_SPAN_LINE 5.0
 /* dives_rest_deadline: the dives' share of what the baselines leave.
  * With the dive's replay skipped (best_starts), H100 machine, 2 x 2000
  * Enlisted instances per n side by side, with history: n = 200 at 0.75 ms
@@ -865,7 +875,7 @@ static int best_dives(best_run *r, int first) {
   uint64_t reach = r->b.lo0;
   for (size_t k = 0; k < m && reach < (1ull << 47); k++) reach += in->size[r->bord[k]] + in->align[r->bord[k]];
   int fast = in->cbits && reach < (1ull << 47);
-  double *key = malloc(sizeof(double) * n * 3), *lsz = key + n, *llen = key + 2 * n;
+  double *key = malloc(sizeof(double) * n * 4), *lsz = key + n, *llen = key + 2 * n, *lld = key + 3 * n;
   dv *u = fast ? NULL : malloc(sizeof(dv) * m);
   dvf f = {fast ? malloc(sizeof(uint64_t) * (2 * m + in->cwords)) : NULL, NULL, NULL,
            fast ? malloc(sizeof(uint32_t) * (m + n)) : NULL, NULL};
@@ -879,19 +889,42 @@ static int best_dives(best_run *r, int first) {
   /* at most a placement per node of the node budget; stop once as many
    * dives as it took to the last gain (at least DIVE_PATIENCE) gained nothing */
   uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
-  for (size_t k = 0; k < m; k++) { /* keys in logs: log size + beta log length + noise */
-    size_t i = r->bord[k];
-    lsz[i] = log((double)in->size[i]);
-    llen[i] = log((double)pk_len(in, i));
+  /* keys in logs: log size + beta log length + gamma log load + noise;
+   * the load's: the mean over the lifetime / the peak, by prefix sums */
+  uint64_t *prof = malloc(sizeof(uint64_t) * in->K);
+  double *pre = malloc(sizeof(double) * (in->K + 1));
+  if (!prof || !pre) { free(prof); free(pre); free(key); free(u); free(f.comp); free(f.itm); return -1; }
+  pk_profile(in, prof, 0);
+  double peak = 1;
+  pre[0] = 0;
+  for (uint32_t t = 0; t < in->K; t++) {
+    pre[t + 1] = pre[t] + (double)prof[t];
+    if ((double)prof[t] > peak) peak = (double)prof[t];
   }
-  double span = in->cyclic && r->fcut < 0 && m > DIVE_WRAP_MIN_M ? DIVE_BETA_SPAN_WRAP : DIVE_BETA_SPAN;
+  for (size_t k = 0; k < m; k++) {
+    size_t i = r->bord[k];
+    uint32_t a = in->s[i], len = pk_len(in, i);
+    double sum = a + len <= in->K ? pre[a + len] - pre[a] : pre[in->K] - pre[a] + pre[a + len - in->K];
+    lsz[i] = log((double)in->size[i]);
+    llen[i] = log((double)len);
+    lld[i] = log(sum / len / peak + 1e-300);
+  }
+  free(prof);
+  free(pre);
+  /* lines (no period) keep the keys of before: the MiniMalloc instances
+   * reach their optimum later with these (dev: C 22 -> 65 ms, E 219-237 ->
+   * 242-274 ms) */
+  double bspan = in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE, gspan = in->cyclic ? DIVE_GAMMA_SPAN : 0;
+  double mid = in->cyclic ? 0.5 : 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
-    double beta = d ? 1 + span * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 1;
+    /* the first dive at the middle of both spans, without noise */
+    double beta = 1 + bspan * (d ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
+    double gamma = gspan * (d && gspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     for (size_t k = 0; k < m; k++) {
       size_t i = r->bord[k];
       double noise = d ? 0.6931471805599453 * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 0;
-      key[i] = lsz[i] + beta * llen[i] + noise;
+      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + noise;
     }
     /* from the second dive on, offsets within a random power of two below
      * DIVE_SLACK x the bound tie, and the key decides among them */
