@@ -25,6 +25,11 @@ typedef struct pk_plist {
                        the neighbours' positions in a bitmap and walks them in
                        offset order, no sort (kept by insert/remove) */
   uint64_t *sel;    /* scratch for that: words bits */
+  uint64_t *lo, *hi; /* ... and each listed item's [offset, end) by its index
+                       in ix, so the walk reads them without going through
+                       ix, off and size (a listed item's offset must not
+                       change: the list is sorted by it anyway) */
+  const uint64_t *size; /* in->size, for hi */
 } pk_plist;
 /* ix for n items (and, when in has conflict bits, the placed bits); 0 or -1 on OOM. */
 int pk_pl_init(pk_plist *pl, const pk_inst *in);
@@ -36,7 +41,7 @@ void pk_pl_clear(pk_plist *pl);
 void pk_pl_remove_set(pk_plist *pl, const char *gone, const size_t *ids, size_t k);
 /* A copy of a list without a time index, to undo a move at the cost of a
  * few memcpy instead of removing and re-inserting what it moved. */
-typedef struct pk_plsave { uint32_t *ix, *pos; uint64_t *placed; size_t n, nitems; } pk_plsave;
+typedef struct pk_plsave { uint32_t *ix, *pos; uint64_t *placed; uint64_t *lo, *hi; size_t n, nitems; } pk_plsave;
 /* 0, or -1 on OOM or when pl has a time index (not saved). */
 int pk_pl_save_init(pk_plsave *s, const pk_plist *pl, size_t nitems);
 void pk_pl_save_free(pk_plsave *s);
