@@ -26,7 +26,8 @@
  * 1b. Canonical dives (best_dives): the decision search's first path
  *    without a capacity, lowest item first, ties by a key: on cycles size
  *    x length to a random power in [1, 13) x the mean load over the
- *    lifetime to one in [0, 70) (the first dive at the middle of both), on
+ *    lifetime to one in [0, 70) x the highest load over it to one in
+ *    [0, 100) (the first dive at the middle of each), on
  *    lines size x length, then length to a power in [1, 6); times random
  *    factors per item after the first dive), over and over in half of
  *    the time left; their best is the incumbent the baselines must beat
@@ -104,7 +105,7 @@
 /* a dive's key is size x length^beta x (the mean load over its lifetime /
  * the peak load)^gamma x a factor in [1, 2) per item, beta drawn in
  * [1, 1 + DIVE_BETA_SPAN) and gamma in [0, DIVE_GAMMA_SPAN) per dive on
- * a cycle (lines keep [1, 1 + DIVE_BETA_SPAN_LINE), no gamma: best_dives): long
+ * a cycle (lines keep [1, 1 + DIVE_BETA_SPAN_LINE), no load: best_dives): long
  * lifetimes first matter most with history, and the items living where
  * memory is scarcest decide the makespan. Dumped Enlisted instances (300
  * per n), 7 dives, four seeds each, beta in [1, 6) without gamma -> both:
@@ -121,6 +122,16 @@
  * history 1.0075-1.0085 -> 1.0069-1.0077, n = 50-100 alike. */
 #define DIVE_BETA_SPAN 12.0
 #define DIVE_GAMMA_SPAN 70.0
+/* ... and x (the highest load over the lifetime / the peak)^delta, delta
+ * drawn in [0, DIVE_DELTA_SPAN) (the first dive: the middle): same
+ * instances and counts, with history n = 200 1.0074-1.0077 -> 1.0066-1.0068,
+ * n = 150 1.0066-1.0068 -> 1.0059-1.0060, n = 100 1.0042-1.0050 ->
+ * 1.0037-1.0044, n = 50 alike; without history n = 200 1.0004-1.0005 ->
+ * 1.0003-1.0004 (the weight of the items met, instead, gained as much but
+ * costs a pass over the conflict bits). Whole 0.5 ms calls, H100 machine,
+ * 4 x 2000 per n side by side: with history n = 175 1.0063-1.0080 ->
+ * 1.0059-1.0065, n = 150 1.0049-1.0058 -> 1.0043-1.0053. */
+#define DIVE_DELTA_SPAN 100.0
 #define DIVE_BETA_SPAN_LINE 5.0
 /* dives_rest_deadline: the dives' share of what the baselines leave.
  * With the dive's replay skipped (best_starts), H100 machine, 2 x 2000
@@ -857,6 +868,46 @@ static uint64_t dives_rest_deadline(best_run *r, uint64_t now) {
   if (!r->dv_on || r->m <= EXACT_MAX_N || now >= r->deadline) return 0;
   return now + (uint64_t)((double)(r->deadline - now) * DIVE_REST_SHARE);
 }
+/* The dives' load terms of the items of bord: the log of the mean load
+ * over each lifetime and of the highest, both relative to the peak (a
+ * prefix sum and a sparse table over the points). 0, or -1 on OOM. */
+static int dive_loads(const pk_inst *in, const size_t *bord, size_t m, double *lld, double *lmx) {
+  uint32_t K = in->K ? in->K : 1, L = 32 - (uint32_t)__builtin_clz(K); /* levels 0 .. floor(log2 K) */
+  uint64_t *st = malloc(sizeof(uint64_t) * (size_t)K * L); /* st[l K + t]: max of [t, t + 2^l) */
+  double *pre = malloc(sizeof(double) * ((size_t)K + 1));
+  if (!st || !pre) { free(st); free(pre); return -1; }
+  pk_profile(in, st, 0);
+  double peak = 1;
+  pre[0] = 0;
+  for (uint32_t t = 0; t < K; t++) {
+    pre[t + 1] = pre[t] + (double)st[t];
+    if ((double)st[t] > peak) peak = (double)st[t];
+  }
+  for (uint32_t l = 1; l < L; l++)
+    for (uint32_t t = 0; t + (1u << l) <= K; t++) {
+      uint64_t x = st[(size_t)(l - 1) * K + t], y = st[(size_t)(l - 1) * K + t + (1u << (l - 1))];
+      st[(size_t)l * K + t] = x > y ? x : y;
+    }
+  for (size_t k = 0; k < m; k++) {
+    size_t i = bord[k];
+    uint32_t a = in->s[i], len = pk_len(in, i), z1 = a + len <= K ? a + len : K, z2 = a + len <= K ? 0 : a + len - K;
+    double sum = pre[z1] - pre[a] + pre[z2];
+    uint64_t mx = 0;
+    for (int part = 0; part < 2; part++) { /* [a, z1) and [0, z2) */
+      uint32_t lo = part ? 0 : a, hi = part ? z2 : z1;
+      if (lo >= hi) continue;
+      uint32_t l = 31 - (uint32_t)__builtin_clz(hi - lo);
+      uint64_t x = st[(size_t)l * K + lo], y = st[(size_t)l * K + hi - (1u << l)];
+      if (x > mx) mx = x;
+      if (y > mx) mx = y;
+    }
+    lld[i] = log(sum / len / peak + 1e-300);
+    lmx[i] = log((double)mx / peak + 1e-300);
+  }
+  free(st);
+  free(pre);
+  return 0;
+}
 /* Where the dives run the quick fit is not needed: the first dive stands in
  * for it, at about its cost, and ends the call at a bound just as well.
  * Only above EXACT_MAX_N items, where its time is what the dives lack
@@ -875,7 +926,7 @@ static int best_dives(best_run *r, int first) {
   uint64_t reach = r->b.lo0;
   for (size_t k = 0; k < m && reach < (1ull << 47); k++) reach += in->size[r->bord[k]] + in->align[r->bord[k]];
   int fast = in->cbits && reach < (1ull << 47);
-  double *key = malloc(sizeof(double) * n * 4), *lsz = key + n, *llen = key + 2 * n, *lld = key + 3 * n;
+  double *key = malloc(sizeof(double) * n * 5), *lsz = key + n, *llen = key + 2 * n, *lld = key + 3 * n, *lmx = key + 4 * n;
   dv *u = fast ? NULL : malloc(sizeof(dv) * m);
   dvf f = {fast ? malloc(sizeof(uint64_t) * (2 * m + in->cwords)) : NULL, NULL, NULL,
            fast ? malloc(sizeof(uint32_t) * (m + n)) : NULL, NULL};
@@ -889,42 +940,30 @@ static int best_dives(best_run *r, int first) {
   /* at most a placement per node of the node budget; stop once as many
    * dives as it took to the last gain (at least DIVE_PATIENCE) gained nothing */
   uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
-  /* keys in logs: log size + beta log length + gamma log load + noise;
-   * the load's: the mean over the lifetime / the peak, by prefix sums */
-  uint64_t *prof = malloc(sizeof(uint64_t) * in->K);
-  double *pre = malloc(sizeof(double) * (in->K + 1));
-  if (!prof || !pre) { free(prof); free(pre); free(key); free(u); free(f.comp); free(f.itm); return -1; }
-  pk_profile(in, prof, 0);
-  double peak = 1;
-  pre[0] = 0;
-  for (uint32_t t = 0; t < in->K; t++) {
-    pre[t + 1] = pre[t] + (double)prof[t];
-    if ((double)prof[t] > peak) peak = (double)prof[t];
-  }
+  /* keys in logs: log size + beta log length + gamma log load + delta
+   * log peak + noise */
+  if (dive_loads(in, r->bord, m, lld, lmx)) { free(key); free(u); free(f.comp); free(f.itm); return -1; }
   for (size_t k = 0; k < m; k++) {
     size_t i = r->bord[k];
-    uint32_t a = in->s[i], len = pk_len(in, i);
-    double sum = a + len <= in->K ? pre[a + len] - pre[a] : pre[in->K] - pre[a] + pre[a + len - in->K];
     lsz[i] = log((double)in->size[i]);
-    llen[i] = log((double)len);
-    lld[i] = log(sum / len / peak + 1e-300);
+    llen[i] = log((double)pk_len(in, i));
   }
-  free(prof);
-  free(pre);
   /* lines (no period) keep the keys of before: the MiniMalloc instances
    * reach their optimum later with these (dev: C 22 -> 65 ms, E 219-237 ->
    * 242-274 ms) */
   double bspan = in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE, gspan = in->cyclic ? DIVE_GAMMA_SPAN : 0;
+  double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0;
   double mid = in->cyclic ? 0.5 : 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
     /* the first dive at the middle of both spans, without noise */
     double beta = 1 + bspan * (d ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     double gamma = gspan * (d && gspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
+    double delta = dspan * (d && dspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     for (size_t k = 0; k < m; k++) {
       size_t i = r->bord[k];
       double noise = d ? 0.6931471805599453 * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 0;
-      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + noise;
+      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + noise;
     }
     /* from the second dive on, offsets within a random power of two below
      * DIVE_SLACK x the bound tie, and the key decides among them */
