@@ -263,9 +263,7 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
   return p;
 }
 
-/* 0 float (and normalized), 1 unsigned integer, 2 signed integer: the
- * attachment formats framegraph creates (fg_vocab.h). */
-static int format_class(VkFormat f) {
+int fg_vk_format_class(VkFormat f) {
   switch (f) {
     case VK_FORMAT_R8_UINT: case VK_FORMAT_R8G8B8A8_UINT: case VK_FORMAT_R16_UINT: case VK_FORMAT_R32_UINT:
     case VK_FORMAT_R32G32_UINT: case VK_FORMAT_R32G32B32A32_UINT: return 1;
@@ -295,7 +293,7 @@ int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
   static const char *const class_name[3] = {"a float", "an unsigned integer", "a signed integer"};
   static const char *const out_type[3] = {"vec4", "uvec4", "ivec4"};
   for (uint32_t c = 0; c < ncolor && c < 8; c++) {
-    int fc = format_class(color_formats[c]), oc = s->info.output_class[c];
+    int fc = fg_vk_format_class(color_formats[c]), oc = s->info.output_class[c];
     if (fc != oc) {
       fg_errf(err, errlen, "%s: color attachment %u has %s format but the fragment shader writes %s output "
               "at location %u (the values would be undefined); write layout(location = %u) out %s, or give the "

@@ -107,6 +107,9 @@ int fg_vk_cmd_dispatch(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
  * Viewport and scissor are dynamic state: the caller sets them for the
  * render area (fg_vk_cmd_viewport does both). ncolor must equal the
  * fragment shader's color outputs. depth_format VK_FORMAT_UNDEFINED = none. */
+/* 0 float (and normalized), 1 unsigned integer, 2 signed integer: the
+ * colour formats framegraph creates (fg_vocab.h). */
+int fg_vk_format_class(VkFormat f);
 int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
                    const fg_vk_binding *bindings, uint32_t n, uint32_t vertex_count,
                    const void *push, uint32_t push_bytes,

@@ -2,6 +2,7 @@
  * passes, commands' own barriers (fg_rt_cmd_access), submission. */
 #include "runtime_internal.h"
 #include "fg_util.h"
+#include "fg_vk_shader.h"
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,15 +142,28 @@ static void node_barriers(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t s
   }
   if (npi || npb) {
     barrier(rt, cmd, pi, npi, pb, npb, NULL, 0);
-    for (uint32_t j = 0; j < npi; j++) {
-      VkImageSubresourceRange range = pi[j].subresourceRange;
-      VkClearColorValue cv;
-      for (int c = 0; c < 4; c++) cv.uint32[c] = rnd(rt);
+    /* the poisoned images again, in pi's order, for their formats */
+    uint32_t ji = 0;
+    for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k] && ji < npi; j++) {
+      const fg_rt_res *r = &rt->res[rt->bars[j].res];
+      if (!rt->bars[j].activate || r->is_external || !r->is_image) continue;
+      VkImageSubresourceRange range = pi[ji].subresourceRange;
+      VkImage image = pi[ji++].image;
       if (range.aspectMask & VK_IMAGE_ASPECT_COLOR_BIT) {
-        vkCmdClearColorImage(cmd, pi[j].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &cv, 1, &range);
+        /* a colour no channel of which is 0 or 1: random bits read as a
+         * float clear normalized formats to 0 or 1 (three times in four 0),
+         * so the garbage could look like cleared memory */
+        VkClearColorValue cv;
+        int integer = fg_vk_format_class(r->format) != 0;
+        for (int c = 0; c < 4; c++) {
+          uint32_t x = rnd(rt);
+          if (integer) cv.uint32[c] = x;
+          else cv.float32[c] = (float)(1 + x % 254) / 255.0f;
+        }
+        vkCmdClearColorImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &cv, 1, &range);
       } else {
-        VkClearDepthStencilValue dv = {(float)(rnd(rt) % 1000) / 1000.0f, rnd(rt) & 0xff};
-        vkCmdClearDepthStencilImage(cmd, pi[j].image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &dv, 1, &range);
+        VkClearDepthStencilValue dv = {(float)(1 + rnd(rt) % 999) / 1000.0f, rnd(rt) & 0xff};
+        vkCmdClearDepthStencilImage(cmd, image, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &dv, 1, &range);
       }
     }
     for (uint32_t j = 0; j < npb; j++) vkCmdFillBuffer(cmd, pb[j].buffer, 0, VK_WHOLE_SIZE, rnd(rt));
