@@ -27,7 +27,8 @@
  *    without a capacity, lowest item first, ties by a key: on cycles size
  *    x length to a random power in [1, 13) x the mean load over the
  *    lifetime to one in [0, 70) x the highest load over it to one in
- *    [0, 100) (the first dive at the middle of each), on
+ *    [0, 100) x the bytes of the items it meets to one in [0, 12) (the
+ *    first dive at the middle of each), on
  *    lines size x length, then length to a power in [1, 6); times random
  *    factors per item after the first dive), over and over in half of
  *    the time left; their best is the incumbent the baselines must beat
@@ -132,6 +133,16 @@
  * 4 x 2000 per n side by side: with history n = 175 1.0063-1.0080 ->
  * 1.0059-1.0065, n = 150 1.0049-1.0058 -> 1.0043-1.0053. */
 #define DIVE_DELTA_SPAN 100.0
+/* ... and x (the bytes of the items it meets / all bytes)^omega, omega in
+ * [0, DIVE_OMEGA_SPAN), where there are conflict bits (a pass over them,
+ * about a quarter of a dive at n = 200): same instances and counts, with
+ * history n = 200 1.0066-1.0068 -> 1.0053-1.0060, n = 150 1.0059-1.0060
+ * -> 1.0048-1.0054, n = 100 1.0037-1.0044 -> 1.0036-1.0039, n = 50
+ * 1.0019-1.0030 -> 1.0017-1.0021; without history n = 200 alike (spans
+ * 6-35 about alike). Whole 0.5 ms calls, H100 machine, 4 x 2000 per n side
+ * by side: with history n = 200 1.0089-1.0106 -> 1.0067-1.0091, n = 175
+ * 1.0063-1.0079 -> 1.0052-1.0069, n = 150 1.0047-1.0060 -> 1.0039-1.0049. */
+#define DIVE_OMEGA_SPAN 12.0
 #define DIVE_BETA_SPAN_LINE 5.0
 /* dives_rest_deadline: the dives' share of what the baselines leave.
  * With the dive's replay skipped (best_starts), H100 machine, 2 x 2000
@@ -394,6 +405,7 @@ typedef struct best_run {
   uint64_t dv_d, dv_last, dv_low; /* the dives so far (best_dives): count, the last gain, the lowest */
   int dv_on;                /* the first dive ran: the others follow the baselines */
   int dv_best;              /* out is a dive's packing (whole-cycle items on their stack) */
+  double *dv_t;             /* the dives' item terms (dive_terms), 5 n, made by the first */
   bs b;
   size_t *bord;             /* best order so far */
   uint64_t *boff;           /* its packing */
@@ -536,6 +548,7 @@ static void best_free(best_run *r) {
   free(r->bord); free(r->boff); free(r->tmp); free(r->sord); free(r->soff); free(r->kv);
   if (r->have_lin) pk_free(&r->lin);
   free(r->litems);
+  free(r->dv_t);
 }
 
 /* 2a. A cycle that no arc crosses at some boundary (a frame graph without
@@ -868,26 +881,31 @@ static uint64_t dives_rest_deadline(best_run *r, uint64_t now) {
   if (!r->dv_on || r->m <= EXACT_MAX_N || now >= r->deadline) return 0;
   return now + (uint64_t)((double)(r->deadline - now) * DIVE_REST_SHARE);
 }
-/* The dives' load terms of the items of bord: the log of the mean load
- * over each lifetime and of the highest, both relative to the peak (a
- * prefix sum and a sparse table over the points). 0, or -1 on OOM. */
-static int dive_loads(const pk_inst *in, const size_t *bord, size_t m, double *lld, double *lmx) {
+/* The dives' item terms, in logs, for the items of bord: t[i] size,
+ * t[n + i] length, t[2n + i] the mean load over the lifetime and t[3n + i]
+ * the highest, both relative to the peak (a prefix sum and a sparse table
+ * over the points), t[4n + i] the bytes of the items it meets relative to
+ * all (from the conflict bits; 0 without them). 0, or -1 on OOM. */
+static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t) {
+  size_t n = in->n;
+  double *lsz = t, *llen = t + n, *lld = t + 2 * n, *lmx = t + 3 * n, *lcw = t + 4 * n;
   uint32_t K = in->K ? in->K : 1, L = 32 - (uint32_t)__builtin_clz(K); /* levels 0 .. floor(log2 K) */
   uint64_t *st = malloc(sizeof(uint64_t) * (size_t)K * L); /* st[l K + t]: max of [t, t + 2^l) */
   double *pre = malloc(sizeof(double) * ((size_t)K + 1));
   if (!st || !pre) { free(st); free(pre); return -1; }
   pk_profile(in, st, 0);
-  double peak = 1;
+  double peak = 1, all = 1;
   pre[0] = 0;
-  for (uint32_t t = 0; t < K; t++) {
-    pre[t + 1] = pre[t] + (double)st[t];
-    if ((double)st[t] > peak) peak = (double)st[t];
+  for (uint32_t p = 0; p < K; p++) {
+    pre[p + 1] = pre[p] + (double)st[p];
+    if ((double)st[p] > peak) peak = (double)st[p];
   }
   for (uint32_t l = 1; l < L; l++)
-    for (uint32_t t = 0; t + (1u << l) <= K; t++) {
-      uint64_t x = st[(size_t)(l - 1) * K + t], y = st[(size_t)(l - 1) * K + t + (1u << (l - 1))];
-      st[(size_t)l * K + t] = x > y ? x : y;
+    for (uint32_t p = 0; p + (1u << l) <= K; p++) {
+      uint64_t x = st[(size_t)(l - 1) * K + p], y = st[(size_t)(l - 1) * K + p + (1u << (l - 1))];
+      st[(size_t)l * K + p] = x > y ? x : y;
     }
+  for (size_t i = 0; i < n; i++) all += (double)in->size[i];
   for (size_t k = 0; k < m; k++) {
     size_t i = bord[k];
     uint32_t a = in->s[i], len = pk_len(in, i), z1 = a + len <= K ? a + len : K, z2 = a + len <= K ? 0 : a + len - K;
@@ -901,8 +919,15 @@ static int dive_loads(const pk_inst *in, const size_t *bord, size_t m, double *l
       if (x > mx) mx = x;
       if (y > mx) mx = y;
     }
+    double met = 0;
+    for (size_t w = 0; in->cbits && w < in->cwords; w++)
+      for (uint64_t bm = in->cbits[i * in->cwords + w]; bm; bm &= bm - 1)
+        met += (double)in->size[w * 64 + (size_t)__builtin_ctzll(bm)];
+    lsz[i] = log((double)in->size[i]);
+    llen[i] = log((double)len);
     lld[i] = log(sum / len / peak + 1e-300);
     lmx[i] = log((double)mx / peak + 1e-300);
+    lcw[i] = log((met + 1) / all);
   }
   free(st);
   free(pre);
@@ -926,7 +951,7 @@ static int best_dives(best_run *r, int first) {
   uint64_t reach = r->b.lo0;
   for (size_t k = 0; k < m && reach < (1ull << 47); k++) reach += in->size[r->bord[k]] + in->align[r->bord[k]];
   int fast = in->cbits && reach < (1ull << 47);
-  double *key = malloc(sizeof(double) * n * 5), *lsz = key + n, *llen = key + 2 * n, *lld = key + 3 * n, *lmx = key + 4 * n;
+  double *key = malloc(sizeof(double) * n);
   dv *u = fast ? NULL : malloc(sizeof(dv) * m);
   dvf f = {fast ? malloc(sizeof(uint64_t) * (2 * m + in->cwords)) : NULL, NULL, NULL,
            fast ? malloc(sizeof(uint32_t) * (m + n)) : NULL, NULL};
@@ -940,19 +965,18 @@ static int best_dives(best_run *r, int first) {
   /* at most a placement per node of the node budget; stop once as many
    * dives as it took to the last gain (at least DIVE_PATIENCE) gained nothing */
   uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
-  /* keys in logs: log size + beta log length + gamma log load + delta
-   * log peak + noise */
-  if (dive_loads(in, r->bord, m, lld, lmx)) { free(key); free(u); free(f.comp); free(f.itm); return -1; }
-  for (size_t k = 0; k < m; k++) {
-    size_t i = r->bord[k];
-    lsz[i] = log((double)in->size[i]);
-    llen[i] = log((double)pk_len(in, i));
+  /* keys in logs: size + beta length + gamma mean load + delta highest
+   * load + omega bytes met + noise */
+  if (!r->dv_t && (!(r->dv_t = malloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t))) {
+    free(key); free(u); free(f.comp); free(f.itm);
+    return -1;
   }
+  const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
   /* lines (no period) keep the keys of before: the MiniMalloc instances
    * reach their optimum later with these (dev: C 22 -> 65 ms, E 219-237 ->
    * 242-274 ms) */
   double bspan = in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE, gspan = in->cyclic ? DIVE_GAMMA_SPAN : 0;
-  double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0;
+  double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0, ospan = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN : 0;
   double mid = in->cyclic ? 0.5 : 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
@@ -960,10 +984,11 @@ static int best_dives(best_run *r, int first) {
     double beta = 1 + bspan * (d ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     double gamma = gspan * (d && gspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     double delta = dspan * (d && dspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
+    double omega = ospan * (d && ospan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     for (size_t k = 0; k < m; k++) {
       size_t i = r->bord[k];
       double noise = d ? 0.6931471805599453 * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 0;
-      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + noise;
+      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i] + noise;
     }
     /* from the second dive on, offsets within a random power of two below
      * DIVE_SLACK x the bound tie, and the key decides among them */
