@@ -257,12 +257,19 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
   rt->present_wait = rt->present_signal = VK_NULL_HANDLE;
   if (present >= rt->nres || !rt->res[present].image || rt->res[present].g->frame != p) present = FG_GRAPH_NONE;
   if (!rt->res && rt->nres == 0 && !rt->ri) { fg_errf(err, errlen, "the runtime has no valid plan"); return -2; }
-  if (n >= 2) {
-    uint64_t v = n - 1;
+  /* Two frames in flight, one on a CPU device: lavapipe (Mesa 22.3) runs a
+   * submission while the previous one is still running without ordering
+   * their work on different images that share memory, whatever the
+   * barriers say (a clear of one landed on another aliasing it a frame
+   * later, runtime_features_spec, about 1 run in 15; none with the previous
+   * frame waited for; sync validation silent) */
+  uint64_t lag = rt->dev->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU ? 1 : 2;
+  if (n >= lag) {
+    uint64_t v = n + 1 - lag;
     VkSemaphoreWaitInfo wi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_WAIT_INFO, .semaphoreCount = 1,
                               .pSemaphores = &rt->timeline, .pValues = &v};
     VkResult r = vkWaitSemaphores(d, &wi, UINT64_MAX);
-    if (r != VK_SUCCESS) { fg_errf(err, errlen, "waiting for frame %llu failed (VkResult %d)", (unsigned long long)(n - 2), (int)r); return -2; }
+    if (r != VK_SUCCESS) { fg_errf(err, errlen, "waiting for frame %llu failed (VkResult %d)", (unsigned long long)(n - lag), (int)r); return -2; }
   }
   VkCommandBuffer cmd = rt->cmd[p];
   vkResetCommandBuffer(cmd, 0);
