@@ -980,7 +980,7 @@ static int best_dives(best_run *r, int first) {
   double mid = in->cyclic ? 0.5 : 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
-    /* the first dive at the middle of both spans, without noise */
+    /* the first dive at the middle of each span, without noise */
     double beta = 1 + bspan * (d ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     double gamma = gspan * (d && gspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
     double delta = dspan * (d && dspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
