@@ -128,8 +128,8 @@
  * instances and counts, with history n = 200 1.0074-1.0077 -> 1.0066-1.0068,
  * n = 150 1.0066-1.0068 -> 1.0059-1.0060, n = 100 1.0042-1.0050 ->
  * 1.0037-1.0044, n = 50 alike; without history n = 200 1.0004-1.0005 ->
- * 1.0003-1.0004 (the weight of the items met, instead, gained as much but
- * costs a pass over the conflict bits). Whole 0.5 ms calls, H100 machine,
+ * 1.0003-1.0004 (the bytes of the items met gain as much again: below).
+ * Whole 0.5 ms calls, H100 machine,
  * 4 x 2000 per n side by side: with history n = 175 1.0063-1.0080 ->
  * 1.0059-1.0065, n = 150 1.0049-1.0058 -> 1.0043-1.0053. */
 #define DIVE_DELTA_SPAN 100.0
@@ -771,9 +771,10 @@ static int flat_load(best_run *r) {
 
 /* 1b. Canonical dives: each item, lowest first, right on top of the
  * highest placed item it meets (the first path of pack_search's decision
- * search, without its capacity), ties broken by a key: size x length,
- * then size x length^beta (beta random per dive, DIVE_BETA_SPAN) scaled
- * per item by a random factor in [1, 2), again and again in half of the
+ * search, without its capacity), ties broken by a key (DIVE_BETA_SPAN and
+ * the spans after it: its terms in dive_terms, its exponents drawn per
+ * dive, the first dive's at their middle) scaled per item by a random
+ * factor in [1, 2) from the second dive on, again and again in half of the
  * time left; the lowest packing is the incumbent. One dive is a pass over
  * the unplaced items per placement (finding the next and raising the ones
  * the last placement meets at once), m^2 / 2 conflict tests. Not on a
@@ -933,6 +934,12 @@ static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t
   free(pre);
   return 0;
 }
+/* A uniform draw in [0, 1), and a key exponent in [0, span) for dive d:
+ * the first dive (and a span of 0, which draws nothing) takes span x mid. */
+static double dive_unit(uint64_t *rng) { return (double)(fg_splitmix64(rng) >> 11) * 0x1p-53; }
+static double dive_draw(double span, uint64_t d, double mid, uint64_t *rng) {
+  return span * (d && span > 0 ? dive_unit(rng) : mid);
+}
 /* Where the dives run the quick fit is not needed: the first dive stands in
  * for it, at about its cost, and ends the call at a bound just as well.
  * Only above EXACT_MAX_N items, where its time is what the dives lack
@@ -981,23 +988,21 @@ static int best_dives(best_run *r, int first) {
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && fg_now_ns() + cost > deadline) break;
     /* the first dive at the middle of each span, without noise */
-    double beta = 1 + bspan * (d ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
-    double gamma = gspan * (d && gspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
-    double delta = dspan * (d && dspan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
-    double omega = ospan * (d && ospan > 0 ? (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : mid);
+    double beta = 1 + dive_draw(bspan, d, mid, &r->b.rng), gamma = dive_draw(gspan, d, mid, &r->b.rng);
+    double delta = dive_draw(dspan, d, mid, &r->b.rng), omega = dive_draw(ospan, d, mid, &r->b.rng);
     for (size_t k = 0; k < m; k++) {
       size_t i = r->bord[k];
-      double noise = d ? 0.6931471805599453 * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 0;
+      double noise = d ? 0.6931471805599453 * dive_unit(&r->b.rng) : 0;
       key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i] + noise;
     }
     /* from the second dive on, offsets within a random power of two below
      * DIVE_SLACK x the bound tie, and the key decides among them */
-    double sl = d ? DIVE_SLACK * (double)r->lb * (double)(fg_splitmix64(&r->b.rng) >> 11) * 0x1p-53 : 0;
+    double sl = d ? DIVE_SLACK * (double)r->lb * dive_unit(&r->b.rng) : 0;
     int shift = sl >= 2 ? 63 - __builtin_clzll((uint64_t)sl) : 0;
     uint64_t M = fast ? dive_bits(r, key, shift, &f, r->tmp) : dive_once(r, key, u, r->tmp);
     if (M < low) low = M, last = d;
     /* the incumbent: the baselines stop at it, and where none beats it
-     * the starts replay its order (boff is theirs to set) */
+     * the starts take it (boff is theirs to set; after them, ours) */
     uint64_t rm = M < r->realBest ? pk_makespan(r->in0, r->tmp) : UINT64_MAX;
     if (rm < r->realBest) {
       r->realBest = rm;
