@@ -71,11 +71,6 @@ int fg_rt_cmd_transfer_check(const fg_rt *rt, uint32_t slot, uint32_t use, const
   return transfer_layout(rt, slot, use, name, dst, what, &lay, err, errlen);
 }
 
-static int is_integer_format(fg_format f) {
-  return f == FG_FORMAT_R8_UINT || f == FG_FORMAT_RGBA8_UINT || f == FG_FORMAT_R16_UINT || f == FG_FORMAT_R32_UINT ||
-         f == FG_FORMAT_RG32_UINT || f == FG_FORMAT_RGBA32_UINT || f == FG_FORMAT_R32_SINT;
-}
-
 int fg_rt_cmd_clear(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use, const char *name,
                     const double value[4], const char *what, char *err, size_t errlen) {
   fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, use));
@@ -91,7 +86,7 @@ int fg_rt_cmd_clear(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
                                      .layerCount = VK_REMAINING_ARRAY_LAYERS};
     if (r->aspect & VK_IMAGE_ASPECT_COLOR_BIT) {
       VkClearColorValue cv;
-      int is_int = is_integer_format(r->g->format);
+      int is_int = fg_vk_format_class(r->format) != 0;
       for (int i = 0; i < 4; i++) {
         if (is_int) cv.uint32[i] = (uint32_t)(int64_t)value[i];
         else cv.float32[i] = (float)value[i];
