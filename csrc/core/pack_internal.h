@@ -2,7 +2,9 @@
  * packers themselves include only the layers they use, each calling only
  * the files on the lines below its own:
  *   pack.c                      the solver table and fg_pack
- *   pack_best                   best: drives everything below
+ *   pack_best                   best: drives everything below; its steps in
+ *                               pack_best_start, pack_dive, pack_best_improve
+ *                               (pack_best_int.h), its knobs in pack_tune.h
  *   pack_tile                   flat loads: a tiling's blocks, packed by pack_search
  *   pack_greedy, pack_search    the baselines; the exact decision search
  *   pack_bound                  clique lower bounds
