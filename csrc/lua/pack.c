@@ -60,6 +60,7 @@ static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   d->granularity = opt_u64(L, arg, "granularity");
   d->node_budget = opt_u64(L, arg, "node_budget");
   d->seed = opt_u64(L, arg, "seed");
+  d->capacity = opt_u64(L, arg, "capacity");
   lua_getfield(L, arg, "time_budget_ms");
   d->time_budget_ms = lua_tonumber(L, -1);  /* 0 when absent */
   lua_getfield(L, arg, "solver");
@@ -77,7 +78,7 @@ static int l_pack(lua_State *L) {
   fg_pack_result r;
   char err[256];
   if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 8);
   lua_createtable(L, (int)n, 0);
   for (size_t i = 0; i < n; i++) {
     lua_pushinteger(L, (lua_Integer)off[i]);
@@ -94,6 +95,10 @@ static int l_pack(lua_State *L) {
   lua_setfield(L, -2, "bound");
   lua_pushboolean(L, r.bound_partial);
   lua_setfield(L, -2, "bound_partial");
+  lua_pushboolean(L, r.fits);
+  lua_setfield(L, -2, "fits");
+  lua_pushboolean(L, r.proved);
+  lua_setfield(L, -2, "proved");
   return 1;
 }
 
