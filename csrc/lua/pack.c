@@ -95,10 +95,12 @@ static int l_pack(lua_State *L) {
   lua_setfield(L, -2, "bound");
   lua_pushboolean(L, r.bound_partial);
   lua_setfield(L, -2, "bound_partial");
-  lua_pushboolean(L, r.fits);
-  lua_setfield(L, -2, "fits");
-  lua_pushboolean(L, r.proved);
-  lua_setfield(L, -2, "proved");
+  if (d.capacity) { /* a decision's answer; without a capacity the result is as it always was */
+    lua_pushboolean(L, r.fits);
+    lua_setfield(L, -2, "fits");
+    lua_pushboolean(L, r.proved);
+    lua_setfield(L, -2, "proved");
+  }
   return 1;
 }
 

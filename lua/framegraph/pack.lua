@@ -1,6 +1,6 @@
 -- framegraph.pack: cyclic dynamic storage allocation (the C core's fg_pack).
 --   fg.pack(items, opts) -> {offsets = {...}, makespan =, load =, optimal = bool,
---                            bound =, bound_partial = bool, fits = bool, proved = bool}
+--                            bound =, bound_partial = bool[, fits = bool, proved = bool]}
 --     bound: the largest lower bound proved (LOAD; with "best" on a cycle the
 --     heaviest set of pairwise-meeting items, exactly; the makespan when
 --     optimal); bound_partial: a heavier such set may exist (baselines on a
@@ -17,7 +17,7 @@
 --     proved = false: unknown within the budget (the best packing found is
 --     returned). With "best" the budget (default 1000 ms with a capacity)
 --     goes to settling it and the call ends once settled. Without a
---     capacity fits is true and proved false
+--     capacity the result has neither field
 --   fg.check_packing(items, offsets, opts) -> true | false, message
 --   fg.pack_load(items, period) -> LOAD (max bytes live at once)
 local core = require("framegraph.core")
