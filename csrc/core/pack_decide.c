@@ -4,7 +4,8 @@
  * "fits", "cannot fit" or "unknown" is worth more than a lower makespan
  * above C. The budget goes to settling that, cheapest first:
  *   1. bounds: LOAD above C, or on a cycle a set of pairwise-meeting items
- *      heavier than C (pack_bound.c), proves no packing fits, at once;
+ *      heavier than C (pack_bound.c), proves no packing fits, at once (the
+ *      packing returned is best's at its default budget, as without C);
  *   2. one first fit by size: a generous C is settled there;
  *   3. best's steps (pack_best.c) with 1/DECIDE_BEST_DIV of the budget:
  *      dives, baselines, tiles and ruin and recreate find packings of the
@@ -31,6 +32,23 @@ static uint64_t keep_lower(const pk_inst *in, uint64_t *off, uint64_t m, const u
   return c;
 }
 
+/* A "no" proved by a bound still returns a packing: best's with its default
+ * budget (a fraction of a millisecond), the one a call without a capacity
+ * would give, so a caller can say how much is needed. 0 or -1 on OOM. */
+static int best_fill(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, uint64_t m) {
+  uint64_t *tmp = malloc(sizeof(uint64_t) * in->n);
+  if (!tmp) return -1;
+  fg_pack_desc d2 = *desc;
+  d2.capacity = 0;
+  d2.solver = NULL;
+  d2.time_budget_ms = 0;
+  pk_outcome oc = {0, load, in->cyclic, 0};
+  int rc = pk_best(in, &d2, load, tmp, &oc);
+  if (!rc) keep_lower(in, off, m, tmp);
+  free(tmp);
+  return rc;
+}
+
 int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, pk_decision *dc) {
   size_t n = in->n;
   uint64_t cap = desc->capacity;
@@ -42,7 +60,7 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
   /* 2 first (any packing is needed, also for "no"): cheap, O(n log n + pairs met) */
   if (pk_bysize(in, off) < 0) return -1;
   uint64_t m = pk_makespan(in, off);
-  if (load > cap) { dc->proved = 1; return 0; } /* 1: LOAD */
+  if (load > cap) { dc->proved = 1; return best_fill(in, desc, load, off, m); } /* 1: LOAD */
   if (m <= cap) { dc->fits = dc->proved = 1; return 0; }
   if (in->cyclic) { /* 1: cliques (on a line every clique shares a point: LOAD) */
     uint64_t real = 0, w = pk_clique_greedy(in, &real);
@@ -54,7 +72,7 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
       if (real > dc->bound) dc->bound = real;
       dc->bound_partial = !exact || in->gran != 0;
     }
-    if (dc->bound > cap) { dc->proved = 1; return 0; }
+    if (dc->bound > cap) { dc->proved = 1; return best_fill(in, desc, load, off, m); }
   }
   uint64_t *tmp = malloc(sizeof(uint64_t) * n), *part = malloc(sizeof(uint64_t) * n);
   if (!tmp || !part) { free(tmp); free(part); return -1; }
