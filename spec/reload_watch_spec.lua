@@ -89,7 +89,8 @@ describe("fg.watch", function()
         assert.are.equal(info, w:last_error())
         assert.matches(path .. ":%d+", info)
         if v.bad == "format" then
-          assert.matches("node 'blur' is declared at " .. path .. ":" .. file.line_of(text, "name = 'blur'"), info, 1, true)
+          -- the problem starts with the file:line where the bad format is written
+          assert.matches(path .. ":" .. file.line_of(text, "rgba8_nope") .. ": node 'blur': create 'blurred'", info, 1, true)
         end
         -- refused before any compile: a bad format is the schema's to find
         assert.are.equal(0, count.n, ctx)

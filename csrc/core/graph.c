@@ -1,6 +1,6 @@
 /* fg_graph: the compiler's driver (recompile_from: the stages of graph_ir.h
- * from the first one whose inputs changed), errors, plan strings, enum names
- * and the read-only plan accessors. Each stage lives in its own file; see
+ * from the first one whose inputs changed), enum names and the read-only plan
+ * accessors (problems and plan strings: graph_diag.c). Each stage lives in its own file; see
  * fg_graph.h for the contract. */
 #include "graph_ir.h"
 #include <stdarg.h>
@@ -108,54 +108,8 @@ void fg_graph_free(fg_graph *g) {
 }
 
 /* ------------------------------------------------------------- errors -- */
-static void err_reset(fg_graph *g) {
-  g->errlen = 0;
-  g->nproblems = 0;
-  if (g->err) g->err[0] = 0;
-}
-
-void graph_problem(fg_graph *g, const char *fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (len < 0) return;
-  if ((size_t)len >= sizeof buf) len = sizeof buf - 1;
-  size_t need = g->errlen + (size_t)len + 2;
-  if (need > g->errcap) {
-    size_t nc = g->errcap ? g->errcap * 2 : 256;
-    while (nc < need) nc *= 2;
-    char *p = fg_realloc(&g->h, g->err, nc);
-    if (!p) return;
-    g->err = p;
-    g->errcap = nc;
-  }
-  if (g->nproblems++) g->err[g->errlen++] = '\n';
-  memcpy(g->err + g->errlen, buf, (size_t)len + 1);
-  g->errlen += (size_t)len;
-}
-
 const char *fg_graph_error(const fg_graph *g) { return g->err && g->errlen ? g->err : ""; }
 int fg_graph_compiled(const fg_graph *g) { return g->compiled; }
-
-uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (len < 0) len = 0;
-  if ((size_t)len >= sizeof buf) len = sizeof buf - 1;
-  uint32_t off = g->pstr.n;
-  if (vec_grow(&g->h, (void **)&g->pstr.a, &g->pstr.cap, g->pstr.n + (uint32_t)len + 1, 1)) {
-    g->oom = 1;
-    return NONE;
-  }
-  memcpy(g->pstr.a + off, buf, (size_t)len + 1);
-  g->pstr.n += (uint32_t)len + 1;
-  return off;
-}
 
 /* ------------------------------------------------------------- driver -- */
 /* One fall-through switch: entering at a stage runs it and every later one.
@@ -170,7 +124,7 @@ static int recompile_from(fg_graph *g, graph_stage from) {
   int rc = 0;
   if (from == GRAPH_STAGE_VALIDATE) {
     plan_clear(g);
-    err_reset(g);
+    graph_problems_reset(g);
     if (g->oom) { graph_problem(g, "out of memory while declaring the graph"); return -1; }
   }
   switch (from) {
@@ -224,7 +178,7 @@ int fg_graph_compile(fg_graph *g, const fg_graph_compile_desc *desc) {
 int fg_graph_recompile(fg_graph *g) { return recompile_from(g, GRAPH_STAGE_VALIDATE); }
 
 int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t w, uint32_t h) {
-  err_reset(g);
+  graph_problems_reset(g);
   uint32_t id = graph_find_name(g, name);
   uint32_t r = NONE;
   for (uint32_t i = 0; id != NONE && i < g->res.n; i++) if (g->res.a[i].name == id) r = i;
@@ -254,7 +208,7 @@ int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width
 }
 
 int fg_graph_set_dimension(fg_graph *g, const char *name, uint32_t count) {
-  err_reset(g);
+  graph_problems_reset(g);
   uint32_t d = fg_graph_dimension_index(g, name);
   if (d == NONE) {
     graph_problem(g, "set_dimension: unknown dimension '%s'", name ? name : "(null)");

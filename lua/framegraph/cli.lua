@@ -162,11 +162,9 @@ local function compile(path, o)
   local fg = require("framegraph")
   local ok, res = pcall(fg.compile, pipeline, { profile = o.profile, solver = o.solver })
   if ok then return res end
-  local map = source_map(path)
+  -- each problem at the line where its subject is written; indented lines explain the one above
   local out = {}
-  for msg in tostring(res):gmatch("[^\n]+") do
-    out[#out + 1] = string.format("%s:%d: %s", path, line_for(map, msg), msg)
-  end
+  for msg in require("framegraph.graph").locate(res, pipeline, path):gmatch("[^\n]+") do out[#out + 1] = msg end
   return nil, out
 end
 

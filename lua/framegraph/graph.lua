@@ -5,17 +5,30 @@ local core = require("framegraph.core")
 local diff = require("framegraph.diff")
 local report = require("framegraph.report")
 local schema = require("framegraph.schema")
+local source = require("framegraph.source")
 
 local M = {}
 
 -- fg.compile(pipeline, opts): the schema check first (every problem in one
 -- error), then the C compiler, which never calls back into Lua modules.
+-- When the nodes' run functions come from a file that declares them, each
+-- message line starts with that file's `file:line:` (framegraph.source).
 function M.compile(pipeline, opts)
-  schema.check(pipeline, opts)
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
-  local ok, graph = pcall(core.compile, pipeline, opts)
-  if not ok then error(graph, 0) end
+  local ok, err = pcall(schema.check, pipeline, opts)
+  if not ok then error(M.locate(err, pipeline), 0) end
+  local graph
+  ok, graph = pcall(core.compile, pipeline, opts)
+  if not ok then error(M.locate(graph, pipeline), 0) end
   return graph
+end
+
+-- A compile message with `file:line:` where the pipeline's file is known
+-- (path given, or found from its run functions); else the message as it is.
+function M.locate(msg, pipeline, path)
+  local anchors
+  if not path then path, anchors = source.file_of(pipeline) end
+  return source.annotate(msg, path, anchors)
 end
 
 local methods = core.graph_methods
