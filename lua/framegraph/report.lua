@@ -231,6 +231,31 @@ local function live_profile(list, T)
   return live
 end
 
+M.live_profile = live_profile
+
+-- The slot where most bytes are live, over every packed resource:
+-- {bytes, slot, node, frame, live = {{label, bytes, frame}, ...} largest first}.
+function M.peak(graph)
+  local T = graph:stats().period
+  local list = {}
+  for _, r in ipairs(graph:resources()) do if r.heap then list[#list + 1] = r end end
+  local out = { bytes = 0, slot = 0, node = "?", frame = 0, live = {} }
+  if T == 0 or #list == 0 then return out end
+  local live = live_profile(list, T)
+  for t = 0, T - 1 do if live[t] > live[out.slot] then out.slot = t end end
+  out.bytes = live[out.slot]
+  local slot = slot_namer(graph)
+  out.node, out.frame = slot(out.slot)
+  local t = out.slot
+  for _, r in ipairs(list) do
+    local on = r.first == r.stop or (r.first < r.stop and t >= r.first and t < r.stop)
+               or (r.first > r.stop and (t >= r.first or t < r.stop))
+    if on then out.live[#out.live + 1] = { label = resource_label(r), bytes = r.bytes, frame = r.frame } end
+  end
+  table.sort(out.live, function(a, b) return a.bytes > b.bytes end)
+  return out
+end
+
 local CHAR_W = 6.6   -- 11 px monospace: 0.6 em per character
 
 function M.svg(graph)
