@@ -44,6 +44,17 @@ return {
   { "several", P({ { name = "a", create = { out = { format = "rgba8", size = "main" } }, read = { x = "sampeld" } }, { raed = 1 } }) },
   { "rename to same", P({ { name = "a", create = { out = T } }, { name = "b", rename = { out = "out" } } }) },
   { "creates and reads", P({ { name = "a", create = { out = T }, read = { "out" } } }) },
+  -- misspelt names: the typo first, with the closest name in scope, then what it pruned (indented)
+  { "read misspelt", P({ { name = "ssao", create = { ao = T } }, { name = "resolve", read = { "ao_" }, create = { accum = T } },
+                         { name = "tonemap", read = { "accum" }, create = { out = T } } }) },
+  { "history misspelt", P({ { name = "taa", create = { accum = { format = "rgba8_unorm", size = "main", history = "clear" } },
+                              history = { acum = "sampled" } }, { name = "b", read = { "accum" }, create = { out = T } } }) },
+  { "modify misspelt", P({ { name = "a", create = { color = T } }, { name = "b", modify = { colr = "storage" } },
+                           { name = "c", read = { "color" }, create = { out = T } } }) },
+  { "pass misspelt", P({ { name = "a", create = { out = T }, pass = { color = { "otu" } } } }) },
+  { "after misspelt", P({ { name = "a", create = { out = T }, after = { "blurr" } }, { name = "blur", side_effects = true } }) },
+  { "output misspelt", P({ { name = "a", create = { final = T } } }, { outputs = { "fnal" } }) },
+  { "unknown name leaves the output unproduced", P({ { name = "a", read = { "camera" }, create = { out = T } } }) },
 }
 end)()
 
@@ -89,6 +100,22 @@ nodes[2]: missing name (every node needs a unique string name)\
 nodes[2]: unknown field 'raed' (expected one of name, multiplex, after, before, create, read, modify, rename, history, pass, side_effects, run)",
   ["rename to same"] = "node 'b': rename 'out': renaming to the same name does nothing (use modify)",
   ["creates and reads"] = "node 'a': creates and reads 'out': a node's own writes are readable without a read",
+  ["read misspelt"] = "node 'resolve': read 'ao_': no node creates 'ao_' and it is not external; did you mean 'ao'?\
+  pruned because of it: node 'resolve' is broken\
+  node 'tonemap' is broken (read 'accum': its creator 'resolve' is broken)\
+  outputs: 'out' is never produced (its producer 'tonemap' is broken)",
+  ["history misspelt"] = "node 'taa': history 'acum': no node creates 'acum' and it is not external; did you mean 'accum'?\
+  pruned because of it: node 'taa' is broken\
+  node 'b' is broken (read 'accum': its creator 'taa' is broken)\
+  outputs: 'out' is never produced (its producer 'b' is broken)",
+  ["modify misspelt"] = "node 'b': modify 'colr': no node creates 'colr' and it is not external; did you mean 'color'?\
+  pruned because of it: node 'b' is broken",
+  ["pass misspelt"] = "node 'a': pass color 'otu': the node must create, modify or rename it; did you mean 'out'?",
+  ["after misspelt"] = "node 'a': after 'blurr': no node named 'blurr'; did you mean 'blur'?",
+  ["output misspelt"] = "outputs: no node creates 'fnal' and it is not external; did you mean 'final'?",
+  ["unknown name leaves the output unproduced"] = "node 'a': read 'camera': no node creates 'camera' and it is not external (create it in a node, declare it external, or make the read optional)\
+  pruned because of it: node 'a' is broken\
+  outputs: 'out' is never produced (its producer 'a' is broken)",
 }
 
 describe("malformed pipelines", function()
