@@ -163,6 +163,66 @@ describe("framegraph view", function()
     assert.are.equal(after, broken)                        -- the bad edit left the last good picture
   end)
 
+  it("under Xvfb: a misspelt name is shown wrapped in the HUD with its file:line; reloads say what they did", function()
+    if xvfb_missing(true) then return end
+    local file, script = dir .. "/pipe.lua", dir .. "/x.sh"
+    local good = pipeline("0.0")
+    write(file, good)
+    local run_edit = good:gsub("{ blue }", "{ blue + 0.5 }")
+    local typo = run_edit:gsub('pass = { color = { "color" } }', 'pass = { color = { "colr" } }')
+    local structural = run_edit:gsub('size = "main" }', 'size = "main", usage = "color" }')
+    for k, text in ipairs({ run_edit, typo, structural }) do write(dir .. "/" .. k .. ".lua", text) end
+    write(script, ([[
+%s %s --device software --validation --size 320x200 --frames 3000 --captures %s --exit-after-reloads 3 &
+pid=$!
+wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+wait_for %s/0.png
+cp %s/1.lua %s
+wait_for %s/1.png
+cp %s/2.lua %s
+wait_for %s/2.png
+xwd -root -silent > %s/bad.xwd
+cp %s/3.lua %s
+wait $pid
+]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file), sh_quote(dir),
+      sh_quote(dir), sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file)))
+    local out, code = run_x("sh " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): swapped the run of 1 node (fill), no compile", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":11: node 'fill': pass color 'colr': the node must create, modify or "
+                   .. "rename it; did you mean 'color'?", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): recompiled 1 node (fill), kept 0 history", out, 1, true)
+    -- the error wraps over more than the two lines of a good state's band (red text below row 26)
+    local bad = assert(read(dir .. "/bad.xwd"))
+    local red = 0
+    for py = 26, 70 do
+      for px = 0, 319 do
+        local c = xwd_pixel(bad, px, py)
+        if c[1] == 255 and c[2] == 96 and c[3] == 96 then red = red + 1 end
+      end
+    end
+    assert.is_true(red > 100, "red HUD pixels below the first two lines: " .. red)
+  end)
+
+  it("wraps HUD text at the window's width and says what a reload did", function()
+    local view = require("framegraph.view")
+    local lines = view.hud_wrap("f.lua:12: node 'resolve': read 'ao_': no node creates 'ao_'; did you mean 'ao'?\n"
+                                .. "  pruned because of it: node 'resolve' is broken", 30, 10)
+    for _, l in ipairs(lines) do assert.is_true(#l <= 30, l) end
+    assert.are.equal("f.lua:12: node 'resolve': read", lines[1])
+    assert.matches("did you mean 'ao'?", table.concat(lines, " "), 1, true)
+    assert.are.equal("  pruned because of it: node", lines[#lines - 1])  -- indented lines stay indented
+    local cut = view.hud_wrap(("word "):rep(100), 20, 3)
+    assert.are.equal(3, #cut)
+    assert.matches("more lines (printed in full)", cut[3], 1, true)
+    assert.are.equal("recompiled 2 nodes (blur, out), removed 1 node (old), kept 2 history",
+      view.reload_summary{ recompiled = true, changed = { "blur", "view_present" }, added = { "out" },
+                           removed = { "old" }, run_changed = {}, kept_history = 2 })
+    assert.are.equal("swapped the run of 1 node (grade), no compile",
+      view.reload_summary{ recompiled = false, changed = {}, added = {}, removed = {}, run_changed = { "grade" } })
+  end)
+
   it("under Xvfb: --frames N --screenshot captures the presented image", function()
     if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
