@@ -93,7 +93,7 @@ void fg_graph_free(fg_graph *g) {
   for (uint32_t i = 0; i < g->st.n; i++) fg_free(&h, g->st.s[i]);
   fg_free(&h, g->st.s); fg_free(&h, g->st.hash); fg_free(&h, g->st.slots);
   VFREE(&h, g->nodes); VFREE(&h, g->dims); VFREE(&h, g->res); VFREE(&h, g->outputs);
-  VFREE(&h, g->externals); VFREE(&h, g->descs);
+  VFREE(&h, g->externals); VFREE(&h, g->descs); VFREE(&h, g->removed_made);
   fg_free(&h, g->err);
   VFREE(&h, g->pstr); VFREE(&h, g->inst); VFREE(&h, g->inst_index); VFREE(&h, g->uses);
   VFREE(&h, g->atts); VFREE(&h, g->edges); VFREE(&h, g->node_edges); VFREE(&h, g->logicals);

@@ -116,6 +116,7 @@ struct fg_graph {
   VEC(uint32_t) outputs;
   VEC(external) externals;
   VEC(res_desc_store) descs;
+  VEC(uint32_t) removed_made;     /* names that removed nodes created or renamed into */
   int oom;
   /* error text */
   char *err;

@@ -323,7 +323,16 @@ static uint32_t output_root(const fg_graph *g, const graph_names *c, uint32_t nm
  * closest name in scope; what it pruned follows, indented, so the message
  * never sends the reader to a node that is only missing its inputs. It is a
  * problem when it looks misspelt (a close name exists) or when it leaves an
- * output unproduced; otherwise the node stays broken (pruned) as declared. */
+ * output unproduced; otherwise the node stays broken (pruned) as declared
+ * (also when the name was made by a node a hot reload removed). */
+/* a name a removed node made (graph:update, rt:reload): its readers are
+ * pruned as declared, even when another name resembles it */
+static int made_by_removed(const fg_graph *g, uint32_t nm) {
+  for (uint32_t i = 0; i < g->removed_made.n; i++)
+    if (g->removed_made.a[i] == nm) return 1;
+  return 0;
+}
+
 static void report_unresolved(fg_graph *g, graph_names *c) {
   char hint[160];
   for (uint32_t r = 0; r < g->nodes.n; r++) {
@@ -333,7 +342,7 @@ static void report_unresolved(fg_graph *g, graph_names *c) {
     for (uint32_t k = 0; k < rn->decls.n; k++) {
       const decl *d = &rn->decls.a[k];
       if (d->access == FG_ACCESS_CREATE || d->optional || c->creator[d->name] != NONE) continue;
-      if (suggest_resource(g, c, d->name, hint, sizeof hint)[0]) typo = 1;
+      if (suggest_resource(g, c, d->name, hint, sizeof hint)[0] && !made_by_removed(g, d->name)) typo = 1;
     }
     for (uint32_t k = 0; k < g->outputs.n; k++) lost |= output_root(g, c, g->outputs.a[k]) == r;
     if (!typo && !lost) continue;

@@ -79,7 +79,9 @@ end
 function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
   local old = self:pipeline()
-  schema.check(new, self:_opts())  -- raises with every problem; nothing touched yet
+  -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
+  local checked, why = pcall(schema.check, new, self:_opts())
+  if not checked then error(M.locate(why, new), 0) end
   local d = diff.changes(old, new)
   local changes = { added = d.added, removed = d.removed, changed = d.changed, run_changed = d.run_changed,
                     recompiled = false, full = d.full }
@@ -92,7 +94,8 @@ function methods:update(new)
     for _, n in ipairs(new.nodes) do
       if differs[n.name] then changes.changed[#changes.changed + 1] = n.name end
     end
-    self:_replace(new)  -- compiles into a new graph, swapped in only on success
+    local replaced, err = pcall(self._replace, self, new)  -- compiles into a new graph, swapped in only on success
+    if not replaced then error(M.locate(err, new), 0) end
     changes.recompiled = true
   elseif d.structural then
     local undo = {}
@@ -100,7 +103,7 @@ function methods:update(new)
     if not ok then
       for k = #undo, 1, -1 do undo[k]() end
       self:_recompile(old)
-      error(err, 0)
+      error(M.locate(err, new), 0)
     end
     changes.recompiled = true
   else
