@@ -389,6 +389,36 @@ end }), true)
     assert.matches("color[eye=1], color[eye=2]", out, 1, true)
   end)
 
+  it("keeps the output's aspect ratio: a 4:3 picture in a wide window is centred between black bars", function()
+    local view = require("framegraph.view")
+    assert.are.same({ 40, 0, 80, 60 }, view.letterbox(64, 48, 160, 60))   -- pillarbox
+    assert.are.same({ 0, 15, 64, 30 }, view.letterbox(64, 30, 64, 60))    -- letterbox
+    assert.is_nil(view.letterbox(64, 48, 128, 96))                        -- same aspect: fills the window
+    local file, script = dir .. "/fixed.lua", dir .. "/lb.lua"
+    write(file, (pipeline("1.0"):gsub("main = { 64, 48, window = true }", "main = { 64, 48 }")))
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local px
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "160x60",
+  "--frames", "3" }, { frame = function(n, v)
+  if n == 3 then
+    local b = assert(v.runtime:read("view_backbuffer"))
+    local function at(x, y) local i = (y * 160 + x) * 4 return table.concat({ b:byte(i + 1, i + 3) }, ",") end
+    print("PIXELS " .. at(5, 30) .. " " .. at(80, 30) .. " " .. at(155, 30))
+  end
+end }), true)
+]]):format(file))
+    local out, code = run("env -u DISPLAY lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    local l1, l2, l3, c1, c2, c3, r1, r2, r3 = out:match("PIXELS (%d+),(%d+),(%d+) (%d+),(%d+),(%d+) (%d+),(%d+),(%d+)")
+    assert.are.same({ "0", "0", "0" }, { l1, l2, l3 })                     -- the bar on the left
+    assert.are.same({ "0", "0", "0" }, { r1, r2, r3 })                     -- and on the right
+    assert.is_true(math.abs(tonumber(c1) - 128) <= 6 and math.abs(tonumber(c2) - 128) <= 6 and c3 == "255",
+      out)                                                                 -- the picture's centre: u = v = 0.5
+  end)
+
   it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()
     local file, script = dir .. "/two.lua", dir .. "/cycle.lua"
     write(file, eyes_pipeline(true))

@@ -237,6 +237,21 @@ static int copy_or_blit(lua_State *L, int blit) {
   use_res(L, c, su, sn);
   use_res(L, c, du, dn);
   char err[1024];
+  if (blit && !lua_isnoneornil(L, 4)) {  /* cmd:blit(src, dst, {x, y, width, height}) */
+    luaL_checktype(L, 4, LUA_TTABLE);
+    int32_t rect[4];
+    for (int i = 0; i < 4; i++) {
+      lua_geti(L, 4, i + 1);
+      if (!lua_isinteger(L, -1))
+        return luaL_error(L, "node '%s': cmd:blit: the rectangle is {x, y, width, height} in whole pixels",
+                          node_name(c));
+      rect[i] = (int32_t)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    if (fg_rt_cmd_blit_rect(c->o->rt, c->cmd, c->slot, su, sn, du, dn, rect, err, sizeof err))
+      return luaL_error(L, "%s", err);
+    return 0;
+  }
   if (fg_rt_cmd_copy(c->o->rt, c->cmd, c->slot, su, sn, du, dn, blit, err, sizeof err)) return luaL_error(L, "%s", err);
   return 0;
 }

@@ -211,6 +211,17 @@ local function index_text(index)
   return #parts > 0 and "[" .. table.concat(parts, ",") .. "]" or ""
 end
 
+-- Where a w x h picture goes in a W x H window keeping its aspect ratio:
+-- {x, y, width, height} centred, or nil when it fills the window anyway.
+function M.letterbox(w, h, W, H)
+  if not (w and h and w > 0 and h > 0) or w * H == h * W then return nil end
+  local s = math.min(W / w, H / h)
+  local rw, rh = math.max(1, math.floor(w * s + 0.5)), math.max(1, math.floor(h * s + 0.5))
+  rw, rh = math.min(rw, W), math.min(rh, H)
+  if rw == W and rh == H then return nil end
+  return { (W - rw) // 2, (H - rh) // 2, rw, rh }
+end
+
 -- What a reload did, for the status line and the HUD, from rt:reload's
 -- changes (the viewer's own nodes left out): "recompiled 2 nodes (blur, out),
 -- kept 2 history", "swapped the run of 1 node (grade), no compile".
@@ -263,7 +274,7 @@ local function targets_of(pipeline, opts, path)
           skipped[out] = ("'%s' is a depth/stencil texture (%s)"):format(out, r.format)
         elseif not seen[key] then
           seen[key] = true
-          list[#list + 1] = { name = out, index = r.index or {}, label = key }
+          list[#list + 1] = { name = out, index = r.index or {}, label = key, w = r.width, h = r.height }
         end
       end
     end
@@ -309,7 +320,13 @@ local function wrap(p, st)
       for d, v in pairs(cur.index) do
         if ctx.index[d] ~= v then return end
       end
-      cmd:blit(cur.name, BB)
+      local rect = M.letterbox(cur.w, cur.h, st.width, st.height)
+      if rect then  -- keep the output's aspect ratio: black bars, the picture centred
+        cmd:clear(BB, { 0, 0, 0, 1 })
+        cmd:blit(cur.name, BB, rect)
+      else
+        cmd:blit(cur.name, BB)
+      end
       if st.hud then cmd:copy("view_hud", BB) end  -- raw bytes into the top left corner
     end,
   }
@@ -474,8 +491,13 @@ function M.main(args, hooks)
         return
       end
     end
-    local _, _, ns = targets_of(p, plan_opts(p))  -- the figures at the new size
+    local nt, _, ns = targets_of(p, plan_opts(p))  -- the figures (and outputs' extents) at the new size
     plan_stats = ns or plan_stats
+    for _, t in ipairs(nt or {}) do
+      for _, old in ipairs(targets) do
+        if old.label == t.label then old.w, old.h = t.w, t.h end
+      end
+    end
     print(("view: window %dx%d (%s follow)"):format(w, h, table.concat(names, ", ")))
   end
 
