@@ -14,4 +14,8 @@
 size_t fg_lua_push_pack(lua_State *L, int idx, const fg_vk_shader_info *si, const char *node, const char *what,
                         uint8_t *buf, size_t cap, const void **out);
 
+/* sh:pack(binding | "push", values) -> the block's bytes, packed and checked
+ * the same way (a uniform buffer's std140 offsets as reflected). */
+int fg_lua_shader_pack(lua_State *L);
+
 #endif

@@ -7,13 +7,13 @@
 #include <string.h>
 
 /* "exposure float, tint vec3" */
-static const char *members_text(const fg_vk_shader_info *si, char *buf, size_t len) {
+static const char *members_text(const fg_vk_block *b, char *buf, size_t len) {
   size_t o = 0;
   buf[0] = 0;
-  for (uint32_t i = 0; i < si->push_member_count && o + 1 < len; i++) {
+  for (uint32_t i = 0; i < b->count && o + 1 < len; i++) {
     char ty[48];
-    int k = snprintf(buf + o, len - o, "%s%s %s", i ? ", " : "", si->push_members[i].name[0] ? si->push_members[i].name : "(unnamed)",
-                     fg_vk_push_type_name(&si->push_members[i], ty, sizeof ty));
+    int k = snprintf(buf + o, len - o, "%s%s %s", i ? ", " : "", b->members[i].name[0] ? b->members[i].name : "(unnamed)",
+                     fg_vk_push_type_name(&b->members[i], ty, sizeof ty));
     if (k < 0) break;
     o += (size_t)k;
   }
@@ -22,16 +22,15 @@ static const char *members_text(const fg_vk_shader_info *si, char *buf, size_t l
 
 typedef struct packer {
   lua_State *L;
-  const fg_vk_shader_info *si;
-  const char *node, *what;
+  const fg_vk_block *b;
+  const char *where;  /* "node 'x': cmd:draw" or "sh:pack" */
   uint8_t *buf;
 } packer;
 
 static int fail(packer *p, const char *msg) {
   char list[512];
-  return luaL_error(p->L, "node '%s': %s: push constants: %s (shader '%s', block '%s': %s)", p->node, p->what, msg,
-                    p->si->name, p->si->push_block[0] ? p->si->push_block : "push_constant",
-                    members_text(p->si, list, sizeof list));
+  return luaL_error(p->L, "%s: %s: %s (shader '%s', block '%s': %s)", p->where, p->b->what, msg, p->b->shader,
+                    p->b->name && p->b->name[0] ? p->b->name : "(unnamed)", members_text(p->b, list, sizeof list));
 }
 
 /* The value at the top of the stack into member m from scalar *k on (nested
@@ -58,7 +57,7 @@ static void put_value(packer *p, const fg_vk_push_member *m, uint32_t *k, int de
     fail(p, msg);
   }
   if (*k >= fg_vk_push_scalars(m)) { (*k)++; return; }  /* counted; the caller reports the length */
-  if (fg_vk_push_put(p->si, m, *k, v, p->buf, err, sizeof err)) {
+  if (fg_vk_push_put(p->b, m, *k, v, p->buf, err, sizeof err)) {
     snprintf(msg, sizeof msg, "%s", err);
     fail(p, msg);
   }
@@ -73,14 +72,14 @@ static void pack_named(packer *p, int idx) {
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING) fail(p, "a table mixes names and positions; give every member by name");
     const char *name = lua_tostring(L, -2);
-    const fg_vk_push_member *m = fg_vk_push_find(p->si, name);
-    if (!m && p->si->push_member_count && !p->si->push_members[0].name[0])
+    const fg_vk_push_member *m = fg_vk_push_find(p->b, name);
+    if (!m && p->b->count && !p->b->members[0].name[0])
       fail(p, "the block's member names were stripped (glslc -O strips them; spirv-opt -O keeps them): compile the "
               "shader without glslc's -O, or give the values as a list in block order");
     if (!m) {
       graph_suggest sg;
       graph_suggest_begin(&sg, name);
-      for (uint32_t i = 0; i < p->si->push_member_count; i++) graph_suggest_feed(&sg, p->si->push_members[i].name);
+      for (uint32_t i = 0; i < p->b->count; i++) graph_suggest_feed(&sg, p->b->members[i].name);
       snprintf(msg, sizeof msg, "unknown member '%s'%s", name, graph_suggest_text(&sg, hint, sizeof hint));
       fail(p, msg);
     }
@@ -91,12 +90,12 @@ static void pack_named(packer *p, int idx) {
                fg_vk_push_type_name(m, ty, sizeof ty), n, n == 1 ? "" : "s", k);
       fail(p, msg);
     }
-    given[m - p->si->push_members] = 1;
+    given[m - p->b->members] = 1;
     lua_pop(L, 1);
   }
-  for (uint32_t i = 0; i < p->si->push_member_count; i++)
+  for (uint32_t i = 0; i < p->b->count && i < FG_VK_MAX_PUSH_MEMBERS; i++)
     if (!given[i]) {
-      const fg_vk_push_member *m = &p->si->push_members[i];
+      const fg_vk_push_member *m = &p->b->members[i];
       snprintf(msg, sizeof msg, "member '%s' (%s) is missing: give every member", m->name[0] ? m->name : "(unnamed)",
                fg_vk_push_type_name(m, ty, sizeof ty));
       fail(p, msg);
@@ -118,10 +117,10 @@ static size_t pack_positional(packer *p, int idx, lua_Integer n) {
                luaL_typename(L, -1));
       fail(p, msg);
     }
-    const fg_vk_push_member *m = fg_vk_push_at(p->si, off, &k);
+    const fg_vk_push_member *m = fg_vk_push_at(p->b, off, &k);
     if (m && m->width == 4 && m->scalar != FG_VK_PUSH_OTHER) {
       double v = t == LUA_TBOOLEAN ? lua_toboolean(L, -1) : lua_tonumber(L, -1);
-      if (fg_vk_push_put(p->si, m, k, v, p->buf, err, sizeof err)) {
+      if (fg_vk_push_put(p->b, m, k, v, p->buf, err, sizeof err)) {
         snprintf(msg, sizeof msg, "value %d: %s", (int)i, err);
         fail(p, msg);
       }
@@ -135,37 +134,69 @@ static size_t pack_positional(packer *p, int idx, lua_Integer n) {
     lua_pop(L, 1);
   }
   size_t bytes = (size_t)n * 4;
-  if (bytes < p->si->push_bytes) {
-    for (uint32_t i = 0; i < p->si->push_member_count; i++) {
-      const fg_vk_push_member *m = &p->si->push_members[i];
+  if (bytes < p->b->bytes) {
+    for (uint32_t i = 0; i < p->b->count; i++) {
+      const fg_vk_push_member *m = &p->b->members[i];
       if (m->offset + m->size <= bytes) continue;
       snprintf(msg, sizeof msg, "%d value%s (%zu bytes) given for a %u-byte block: member '%s' (%s, offset %u) gets "
                "none; give every value, or the members by name", (int)n, n == 1 ? "" : "s", bytes,
-               p->si->push_bytes, m->name[0] ? m->name : "(unnamed)", fg_vk_push_type_name(m, ty, sizeof ty), m->offset);
+               p->b->bytes, m->name[0] ? m->name : "(unnamed)", fg_vk_push_type_name(m, ty, sizeof ty), m->offset);
       fail(p, msg);
     }
   }
   return bytes;
 }
 
+/* A table (by name or a list of 32-bit words) into buf: the byte count. */
+static size_t pack_table(packer *p, int idx, size_t cap) {
+  lua_State *L = p->L;
+  char msg[640];
+  if (p->b->bytes > cap) {
+    snprintf(msg, sizeof msg, "the block is %u bytes, more than the %zu a table can fill; give a string of bytes",
+             p->b->bytes, cap);
+    fail(p, msg);
+  }
+  memset(p->buf, 0, p->b->bytes);
+  lua_Integer n = luaL_len(L, idx);
+  lua_pushnil(L);
+  int any = lua_next(L, idx);
+  if (any) lua_pop(L, 2);
+  if (!any) fail(p, "an empty table for a block with members; give each member by name");
+  if (n > 0) {
+    if ((size_t)n * 4 > cap) luaL_argerror(L, idx, "too many values (at most 256 bytes)");
+    /* a list may not also carry names */
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+      lua_pop(L, 1);
+      if (!lua_isinteger(L, -1)) { lua_pop(L, 1); fail(p, "a table mixes names and positions; give every member by name"); }
+    }
+    return pack_positional(p, idx, n);
+  }
+  pack_named(p, idx);
+  return p->b->bytes;
+}
+
 size_t fg_lua_push_pack(lua_State *L, int idx, const fg_vk_shader_info *si, const char *node, const char *what,
                         uint8_t *buf, size_t cap, const void **out) {
-  packer p = {L, si, node, what, buf};
-  char msg[640];
+  fg_vk_block b;
+  int has = fg_vk_shader_block(si, -1, &b);
+  char where[192], msg[640];
+  snprintf(where, sizeof where, "node '%s': %s", node, what);
+  packer p = {L, &b, where, buf};
   *out = NULL;
   idx = lua_absindex(L, idx);
   if (lua_isnoneornil(L, idx)) {
-    if (si->push_bytes) fail(&p, "none given, but the shader has push constants; pass them by name, e.g. {name = value}");
+    if (has) fail(&p, "none given, but the shader has push constants; pass them by name, e.g. {name = value}");
     return 0;
   }
   if (lua_type(L, idx) == LUA_TSTRING) {
     size_t n;
     const char *s = lua_tolstring(L, idx, &n);
-    if (n < si->push_bytes) {
+    if (n < b.bytes) {
       const fg_vk_push_member *m = NULL;
-      for (uint32_t i = 0; i < si->push_member_count && !m; i++)
-        if (si->push_members[i].offset + si->push_members[i].size > n) m = &si->push_members[i];
-      snprintf(msg, sizeof msg, "%zu bytes given for a %u-byte block%s%s%s", n, si->push_bytes,
+      for (uint32_t i = 0; i < b.count && !m; i++)
+        if (b.members[i].offset + b.members[i].size > n) m = &b.members[i];
+      snprintf(msg, sizeof msg, "%zu bytes given for a %u-byte block%s%s%s", n, b.bytes,
                m ? ": member '" : "", m ? (m->name[0] ? m->name : "(unnamed)") : "", m ? "' gets no bytes" : "");
       fail(&p, msg);
     }
@@ -173,36 +204,37 @@ size_t fg_lua_push_pack(lua_State *L, int idx, const fg_vk_shader_info *si, cons
     return n;
   }
   luaL_argexpected(L, lua_istable(L, idx), idx, "push constants as a table (by name or a list of numbers) or a string");
-  if (si->push_bytes > cap) {
-    snprintf(msg, sizeof msg, "the block is %u bytes, more than the %zu a table can fill; give a string of bytes",
-             si->push_bytes, cap);
-    fail(&p, msg);
-  }
-  memset(buf, 0, si->push_bytes);
-  lua_Integer n = luaL_len(L, idx);
   lua_pushnil(L);
   int any = lua_next(L, idx);
   if (any) lua_pop(L, 2);
-  if (!any) {
-    if (si->push_bytes) fail(&p, "an empty table for a block with members; give each member by name");
-    return 0;
+  if (!has) {
+    if (!any) return 0;
+    return (size_t)luaL_error(L, "%s: push constants given, but shader '%s' declares no push_constant block", where,
+                              si->name);
   }
-  if (!si->push_bytes) {
-    luaL_error(L, "node '%s': %s: push constants given, but shader '%s' declares no push_constant block", node, what,
-               si->name);
-  }
-  if (n > 0) {
-    if ((size_t)n * 4 > cap) luaL_argerror(L, idx, "too many push constants (at most 256 bytes)");
-    /* a list may not also carry names */
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-      lua_pop(L, 1);
-      if (!lua_isinteger(L, -1)) { lua_pop(L, 1); fail(&p, "a table mixes names and positions; give every member by name"); }
-    }
-    *out = buf;
-    return pack_positional(&p, idx, n);
-  }
-  pack_named(&p, idx);
+  size_t n = pack_table(&p, idx, cap);
   *out = buf;
-  return si->push_bytes;
+  return n;
+}
+
+/* sh:pack(binding, values) -> bytes of uniform buffer `binding` (for an upload);
+ * sh:pack("push", values) -> the push block's bytes. */
+int fg_lua_shader_pack(lua_State *L) {
+  const fg_vk_shader_info *si = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
+  int binding = -1;
+  if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "push")) binding = -1;
+  else binding = (int)luaL_checkinteger(L, 2);
+  luaL_checktype(L, 3, LUA_TTABLE);
+  fg_vk_block b;
+  if (!fg_vk_shader_block(si, binding, &b)) {
+    if (binding < 0) return luaL_error(L, "sh:pack: shader '%s' declares no push_constant block", si->name);
+    return luaL_error(L, "sh:pack: binding %d of shader '%s' is not a uniform buffer block", binding, si->name);
+  }
+  uint8_t stackbuf[256];
+  uint8_t *buf = b.bytes <= sizeof stackbuf ? stackbuf : lua_newuserdatauv(L, b.bytes, 0);
+  packer p = {L, &b, "sh:pack", buf};
+  size_t n = pack_table(&p, 3, b.bytes > sizeof stackbuf ? b.bytes : sizeof stackbuf);
+  if (n < b.bytes) memset(buf + n, 0, b.bytes - n);
+  lua_pushlstring(L, (const char *)buf, b.bytes);
+  return 1;
 }

@@ -204,9 +204,31 @@ uint32_t fg_vk_push_scalars(const fg_vk_push_member *m) {
   return (uint32_t)m->comps * m->cols * (m->array_len ? m->array_len : 1);
 }
 
-const fg_vk_push_member *fg_vk_push_find(const fg_vk_shader_info *si, const char *name) {
-  for (uint32_t i = 0; name && name[0] && i < si->push_member_count; i++)
-    if (!strcmp(si->push_members[i].name, name)) return &si->push_members[i];
+int fg_vk_shader_block(const fg_vk_shader_info *si, int binding, fg_vk_block *out) {
+  memset(out, 0, sizeof *out);
+  out->shader = si->name;
+  if (binding < 0) {
+    out->name = si->push_block;
+    out->what = "push constants";
+    out->bytes = si->push_bytes;
+    out->count = si->push_member_count;
+    out->members = si->push_members;
+    return si->push_bytes > 0;
+  }
+  const fg_vk_shader_binding *b = fg_vk_shader_find_binding(si, (uint32_t)binding);
+  if (!b || b->type != VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER || !b->block_bytes) return 0;
+  snprintf(out->what_buf, sizeof out->what_buf, "uniform buffer %d", binding);
+  out->what = out->what_buf;
+  out->name = b->block_name;
+  out->bytes = b->block_bytes;
+  out->count = b->block_count;
+  out->members = si->block_members + b->block_first;
+  return 1;
+}
+
+const fg_vk_push_member *fg_vk_push_find(const fg_vk_block *b, const char *name) {
+  for (uint32_t i = 0; name && name[0] && i < b->count; i++)
+    if (!strcmp(b->members[i].name, name)) return &b->members[i];
   return NULL;
 }
 
@@ -216,9 +238,9 @@ static uint32_t scalar_offset(const fg_vk_push_member *m, uint32_t k) {
   return m->offset + e * m->array_stride + c * m->matrix_stride + r * m->width;
 }
 
-const fg_vk_push_member *fg_vk_push_at(const fg_vk_shader_info *si, uint32_t off, uint32_t *k) {
-  for (uint32_t i = 0; i < si->push_member_count; i++) {
-    const fg_vk_push_member *m = &si->push_members[i];
+const fg_vk_push_member *fg_vk_push_at(const fg_vk_block *b, uint32_t off, uint32_t *k) {
+  for (uint32_t i = 0; i < b->count; i++) {
+    const fg_vk_push_member *m = &b->members[i];
     if (off < m->offset || off >= m->offset + m->size) continue;
     if (m->scalar == FG_VK_PUSH_OTHER) { *k = 0; return m; }
     for (uint32_t q = 0, n = fg_vk_push_scalars(m); q < n; q++) {
@@ -245,19 +267,19 @@ const char *fg_vk_push_type_name(const fg_vk_push_member *m, char *buf, size_t l
   return buf;
 }
 
-int fg_vk_push_put(const fg_vk_shader_info *si, const fg_vk_push_member *m, uint32_t k, double v, uint8_t *block,
+int fg_vk_push_put(const fg_vk_block *b, const fg_vk_push_member *m, uint32_t k, double v, uint8_t *block,
                    char *err, size_t errlen) {
   char ty[48];
   const char *mn = m->name[0] ? m->name : "(unnamed)";
   if (m->scalar == FG_VK_PUSH_OTHER) {
-    fg_errf(err, errlen, "push constant '%s' of shader '%s' is a %s; values can only fill numbers, vectors, matrices "
-            "and their arrays: give the whole block as a string of bytes (string.pack)", mn, si->name,
+    fg_errf(err, errlen, "%s member '%s' of shader '%s' is a %s; values can only fill numbers, vectors, matrices "
+            "and their arrays: give the whole block as a string of bytes (string.pack)", b->what, mn, b->shader,
             fg_vk_push_type_name(m, ty, sizeof ty));
     return -1;
   }
   uint32_t n = fg_vk_push_scalars(m), at;
-  if (k >= n || (at = scalar_offset(m, k)) + m->width > si->push_bytes) {
-    fg_errf(err, errlen, "push constant '%s' of shader '%s' (%s) takes %u numbers, got more", mn, si->name,
+  if (k >= n || (at = scalar_offset(m, k)) + m->width > b->bytes) {
+    fg_errf(err, errlen, "%s member '%s' of shader '%s' (%s) takes %u numbers, got more", b->what, mn, b->shader,
             fg_vk_push_type_name(m, ty, sizeof ty), n);
     return -1;
   }
@@ -271,7 +293,7 @@ int fg_vk_push_put(const fg_vk_shader_info *si, const fg_vk_push_member *m, uint
             : m->scalar == FG_VK_PUSH_INT ? (m->width == 8 ? 9223372036854775807.0 : 2147483647.0)
                                           : (m->width == 8 ? 18446744073709551615.0 : 4294967295.0);
   if (v != floor(v) || v < lo || v > hi) {
-    fg_errf(err, errlen, "push constant '%s' of shader '%s' is a %s: %g is not a%s whole number%s", mn, si->name,
+    fg_errf(err, errlen, "%s member '%s' of shader '%s' is a %s: %g is not a%s whole number%s", b->what, mn, b->shader,
             fg_vk_push_type_name(m, ty, sizeof ty), v, m->scalar == FG_VK_PUSH_UINT ? " non-negative" : "",
             m->scalar == FG_VK_PUSH_BOOL ? " (use true/false, 1 or 0)" : " in its range");
     return -1;

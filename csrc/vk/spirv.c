@@ -136,14 +136,13 @@ static const char *member_name(const reflector *r, uint32_t st, uint32_t member)
   return "";
 }
 
-/* The push block's members, by name, offset and type, into out (kept when a
- * larger block of another stage was reflected already). */
-static void reflect_push_members(const reflector *r, uint32_t st, uint64_t size, fg_vk_shader_info *out) {
+/* A block's members (struct st), by name, offset and type, into pm[0..cap):
+ * the count (in offset order). */
+static uint32_t reflect_members(const reflector *r, uint32_t st, fg_vk_push_member *outm, uint32_t cap) {
   const id_info *t = type_of_id(r, st);
-  if (!t || !t->def || op_of(r, t->def) != SpvOpTypeStruct || size < out->push_bytes) return;
-  snprintf(out->push_block, sizeof out->push_block, "%s", t->name ? t->name : "");
+  if (!t || !t->def || op_of(r, t->def) != SpvOpTypeStruct) return 0;
   uint32_t members = len_of(r, t->def) - 2, n = 0;
-  for (uint32_t m = 0; m < members && n < FG_VK_MAX_PUSH_MEMBERS; m++) {
+  for (uint32_t m = 0; m < members && n < cap; m++) {
     fg_vk_push_member pm;
     memset(&pm, 0, sizeof pm);
     uint32_t type = r->w[t->def + 2 + m], off = 0, ms = 0;
@@ -182,16 +181,24 @@ static void reflect_push_members(const reflector *r, uint32_t st, uint64_t size,
     }
     if (pm.scalar != FG_VK_PUSH_OTHER && pm.width != 4 && pm.width != 8) pm.scalar = FG_VK_PUSH_OTHER;
     if (pm.array_len && !pm.array_stride) pm.scalar = FG_VK_PUSH_OTHER;
-    out->push_members[n++] = pm;
+    outm[n++] = pm;
   }
   /* offset order (members are declared in it in GLSL; SPIR-V does not promise it) */
   for (uint32_t i = 1; i < n; i++)
-    for (uint32_t j = i; j > 0 && out->push_members[j - 1].offset > out->push_members[j].offset; j--) {
-      fg_vk_push_member x = out->push_members[j];
-      out->push_members[j] = out->push_members[j - 1];
-      out->push_members[j - 1] = x;
+    for (uint32_t j = i; j > 0 && outm[j - 1].offset > outm[j].offset; j--) {
+      fg_vk_push_member x = outm[j];
+      outm[j] = outm[j - 1];
+      outm[j - 1] = x;
     }
-  out->push_member_count = n;
+  return n;
+}
+
+/* The push block (kept when a larger block of another stage was reflected already). */
+static void reflect_push_members(const reflector *r, uint32_t st, uint64_t size, fg_vk_shader_info *out) {
+  const id_info *t = type_of_id(r, st);
+  if (!t || !t->def || size < out->push_bytes) return;
+  snprintf(out->push_block, sizeof out->push_block, "%s", t->name ? t->name : "");
+  out->push_member_count = reflect_members(r, st, out->push_members, FG_VK_MAX_PUSH_MEMBERS);
 }
 
 static int struct_all_members(const reflector *r, uint32_t st, uint32_t dec) {
@@ -379,6 +386,15 @@ static int reflect_descriptor(reflector *r, const id_info *vi, uint32_t sc, uint
   b->readonly = readonly;
   b->writeonly = writeonly;
   snprintf(b->name, sizeof b->name, "%s", vname);
+  if (type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && count == 1) {  /* its members, for sh:pack */
+    uint32_t room = (uint32_t)(sizeof out->block_members / sizeof *out->block_members) - out->block_member_count;
+    if (room > FG_VK_MAX_PUSH_MEMBERS) room = FG_VK_MAX_PUSH_MEMBERS;
+    b->block_first = out->block_member_count;
+    b->block_count = reflect_members(r, base, out->block_members + b->block_first, room);
+    out->block_member_count += b->block_count;
+    b->block_bytes = (uint32_t)type_size(r, base, 0, 0);
+    snprintf(b->block_name, sizeof b->block_name, "%s", bt->name ? bt->name : "");
+  }
   return 1;
 }
 
