@@ -5,8 +5,6 @@
 --     opts: fragment_only = true (refuse anything but a fragment shader; it runs on
 --           the built-in fullscreen triangle), vertex = spirv_or_path (own vertex
 --           shader), name = "for messages", depth_test/depth_write/blend = bool.
---   sh:pack(binding | "push", values) -> bytes: a uniform buffer's (or the push
---     block's) bytes from {member = value}, by the reflected names, offsets and types
 --   sh:info() -> { stage = "compute"|"graphics", name, local_size = {x,y,z},
 --                  color_outputs, push_bytes, bindings = {{binding, type, count,
 --                  name (when not stripped), readonly, writeonly, stages}} }
