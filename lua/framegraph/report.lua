@@ -544,6 +544,20 @@ function M.html(graph, opts)
   add("<h2>Memory timeline</h2>")
   add('<p class="sub">Each rectangle is one physical resource: x is its lifetime over two frames, y its place in the heap; its name is inside, or listed under the panel when the rectangle is too small. Hover for size and lifetime. <b>f0</b> and <b>f1</b> are a resource\u{2019}s two frame copies, one for even and one for odd frames (dark and light): without history they live in different halves of the timeline and usually share memory; a history read keeps the previous frame\u{2019}s copy alive into the next frame, so both copies of it are live at once. The red curve is the live bytes at each slot; its peak, LOAD, is the least memory any placement of these lifetimes needs.</p>')
   add('<div class="figure">%s</div>', M.svg(graph))
+  -- opts.render: the X-ray (framegraph.xray): needs the pipeline's file and a device
+  if opts.render then
+    local xray = require("framegraph.xray")
+    local shots, why
+    if opts.shots then shots = opts.shots
+    elseif opts.source then shots, why = xray.capture(opts.source, { device = opts.device })
+    else why = "the pipeline's file is not known (opts.source)" end
+    if shots then
+      add("<style>%s</style>", xray.css)
+      add("%s", xray.html(shots))
+    else
+      add('<p class="sub">X-ray: not rendered: %s</p>', esc(why))
+    end
+  end
 
   add("<h2>Stats</h2>")
   add('<table class="stats"><tr><th class="l">heap</th><th>memory type</th><th>resources</th><th>bytes</th><th>LOAD</th><th>makespan/LOAD</th><th class="l">solver</th><th>time (ms)</th></tr>')
