@@ -16,19 +16,22 @@ local M = {}
 function M.compile(pipeline, opts)
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
   local ok, err = pcall(schema.check, pipeline, opts)
-  if not ok then error(M.locate(err, pipeline), 0) end
+  if not ok then error(M.locate(err, pipeline, nil, 2), 0) end
   local graph
   ok, graph = pcall(core.compile, pipeline, opts)
-  if not ok then error(M.locate(graph, pipeline), 0) end
+  if not ok then error(M.locate(graph, pipeline, nil, 2), 0) end
   return graph
 end
 
 -- A compile message with `file:line:` where the pipeline's file is known
--- (path given, or found from its run functions); else the message as it is.
-function M.locate(msg, pipeline, path)
-  local anchors
+-- (path given, or found from its run functions, or the file of the function
+-- `level` on the stack when it declares the nodes); else the message as it is.
+function M.locate(msg, pipeline, path, level)
+  local anchors, inferred = nil, not path
   if not path then path, anchors = source.file_of(pipeline) end
-  return source.annotate(msg, path, anchors)
+  if not path and level then path = source.caller_file(pipeline, level + 1) end
+  -- a file found from the pipeline, not given: only lines whose subject is written there
+  return source.annotate(msg, path, anchors, inferred)
 end
 
 local methods = core.graph_methods

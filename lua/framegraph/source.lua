@@ -9,8 +9,11 @@
 --     nearest `name =` above it is the node)
 --   source.map(path [, anchors]) -> map with map.node[name] = line, map.key(k, from)
 --   source.line_for(map, msg) -> line of one message
---   source.annotate(msg, path [, anchors]) -> every message line prefixed with
---     "path:line: " (indented lines, which explain the one above, stay as they are)
+--   source.caller_file(pipeline, level) -> path | nil: the first file up the stack (from level) that
+--     declares one of the nodes
+--   source.annotate(msg, path [, anchors, strict]) -> every message line prefixed with
+--     "path:line: " (indented lines, which explain the one above, stay as they are;
+--     strict: only lines whose subject is found in the file)
 local M = {}
 
 local function read_lines(path)
@@ -44,8 +47,9 @@ end
 function M.map(path, anchors)
   local lines = read_lines(path) or {}
   local all = node_lines(lines)
-  local map = { node = {}, lines = lines, path = path }
+  local map = { node = {}, count = {}, lines = lines, path = path }
   for n, list in pairs(all) do
+    map.count[n] = #list
     local pick = list[1]
     local near = anchors and anchors[n]
     if near then  -- the last `name =` at or above its run function
@@ -85,8 +89,9 @@ function M.map(path, anchors)
   return map
 end
 
--- The line a compiler or schema message is about.
-function M.line_for(map, msg)
+-- The line a compiler or schema message is about (strict: nil when the
+-- message names nothing that is written in the file).
+function M.line_for(map, msg, strict)
   local n = msg:match("^node '([^']+)'") or msg:match("^cycle: ([^%s%[]+)")
   if n and map.node[n] then
     local start = map.node[n]
@@ -115,6 +120,7 @@ function M.line_for(map, msg)
   for word in msg:gmatch("'([^']+)'") do
     if map.node[word] then return map.node[word] end
   end
+  if strict then return nil end
   return map.key("nodes") or 1
 end
 
@@ -143,17 +149,44 @@ function M.file_of(pipeline)
   return nil
 end
 
+-- The file of a Lua function on the stack (level as debug.getinfo) when it
+-- declares one of the pipeline's nodes: a pipeline written inline in a
+-- script or spec that calls fg.compile.
+function M.caller_file(pipeline, level)
+  if type(pipeline) ~= "table" or type(pipeline.nodes) ~= "table" then return nil end
+  local tried = {}
+  for l = level + 1, level + 8 do  -- through pcall and framegraph's own functions
+    local info = debug.getinfo(l, "S")
+    if not info then break end
+    local path = info.source:sub(1, 1) == "@" and info.source:sub(2)
+    if path and not tried[path] and not path:find("framegraph[/\\][%w_]+%.lua$") then
+      tried[path] = true
+      -- only a file that declares each of the nodes once: a file of many
+      -- pipelines (a spec) would send the reader to another pipeline's line
+      local map, found, unique = M.map(path), false, true
+      for _, n in ipairs(pipeline.nodes) do
+        if type(n) == "table" and type(n.name) == "string" then
+          found = found or map.node[n.name] ~= nil
+          unique = unique and (map.count[n.name] or 0) <= 1
+        end
+      end
+      if found and unique then return path end
+    end
+  end
+  return nil
+end
+
 local located = "^[^\n:]+:%d+: "
 
-function M.annotate(msg, path, anchors)
+function M.annotate(msg, path, anchors, strict)
   msg = tostring(msg)
   if not path then return msg end
   local map = M.map(path, anchors)
   if #map.lines == 0 then return msg end
   local out = {}
   for line in (msg .. "\n"):gmatch("([^\n]*)\n") do
-    if line == "" or line:find("^%s") or line:find(located) then out[#out + 1] = line
-    else out[#out + 1] = ("%s:%d: %s"):format(path, M.line_for(map, line), line) end
+    local at = not (line == "" or line:find("^%s") or line:find(located)) and M.line_for(map, line, strict)
+    out[#out + 1] = at and ("%s:%d: %s"):format(path, at, line) or line
   end
   return table.concat(out, "\n")
 end
