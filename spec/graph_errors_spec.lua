@@ -127,7 +127,7 @@ describe("malformed pipelines", function()
       local ok, err = pcall(fg.compile, c[2], c[3])
       assert.is_false(ok)
       -- a node declared once in this file is located here (see below): the text after the location
-      assert.are.equal(expected[c[1]], (err:gsub("spec/graph_errors_spec%.lua:%d+: ", "")))
+      assert.are.equal(expected[c[1]], (err:gsub("[^\n]-graph_errors_spec%.lua:%d+: ", "")))
     end)
   end
 
@@ -140,7 +140,8 @@ describe("malformed pipelines", function()
     end
     local _, err = pcall(fg.compile, cases[#cases - 6][2])
     assert.are.equal("read misspelt", cases[#cases - 6][1])
-    assert.are.equal(("spec/graph_errors_spec.lua:%d: node 'resolve': read 'ao_'"):format(line), err:sub(1, 55 + #tostring(line)))
+    -- (the path as busted was given it: relative from the tree's root, absolute through scripts/bin/busted)
+    assert.are.equal(line, tonumber(err:match("^[^\n]-graph_errors_spec%.lua:(%d+): node 'resolve': read 'ao_'")))
     -- node 'a' is declared by many pipelines of this file: no line rather than a wrong one
     _, err = pcall(fg.compile, cases[1][2])
     assert.are.equal(expected["unknown usage"], err)
