@@ -1,10 +1,55 @@
-/* graph_diag: problems, plan strings, message helpers and suggestions of the
- * graph compiler (see graph_diag.h). */
+/* graph_diag: problems, plan strings, message helpers, the vocabulary's names
+ * and suggestions of the graph compiler (see graph_diag.h). */
 #include "graph_ir.h"
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+/* ------------------------------------------------------------- names -- */
+/* The vocabulary's names (fg_graph.h), which messages and plans spell out,
+ * and the default stage of a usage. */
+static const char *const usage_names[FG_USAGE_COUNT] = {FG_USAGES(FG_VOCAB_NAME2)};
+static const char *const stage_names[FG_STAGE_COUNT] = {"default", FG_STAGES(FG_VOCAB_NAME2)};
+
+const char *fg_usage_name(fg_usage u) { return (unsigned)u < FG_USAGE_COUNT ? usage_names[u] : "?"; }
+int fg_usage_from_name(const char *s) {
+  for (int i = 0; s && i < FG_USAGE_COUNT; i++) if (!strcmp(usage_names[i], s)) return i;
+  return -1;
+}
+const char *fg_stage_name(fg_stage s) { return (unsigned)s < FG_STAGE_COUNT ? stage_names[s] : "?"; }
+int fg_stage_from_name(const char *s) {
+  for (int i = 0; s && i < FG_STAGE_COUNT; i++) if (!strcmp(stage_names[i], s)) return i;
+  return -1;
+}
+const char *fg_access_name(fg_access a) {
+  static const char *const n[] = {"create", "modify", "read", "history", "rename"};
+  return (unsigned)a < 5 ? n[a] : "?";
+}
+const char *fg_schedule_name(fg_schedule s) {
+  return s == FG_SCHEDULE_DECLARED ? "declared" : s == FG_SCHEDULE_MEMORY || s == FG_SCHEDULE_DEFAULT ? "memory" : "?";
+}
+int fg_schedule_from_name(const char *s) {
+  if (s && !strcmp(s, "declared")) return FG_SCHEDULE_DECLARED;
+  if (s && !strcmp(s, "memory")) return FG_SCHEDULE_MEMORY;
+  return -1;
+}
+const char *fg_node_state_name(fg_node_state s) {
+  static const char *const n[] = {"active", "culled", "broken", "removed"};
+  return (unsigned)s < 4 ? n[s] : "?";
+}
+fg_stage fg_graph_default_stage(fg_usage u, int has_pass) {
+  switch (u) {
+  case FG_USAGE_SAMPLED: case FG_USAGE_STORAGE: case FG_USAGE_UNIFORM:
+    return has_pass ? FG_STAGE_FRAGMENT : FG_STAGE_COMPUTE;
+  case FG_USAGE_COLOR: return FG_STAGE_COLOR_OUTPUT;
+  case FG_USAGE_DEPTH: case FG_USAGE_DEPTH_READ: return FG_STAGE_FRAGMENT_TESTS;
+  case FG_USAGE_TRANSFER_SRC: case FG_USAGE_TRANSFER_DST: return FG_STAGE_TRANSFER;
+  case FG_USAGE_VERTEX: case FG_USAGE_INDEX: return FG_STAGE_VERTEX_INPUT;
+  case FG_USAGE_INDIRECT: return FG_STAGE_DRAW_INDIRECT;
+  default: return FG_STAGE_HOST;
+  }
+}
 
 /* ------------------------------------------------------------ problems -- */
 void graph_problems_reset(fg_graph *g) {
