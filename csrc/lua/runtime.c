@@ -308,8 +308,9 @@ static int l_blob(lua_State *L) {
   lua_pop(L, 1);
   /* A multiplexed blob has one copy per index: key it by the physical
    * resource this instance uses (so camera[eye=2] and gbuffer[eye=2] share
-   * one table, apart from eye 1's); names the node did not declare keep one
-   * table per name. */
+   * one table, apart from eye 1's); an optional blob nobody provides this
+   * frame keeps one table per name; a name the node did not declare (and no
+   * rt:frame input) is refused. */
   uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2)), ph = FG_GRAPH_NONE;
   const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
   int declared = 0;
