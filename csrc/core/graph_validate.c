@@ -55,8 +55,12 @@ static void check_node_mux(fg_graph *g, node *n, const char *nn) {
       size_t o = 0;
       for (uint32_t e = 0; e < g->dims.n && o < sizeof list; e++)
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", e ? ", " : "", S(g, g->dims.a[e].name));
-      graph_problem(g, "node '%s': multiplex: unknown dimension '%s' (declared dimensions: %s)", nn,
-                    S(g, n->mux.a[k]), g->dims.n ? list : "none");
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, n->mux.a[k]));
+      for (uint32_t e = 0; e < g->dims.n; e++) graph_suggest_feed(&sg, S(g, g->dims.a[e].name));
+      graph_problem(g, "node '%s': multiplex: unknown dimension '%s' (declared dimensions: %s)%s", nn,
+                    S(g, n->mux.a[k]), g->dims.n ? list : "none", graph_suggest_text(&sg, hint, sizeof hint));
     } else n->mode |= 1u << d;
   }
 }
@@ -73,8 +77,12 @@ static void check_create_desc(fg_graph *g, const decl *d, const char *nn, const 
       size_t o = 0;
       for (uint32_t e = 0; e < g->res.n && o < sizeof list; e++)
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", e ? ", " : "", S(g, g->res.a[e].name));
-      graph_problem(g, "node '%s': create '%s': unknown resolution '%s' (declared resolutions: %s)", nn, rn,
-                    S(g, s->resolution), g->res.n ? list : "none");
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, s->resolution));
+      for (uint32_t e = 0; e < g->res.n; e++) graph_suggest_feed(&sg, S(g, g->res.a[e].name));
+      graph_problem(g, "node '%s': create '%s': unknown resolution '%s' (declared resolutions: %s)%s", nn, rn,
+                    S(g, s->resolution), g->res.n ? list : "none", graph_suggest_text(&sg, hint, sizeof hint));
     } else if (s->resolution == NONE && (w == 0 || h == 0))
       graph_problem(g, "node '%s': create '%s': size must be positive (got %ux%u)", nn, rn, w, h);
   } else if (rd->kind == FG_RES_BUFFER && rd->bytes == 0) {
