@@ -163,6 +163,66 @@ describe("framegraph view", function()
     assert.are.equal(after, broken)                        -- the bad edit left the last good picture
   end)
 
+  it("under Xvfb: a misspelt name is shown wrapped in the HUD with its file:line; reloads say what they did", function()
+    if xvfb_missing(true) then return end
+    local file, script = dir .. "/pipe.lua", dir .. "/x.sh"
+    local good = pipeline("0.0")
+    write(file, good)
+    local run_edit = good:gsub("{ blue }", "{ blue + 0.5 }")
+    local typo = run_edit:gsub('pass = { color = { "color" } }', 'pass = { color = { "colr" } }')
+    local structural = run_edit:gsub('size = "main" }', 'size = "main", usage = "color" }')
+    for k, text in ipairs({ run_edit, typo, structural }) do write(dir .. "/" .. k .. ".lua", text) end
+    write(script, ([[
+%s %s --device software --validation --size 320x200 --frames 3000 --captures %s --exit-after-reloads 3 &
+pid=$!
+wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+wait_for %s/0.png
+cp %s/1.lua %s
+wait_for %s/1.png
+cp %s/2.lua %s
+wait_for %s/2.png
+xwd -root -silent > %s/bad.xwd
+cp %s/3.lua %s
+wait $pid
+]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file), sh_quote(dir),
+      sh_quote(dir), sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file)))
+    local out, code = run_x("sh " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): swapped the run of 1 node (fill), no compile", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":11: node 'fill': pass color 'colr': the node must create, modify or "
+                   .. "rename it; did you mean 'color'?", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): recompiled 1 node (fill), kept 0 history", out, 1, true)
+    -- the error wraps over more than the two lines of a good state's band (red text below row 26)
+    local bad = assert(read(dir .. "/bad.xwd"))
+    local red = 0
+    for py = 26, 70 do
+      for px = 0, 319 do
+        local c = xwd_pixel(bad, px, py)
+        if c[1] == 255 and c[2] == 96 and c[3] == 96 then red = red + 1 end
+      end
+    end
+    assert.is_true(red > 100, "red HUD pixels below the first two lines: " .. red)
+  end)
+
+  it("wraps HUD text at the window's width and says what a reload did", function()
+    local view = require("framegraph.view")
+    local lines = view.hud_wrap("f.lua:12: node 'resolve': read 'ao_': no node creates 'ao_'; did you mean 'ao'?\n"
+                                .. "  pruned because of it: node 'resolve' is broken", 30, 10)
+    for _, l in ipairs(lines) do assert.is_true(#l <= 30, l) end
+    assert.are.equal("f.lua:12: node 'resolve': read", lines[1])
+    assert.matches("did you mean 'ao'?", table.concat(lines, " "), 1, true)
+    assert.are.equal("  pruned because of it: node", lines[#lines - 1])  -- indented lines stay indented
+    local cut = view.hud_wrap(("word "):rep(100), 20, 3)
+    assert.are.equal(3, #cut)
+    assert.matches("more lines (printed in full)", cut[3], 1, true)
+    assert.are.equal("recompiled 2 nodes (blur, out), removed 1 node (old), kept 2 history",
+      view.reload_summary{ recompiled = true, changed = { "blur", "view_present" }, added = { "out" },
+                           removed = { "old" }, run_changed = {}, kept_history = 2 })
+    assert.are.equal("swapped the run of 1 node (grade), no compile",
+      view.reload_summary{ recompiled = false, changed = {}, added = {}, removed = {}, run_changed = { "grade" } })
+  end)
+
   it("under Xvfb: --frames N --screenshot captures the presented image", function()
     if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
@@ -327,6 +387,36 @@ end }), true)
     assert.are.equal(1, code)
     assert.matches("--output nope is not an output", out, 1, true)
     assert.matches("color[eye=1], color[eye=2]", out, 1, true)
+  end)
+
+  it("keeps the output's aspect ratio: a 4:3 picture in a wide window is centred between black bars", function()
+    local view = require("framegraph.view")
+    assert.are.same({ 40, 0, 80, 60 }, view.letterbox(64, 48, 160, 60))   -- pillarbox
+    assert.are.same({ 0, 15, 64, 30 }, view.letterbox(64, 30, 64, 60))    -- letterbox
+    assert.is_nil(view.letterbox(64, 48, 128, 96))                        -- same aspect: fills the window
+    local file, script = dir .. "/fixed.lua", dir .. "/lb.lua"
+    write(file, (pipeline("1.0"):gsub("main = { 64, 48, window = true }", "main = { 64, 48 }")))
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local px
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "160x60",
+  "--frames", "3" }, { frame = function(n, v)
+  if n == 3 then
+    local b = assert(v.runtime:read("view_backbuffer"))
+    local function at(x, y) local i = (y * 160 + x) * 4 return table.concat({ b:byte(i + 1, i + 3) }, ",") end
+    print("PIXELS " .. at(5, 30) .. " " .. at(80, 30) .. " " .. at(155, 30))
+  end
+end }), true)
+]]):format(file))
+    local out, code = run("env -u DISPLAY lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    local l1, l2, l3, c1, c2, c3, r1, r2, r3 = out:match("PIXELS (%d+),(%d+),(%d+) (%d+),(%d+),(%d+) (%d+),(%d+),(%d+)")
+    assert.are.same({ "0", "0", "0" }, { l1, l2, l3 })                     -- the bar on the left
+    assert.are.same({ "0", "0", "0" }, { r1, r2, r3 })                     -- and on the right
+    assert.is_true(math.abs(tonumber(c1) - 128) <= 6 and math.abs(tonumber(c2) - 128) <= 6 and c3 == "255",
+      out)                                                                 -- the picture's centre: u = v = 0.5
   end)
 
   it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()

@@ -2,6 +2,8 @@
  * valid only inside the node's run. Maps the names a node declared to its
  * uses and calls fg_rt_cmd_* / fg_rt_bind_* (fg_vk_cmd.h), which decide what a
  * declared usage allows and record. */
+#include "graph_diag.h"  /* "did you mean" for undeclared names */
+#include "fg_lua_push.h"
 #include "fg_lua_runtime.h"
 #include "fg_vk_cmd.h"
 #include <string.h>
@@ -29,8 +31,17 @@ static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *
   if (history)
     luaL_error(L, "node '%s': %s binds the history of '%s' but the node declares no history read of it; "
                "add history = { %s = 'storage' } (or 'sampled') to the node", in->name, what, name, name);
-  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare; add it to the node's "
-             "create/read/modify (with the usage the command needs)", in->name, what, name);
+  for (uint32_t u = 0; u < in->use_count; u++)
+    if (in->uses[u].access == FG_ACCESS_HISTORY && !strcmp(in->uses[u].name, name))
+      luaL_error(L, "node '%s': %s binds '%s', which the node reads only as last frame's copy (history); bind it "
+                 "as {\"%s\", history = true}", in->name, what, name, name);
+  graph_suggest sg;
+  char hint[160];
+  graph_suggest_begin(&sg, name);
+  for (uint32_t u = 0; u < in->use_count; u++) graph_suggest_feed(&sg, in->uses[u].name);
+  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare%s; add it to the node's "
+             "create/read/modify (with the usage the command needs)", in->name, what, name,
+             graph_suggest_text(&sg, hint, sizeof hint));
   return 0;
 }
 
@@ -58,36 +69,6 @@ static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
                "frame they were made for: call rt:upload before each rt:frame, or ctx.upload inside run",
                node_name(c), what, (int)h->rt_frame, (int)h->size);
   return h;
-}
-
-/* Push constants: a string (raw bytes) or a list of numbers packed as 32-bit
- * (integers as int32/uint32, others as float). */
-static size_t get_push(lua_State *L, int idx, uint8_t *buf, size_t cap, const void **out) {
-  *out = NULL;
-  if (lua_isnoneornil(L, idx)) return 0;
-  if (lua_type(L, idx) == LUA_TSTRING) {
-    size_t n;
-    *out = lua_tolstring(L, idx, &n);
-    return n;
-  }
-  luaL_argexpected(L, lua_istable(L, idx), idx, "push constants as a string or a list of numbers");
-  size_t n = (size_t)luaL_len(L, idx);
-  if (n * 4 > cap) luaL_argerror(L, idx, "too many push constants (at most 256 bytes)");
-  for (size_t i = 0; i < n; i++) {
-    lua_geti(L, idx, (lua_Integer)i + 1);
-    if (lua_isinteger(L, -1)) {
-      uint32_t v = (uint32_t)(int64_t)lua_tointeger(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else if (lua_isnumber(L, -1)) {
-      float v = (float)lua_tonumber(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else {
-      luaL_error(L, "push constant %d is a %s; expected a number", (int)i + 1, luaL_typename(L, -1));
-    }
-    lua_pop(L, 1);
-  }
-  *out = buf;
-  return n * 4;
 }
 
 /* One bindings entry (at the top of the stack, binding number bnum) ->
@@ -167,7 +148,7 @@ static int cmd_dispatch(lua_State *L) {
   uint32_t n = get_bindings(L, c, 3, si, b, "cmd:dispatch");
   uint8_t pbuf[256];
   const void *push;
-  size_t pn = get_push(L, 7, pbuf, sizeof pbuf, &push);
+  size_t pn = fg_lua_push_pack(L, 7, si, node_name(c), "cmd:dispatch", pbuf, sizeof pbuf, &push);
   uint32_t groups[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
   char err[1024];
   if (fg_rt_cmd_dispatch(c->o->rt, c->cmd, s, b, n, groups, push, (uint32_t)pn, err, sizeof err))
@@ -189,7 +170,7 @@ static int cmd_draw(lua_State *L) {
   uint32_t n = get_bindings(L, c, 3, si, b, "cmd:draw");
   uint8_t pbuf[256];
   const void *push;
-  size_t pn = get_push(L, 5, pbuf, sizeof pbuf, &push);
+  size_t pn = fg_lua_push_pack(L, 5, si, in->name, "cmd:draw", pbuf, sizeof pbuf, &push);
   char err[1024];
   if (fg_rt_cmd_draw(c->o->rt, c->cmd, c->slot, s, b, n, (uint32_t)verts, push, (uint32_t)pn, err, sizeof err))
     return luaL_error(L, "node '%s': cmd:draw: %s", in->name, err);
@@ -256,6 +237,21 @@ static int copy_or_blit(lua_State *L, int blit) {
   use_res(L, c, su, sn);
   use_res(L, c, du, dn);
   char err[1024];
+  if (blit && !lua_isnoneornil(L, 4)) {  /* cmd:blit(src, dst, {x, y, width, height}) */
+    luaL_checktype(L, 4, LUA_TTABLE);
+    int32_t rect[4];
+    for (int i = 0; i < 4; i++) {
+      lua_geti(L, 4, i + 1);
+      if (!lua_isinteger(L, -1))
+        return luaL_error(L, "node '%s': cmd:blit: the rectangle is {x, y, width, height} in whole pixels",
+                          node_name(c));
+      rect[i] = (int32_t)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    if (fg_rt_cmd_blit_rect(c->o->rt, c->cmd, c->slot, su, sn, du, dn, rect, err, sizeof err))
+      return luaL_error(L, "%s", err);
+    return 0;
+  }
   if (fg_rt_cmd_copy(c->o->rt, c->cmd, c->slot, su, sn, du, dn, blit, err, sizeof err)) return luaL_error(L, "%s", err);
   return 0;
 }

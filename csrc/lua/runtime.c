@@ -11,6 +11,7 @@
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
  * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
 #include "fg_lua_runtime.h"
+#include "graph_diag.h"  /* "did you mean" for ctx.blob */
 #include "fg_vk_image.h"
 #include "fg_vk_pixels.h"
 #include "fg_vk_window.h"
@@ -315,14 +316,29 @@ static int l_blob(lua_State *L) {
   lua_pop(L, 1);
   /* A multiplexed blob has one copy per index: key it by the physical
    * resource this instance uses (so camera[eye=2] and gbuffer[eye=2] share
-   * one table, apart from eye 1's); names the node did not declare keep one
-   * table per name. */
+   * one table, apart from eye 1's); an optional blob nobody provides this
+   * frame keeps one table per name; a name the node did not declare (and no
+   * rt:frame input) is refused. */
   uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2)), ph = FG_GRAPH_NONE;
   const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
+  int declared = 0;
   for (uint32_t u = 0; in && u < in->use_count && ph == FG_GRAPH_NONE; u++) {
     const fg_graph_use *us = &in->uses[u];
-    if (!us->missing && (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))))
-      ph = fg_rt_use_phys(o->rt, slot, u);
+    if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
+      declared = 1;
+      if (!us->missing) ph = fg_rt_use_phys(o->rt, slot, u);
+    }
+  }
+  if (in && !declared) {
+    /* a misspelt name would hand back a fresh empty table and fail a line later */
+    graph_suggest sg;
+    char hint[160];
+    graph_suggest_begin(&sg, name);
+    for (uint32_t u = 0; u < in->use_count; u++) graph_suggest_feed(&sg, in->uses[u].name);
+    return luaL_error(L, "node '%s': ctx.blob('%s'): the node declares no '%s'%s; a blob is declared like any "
+                      "resource: create = { %s = { blob = true } } in the node that makes it, read = { \"%s\" } in "
+                      "the nodes that use it", in->name, name, name, graph_suggest_text(&sg, hint, sizeof hint), name,
+                      name);
   }
   lua_getiuservalue(L, self, UV_BLOBS);
   lua_geti(L, -1, (lua_Integer)fg_rt_parity(o->rt) + 1);

@@ -3,6 +3,7 @@
  * whose __index is a method table, __gc and __close both releasing, and an
  * idempotent close. Others extend the device methods from their own files
  * (opened after this one): luaL_getmetatable(L, FG_LUA_DEVICE), field __index. */
+#include "fg_lua_push.h"
 #include "fg_lua.h"
 #include "fg_vk.h"
 #include "fg_vk_shader.h"
@@ -333,6 +334,7 @@ static int sh_info(lua_State *L) {
 
 static const luaL_Reg sh_methods[] = {
   {"info", sh_info},
+  {"pack", fg_lua_shader_pack},  /* push.c */
   {"close", sh_close},
   {NULL, NULL},
 };

@@ -224,3 +224,27 @@ int fg_rt_cmd_copy(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t su, c
   }
   return 0;
 }
+
+int fg_rt_cmd_blit_rect(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t su, const char *sn, uint32_t du,
+                        const char *dn, const int32_t rect[4], char *err, size_t errlen) {
+  fg_rt_res *s = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, su));
+  fg_rt_res *d = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, du));
+  VkImageLayout sl, dl;
+  if (copy_checks(rt, slot, s, su, sn, d, du, dn, 1, &sl, &dl, err, errlen)) return -1;
+  int32_t x0 = rect[0], y0 = rect[1], x1 = rect[0] + rect[2], y1 = rect[1] + rect[3];
+  if (rect[2] <= 0 || rect[3] <= 0 || x0 < 0 || y0 < 0 || x1 > (int32_t)d->width || y1 > (int32_t)d->height) {
+    fg_errf(err, errlen, "node '%s': cmd:blit: rectangle {%d, %d, %d, %d} is not inside '%s' (%ux%u)",
+            node_name(rt, slot), rect[0], rect[1], rect[2], rect[3], dn, d->width, d->height);
+    return -1;
+  }
+  fg_rt_cmd_access(rt, cmd, slot, su, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+  fg_rt_cmd_access(rt, cmd, slot, du, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  VkImageBlit b = {.srcSubresource = {.aspectMask = s->aspect, .layerCount = 1},
+                   .dstSubresource = {.aspectMask = d->aspect, .layerCount = 1}};
+  b.srcOffsets[1] = (VkOffset3D){(int32_t)s->width, (int32_t)s->height, 1};
+  b.dstOffsets[0] = (VkOffset3D){x0, y0, 0};
+  b.dstOffsets[1] = (VkOffset3D){x1, y1, 1};
+  vkCmdBlitImage(cmd, s->image, sl, d->image, dl, 1, &b,
+                 (s->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_FILTER_LINEAR : VK_FILTER_NEAREST);
+  return 0;
+}

@@ -7,13 +7,14 @@ local M = {}
 
 local usage = [[
 usage: framegraph report PIPELINE.lua [-o report.html] [--profile nvidia|lavapipe] [--solver NAME]
-                         [--title TEXT] [--no-graphviz]
+                         [--title TEXT] [--no-graphviz] [--render] [--device gpu|software]
        framegraph check  PIPELINE.lua [--profile nvidia|lavapipe] [--solver NAME] [--strict]
        framegraph view   PIPELINE.lua [--output NAME] [--size WxH] [--device gpu|software]
                          [--frames N --screenshot out.png] ...   (framegraph view --help)
 
 report  compiles the pipeline without a GPU and writes one self-contained HTML page:
-        memory timeline (SVG), graph picture, stats, culled and broken nodes.
+        memory timeline (SVG), graph picture, stats, culled and broken nodes; --render
+        adds an X-ray of a frame run on a Vulkan device (every texture at its last write).
 check   prints every problem as file:line: message and exits 1 when there is one
         (broken nodes are problems; culled nodes are warnings, problems with --strict).
 view    a live window onto the pipeline, reloaded on save (docs/viewer.md).
@@ -162,11 +163,9 @@ local function compile(path, o)
   local fg = require("framegraph")
   local ok, res = pcall(fg.compile, pipeline, { profile = o.profile, solver = o.solver })
   if ok then return res end
-  local map = source_map(path)
+  -- each problem at the line where its subject is written; indented lines explain the one above
   local out = {}
-  for msg in tostring(res):gmatch("[^\n]+") do
-    out[#out + 1] = string.format("%s:%d: %s", path, line_for(map, msg), msg)
-  end
+  for msg in require("framegraph.graph").locate(res, pipeline, path):gmatch("[^\n]+") do out[#out + 1] = msg end
   return nil, out
 end
 
@@ -215,13 +214,15 @@ end
 
 local function cmd_report(args, out, err)
   local graph, o = open_graph("report", args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
-                                                ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true },
+                                                ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true,
+                                                ["--render"] = true, ["--device"] = "device" },
                               out, err)
   if not graph then return o end
   local path = o.files[1]
   local report = require("framegraph.report")
   local target = o.output or "report.html"
-  local ok, werr = report.write_html(graph, target, { title = o.title, source = path, graphviz = not o.no_graphviz })
+  local ok, werr = report.write_html(graph, target, { title = o.title, source = path, graphviz = not o.no_graphviz,
+                                                     render = o.render, device = o.device })
   if not ok then err:write("framegraph report: ", werr, "\n") graph:close() return 1 end
   local s = graph:stats()
   out:write(string.format("%s: %s with aliasing, %s without (saves %.1f%%), LOAD %s; %d culled, %d broken nodes\n",

@@ -5,17 +5,33 @@ local core = require("framegraph.core")
 local diff = require("framegraph.diff")
 local report = require("framegraph.report")
 local schema = require("framegraph.schema")
+local source = require("framegraph.source")
 
 local M = {}
 
 -- fg.compile(pipeline, opts): the schema check first (every problem in one
 -- error), then the C compiler, which never calls back into Lua modules.
+-- When the nodes' run functions come from a file that declares them, each
+-- message line starts with that file's `file:line:` (framegraph.source).
 function M.compile(pipeline, opts)
-  schema.check(pipeline, opts)
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
-  local ok, graph = pcall(core.compile, pipeline, opts)
-  if not ok then error(graph, 0) end
+  local ok, err = pcall(schema.check, pipeline, opts)
+  if not ok then error(M.locate(err, pipeline, nil, 2), 0) end
+  local graph
+  ok, graph = pcall(core.compile, pipeline, opts)
+  if not ok then error(M.locate(graph, pipeline, nil, 2), 0) end
   return graph
+end
+
+-- A compile message with `file:line:` where the pipeline's file is known
+-- (path given, or found from its run functions, or the file of the function
+-- `level` on the stack when it declares the nodes); else the message as it is.
+function M.locate(msg, pipeline, path, level)
+  local anchors, inferred = nil, not path
+  if not path then path, anchors = source.file_of(pipeline) end
+  if not path and level then path = source.caller_file(pipeline, level + 1) end
+  -- a file found from the pipeline, not given: only lines whose subject is written there
+  return source.annotate(msg, path, anchors, inferred)
 end
 
 local methods = core.graph_methods
@@ -66,7 +82,9 @@ end
 function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
   local old = self:pipeline()
-  schema.check(new, self:_opts())  -- raises with every problem; nothing touched yet
+  -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
+  local checked, why = pcall(schema.check, new, self:_opts())
+  if not checked then error(M.locate(why, new), 0) end
   local d = diff.changes(old, new)
   local changes = { added = d.added, removed = d.removed, changed = d.changed, run_changed = d.run_changed,
                     recompiled = false, full = d.full }
@@ -79,7 +97,8 @@ function methods:update(new)
     for _, n in ipairs(new.nodes) do
       if differs[n.name] then changes.changed[#changes.changed + 1] = n.name end
     end
-    self:_replace(new)  -- compiles into a new graph, swapped in only on success
+    local replaced, err = pcall(self._replace, self, new)  -- compiles into a new graph, swapped in only on success
+    if not replaced then error(M.locate(err, new), 0) end
     changes.recompiled = true
   elseif d.structural then
     local undo = {}
@@ -87,7 +106,7 @@ function methods:update(new)
     if not ok then
       for k = #undo, 1, -1 do undo[k]() end
       self:_recompile(old)
-      error(err, 0)
+      error(M.locate(err, new), 0)
     end
     changes.recompiled = true
   else

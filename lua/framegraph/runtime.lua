@@ -71,25 +71,11 @@ local function load_file(path, st)
   return t, cache
 end
 
--- Adds "node 'x' is declared at file:line" for each node a message names.
-local function locate(msg, path)
-  if not path then return msg end
-  local f = io.open(path, "r")
-  if not f then return msg end
-  local lines = {}
-  for line in f:lines() do lines[#lines + 1] = line end
-  f:close()
-  local seen, out = {}, { msg }
-  for name in msg:gmatch("node '([^'%[]+)") do
-    if not seen[name] then
-      seen[name] = true
-      local pat = "name%s*=%s*[\"']" .. name:gsub("%p", "%%%0") .. "[\"']"
-      for i, line in ipairs(lines) do
-        if line:find(pat) then out[#out + 1] = ("node '%s' is declared at %s:%d"):format(name, path, i) break end
-      end
-    end
-  end
-  return table.concat(out, "\n")
+-- "reload: ... does not compile" and the compiler's lines, each at the
+-- file:line where its subject is written (framegraph.source).
+local function not_compiling(msg, path, pipeline)
+  return "reload: the new pipeline does not compile (still running the previous one):\n"
+         .. require("framegraph.graph").locate(msg, pipeline, path)
 end
 
 function M.runtime(dev, pipeline, opts)
@@ -170,8 +156,7 @@ function methods:reload(p)
     -- would otherwise only fail (and roll back) in the next frame
     local problems = schema.problems(new, nil, "runtime")
     if #problems > 0 then
-      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
-                         .. table.concat(problems, "\n"), path)
+      return nil, not_compiling(table.concat(problems, "\n"), path, new)
     end
     set_pipeline(g, new)
     self:_slots()
@@ -184,8 +169,7 @@ function methods:reload(p)
       return self:_compile(new, compile_opts(self, st, new))
     end)
     if not ok then
-      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
-                         .. tostring(ng), path)
+      return nil, not_compiling(tostring(ng), path, new)
     end
     local done, kept = self:_adopt(ng)
     if not done then ng:close() return nil, kept end
