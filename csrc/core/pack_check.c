@@ -22,6 +22,11 @@ int pk_check_items(const fg_pack_item *it, size_t n, uint64_t period, char *err,
       fg_errf(err, errlen, "item %zu: align %llu is not a power of two", i + 1, ULL(it[i].align));
       return -1;
     }
+    if (it[i].kind > 1) { /* a third class would fall silently into one of the two */
+      fg_errf(err, errlen, "item %zu: kind %lu is unknown (0 = linear, buffers; 1 = optimal, images)", i + 1,
+              (unsigned long)it[i].kind);
+      return -1;
+    }
     if (period) {
       if (it[i].start >= period || it[i].stop > period) {
         fg_errf(err, errlen, "item %zu: start %llu / stop %llu outside the cycle [0, %llu) (period)",
@@ -179,7 +184,10 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
     }
     if (g > 1) {
       live_set *other = &kind[1 - ki];
-      uint64_t plo = lo / g * g, phi = (hi + g - 1) / g * g;
+      /* the pages [plo, phi) the item touches; phi saturates at 2^64 - 1,
+       * where no valid item starts (offset + size would overflow) */
+      uint64_t plo = lo / g * g, phi = hi / g * g;
+      if (hi % g) phi = phi > UINT64_MAX - g ? UINT64_MAX : phi + g;
       size_t q = ls_last_below(other, offsets, phi);
       if (q > 0) {
         size_t j = other->ix[q - 1];
