@@ -5,7 +5,9 @@
  *    items, the byte axis mirrored, the cycle rotated and time reversed; the
  *    verdict must not change and must match the reference;
  *  - random dense instances, valid packings nudged into invalid ones;
- *  - an unknown kind is refused with a message. */
+ *  - an unknown kind is refused with a message;
+ *  - fg_pack_load against a count of live bytes at every time step, and its
+ *    saturation past 2^64. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,10 +194,59 @@ static void refusals(void) {
   CHECK(ref_check_packing(hi2, 2, hoff, &d, NULL) == 0, "the last page shared, accepted by the reference");
 }
 
+/* LOAD by brute force: the live bytes at every integer time (times here are small) */
+static uint64_t ref_load(const fg_pack_item *it, size_t n, uint64_t period) {
+  uint64_t end = period, best = 0;
+  if (!period) for (size_t i = 0; i < n; i++) if (it[i].stop > end) end = it[i].stop;
+  for (uint64_t t = 0; t < end; t++) {
+    uint64_t live = 0;
+    for (size_t i = 0; i < n; i++) {
+      ref_span sp[2];
+      int k = ref_live(&it[i], period, sp);
+      for (int x = 0; x < k; x++) if (sp[x].lo <= t && t < sp[x].hi) live += it[i].size;
+    }
+    if (live > best) best = live;
+  }
+  return best;
+}
+
+static void load(void) {
+  int bad = 0;
+  for (int rep = 0; rep < 100000 && bad < 5; rep++) {
+    size_t n = 1 + rndu(6);
+    uint64_t T = rndu(2) ? 1 + rndu(8) : 0;
+    fg_pack_item it[6];
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s, t;
+      if (T) { s = rndu(T); t = rndu(4) ? rndu(T + 1) : s; }
+      else { s = rndu(8); t = s + 1 + rndu(6); }
+      it[i] = (fg_pack_item){s, t, 1 + rndu(24), 1, 0, 0};
+    }
+    uint64_t got = fg_pack_load(it, n, T), want = ref_load(it, n, T);
+    if (got != want) {
+      bad++;
+      fprintf(stderr, "LOAD rep %d: %llu, by brute force %llu (period %llu)\n", rep, (unsigned long long)got,
+              (unsigned long long)want, (unsigned long long)T);
+    }
+  }
+  CHECK(bad == 0, "%d LOADs differ from the brute-force count", bad);
+  fg_pack_item one[1] = {{3, 7, 100, 1, 0, 0}};
+  CHECK(fg_pack_load(one, 1, 0) == 100, "one item: %llu", (unsigned long long)fg_pack_load(one, 1, 0));
+  /* sizes past 2^62: exact while it fits, saturated past 2^64 - 1, never wrapped */
+  fg_pack_item big[4] = {{0, 1, 1ull << 62, 1, 0, 0}, {0, 1, 1ull << 62, 1, 0, 0}, {0, 1, 1ull << 62, 1, 0, 0},
+                         {0, 1, 1ull << 62, 1, 0, 0}};
+  CHECK(fg_pack_load(big, 2, 0) == 1ull << 63, "2 x 2^62: %llu", (unsigned long long)fg_pack_load(big, 2, 0));
+  CHECK(fg_pack_load(big, 4, 0) == UINT64_MAX, "4 x 2^62: %llu", (unsigned long long)fg_pack_load(big, 4, 0));
+  CHECK(fg_pack_load(big, 4, 4) == UINT64_MAX, "4 x 2^62 on a cycle: %llu", (unsigned long long)fg_pack_load(big, 4, 4));
+  fg_pack_item huge[2] = {{0, 1, (1ull << 63) + 5, 1, 0, 0}, {1, 2, 7, 1, 0, 0}};
+  CHECK(fg_pack_load(huge, 2, 0) == (1ull << 63) + 5, "a size past 2^63: %llu", (unsigned long long)fg_pack_load(huge, 2, 0));
+}
+
 int main(void) {
   for (size_t f = 0; f < NFIX; f++) orientations(&fixtures[f]);
   random_agreement();
   refusals();
+  load();
   if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
   printf("test_pack_check: %zu fixtures in every orientation, random agreement, refusals: ok\n", NFIX);
   return 0;
