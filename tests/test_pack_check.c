@@ -181,6 +181,19 @@ static void refusals(void) {
   fg_pack_result r;
   char err[256] = "";
   CHECK(fg_pack(k2, 2, &d, off, &r, err, sizeof err) == -1 && strstr(err, "kind 2"), "fg_pack took kind 2: '%s'", err);
+  /* lifetimes outside the cycle: start == period is no time of the cycle */
+  fg_pack_item outside[1] = {{10, 2, 8, 1, 0, 0}};
+  fg_pack_desc cyc = {0};
+  cyc.period = 10;
+  CHECK(fg_check_packing(outside, 1, off, &cyc, msg, sizeof msg) == 0 && strstr(msg, "item 1"), "start == period: '%s'", msg);
+  CHECK(ref_check_packing(outside, 1, off, &cyc, NULL) == 0, "the reference took start == period");
+  outside[0].start = 2; outside[0].stop = 11;
+  CHECK(fg_check_packing(outside, 1, off, &cyc, msg, sizeof msg) == 0, "stop past the period accepted");
+  outside[0].stop = 10; /* stop == period is the cycle's end: fine */
+  CHECK(fg_check_packing(outside, 1, off, &cyc, msg, sizeof msg) == 1, "stop == period refused: '%s'", msg);
+  fg_pack_desc lin = {0};
+  outside[0].start = outside[0].stop = 4;
+  CHECK(fg_check_packing(outside, 1, off, &lin, msg, sizeof msg) == 0, "linear start == stop accepted");
   /* offset + size reaching 2^64 */
   fg_pack_item big[1] = {{0, 5, 16, 1, 0, 0}};
   uint64_t top[1] = {UINT64_MAX - 15};
