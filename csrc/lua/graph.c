@@ -396,6 +396,14 @@ static int l_pipeline(lua_State *L) {
 }
 
 /* --- low-level hooks for graph:update (lua/framegraph/graph.lua) --- */
+/* A declared node's index at arg, checked before the cast: the hooks are
+ * reachable from Lua, and an index past the node list must raise, not reach C. */
+static uint32_t node_index(lua_State *L, fg_graph *g, int arg) {
+  lua_Integer i = luaL_checkinteger(L, arg);
+  if (i < 0 || i >= (lua_Integer)fg_graph_node_count(g))
+    luaL_argerror(L, arg, lua_pushfstring(L, "node index %I out of range (0..%I)", i, (lua_Integer)fg_graph_node_count(g) - 1));
+  return (uint32_t)i;
+}
 /* g:_node_find(name) -> 0-based C node index or nil */
 static int l_node_find(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
@@ -417,7 +425,7 @@ static int l_node_redeclare(lua_State *L) {
     ni = fg_graph_add_node(g, &nd);
     if (ni == FG_GRAPH_NONE) return luaL_error(L, "framegraph: out of memory");
   } else {
-    ni = (uint32_t)luaL_checkinteger(L, 2);
+    ni = node_index(L, g, 2);
     if (fg_graph_node_reset(g, ni, &nd)) return luaL_error(L, "framegraph: out of memory");
   }
   fg_lua_declare_node_body(L, g, ni, 3, nd.name);
@@ -426,12 +434,12 @@ static int l_node_redeclare(lua_State *L) {
 }
 static int l_node_remove(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  fg_graph_node_remove(g, (uint32_t)luaL_checkinteger(L, 2));
+  fg_graph_node_remove(g, node_index(L, g, 2));
   return 0;
 }
 static int l_node_set_user(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  uint32_t ni = (uint32_t)luaL_checkinteger(L, 2);
+  uint32_t ni = node_index(L, g, 2);
   lua_Integer pos = luaL_checkinteger(L, 3);
   fg_graph_node_set_user(g, ni, pos);
   fg_graph_node_set_order_hint(g, ni, pos > 0 && pos < UINT32_MAX ? (uint32_t)pos : 0);
