@@ -518,9 +518,17 @@ static const luaL_Reg graph_methods[] = {
   {"order", l_order}, {"nodes", l_nodes}, {"instances", l_instances}, {"edges", l_edges},
   {"resources", l_resources}, {"stats", l_stats}, {"set_resolution", l_set_resolution},
   {"set_dimension", l_set_dimension}, {"pipeline", l_pipeline}, {"close", l_close},
-  {"_node_find", l_node_find}, {"_node_redeclare", l_node_redeclare}, {"_node_remove", l_node_remove},
-  {"_node_set_user", l_node_set_user}, {"_recompile", l_recompile},
-  {"_opts", l_opts}, {"_set_pipeline", l_set_pipeline}, {"_replace", l_replace}, {NULL, NULL}};
+  /* Kept on graph objects only while lua/framegraph/runtime.lua still calls
+   * them as methods; everything else uses core.graph_hooks. */
+  {"_node_find", l_node_find}, {"_node_set_user", l_node_set_user}, {"_set_pipeline", l_set_pipeline},
+  {NULL, NULL}};
+
+/* The hooks of graph:update and the runtime's reload, called as
+ * hooks.name(graph, ...): not methods, so no user object offers them. */
+static const luaL_Reg graph_hooks[] = {
+  {"node_find", l_node_find}, {"node_redeclare", l_node_redeclare}, {"node_remove", l_node_remove},
+  {"node_set_user", l_node_set_user}, {"recompile", l_recompile}, {"opts", l_opts},
+  {"set_pipeline", l_set_pipeline}, {"replace", l_replace}, {NULL, NULL}};
 
 static const luaL_Reg graph_meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 
@@ -532,6 +540,8 @@ void fg_lua_open_graph(lua_State *L) {
   lua_setfield(L, -4, "graph_methods");  /* graph.lua adds update/dot/svg here */
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  luaL_newlib(L, graph_hooks);
+  lua_setfield(L, -2, "graph_hooks");
   lua_pushcfunction(L, l_compile);
   lua_setfield(L, -2, "compile");
 }
