@@ -15,6 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 list=${1:-scripts/mutations.txt}
+case $list in /*) ;; *) list=$root/$list ;; esac
 scratch=$root/build-mutate
 mkdir -p "$scratch/src"
 # a scratch copy of the tracked and new files: the working tree is never touched
@@ -68,7 +69,7 @@ while IFS=$'\t' read -r file from to tests; do
     killed=$((killed + 1)); echo "killed   $file: '$from' -> '$to'$([ $rc = 3 ] && echo ' (does not compile)')"
   fi
   cp "$scratch/orig" "$file"; touch "$file"
-done < "$root/$list"
+done < "$list"
 nice cmake --build build -j2 >/dev/null 2>&1
 echo "mutation score: $killed of $total killed ($(( total ? 100 * killed / total : 0 )) %), ${#survivors[@]} survived, $stale stale"
 [ "$stale" = 0 ]

@@ -22,6 +22,16 @@ describe("assert.heap_at_most", function()
   end)
 end)
 
+describe("the graph argument", function()
+  it("is a stats table or anything with a stats method (a graph, a stand-in)", function()
+    local stand_in = { stats = function() return { heap_bytes = 10, naive_bytes = 20, load_bytes = 10, heaps = {} } end }
+    assert.heap_at_most(stand_in, 10)
+    assert.saves_memory(stand_in, 0.5)
+    assert.near_optimal(stand_in, 1)
+    fails(assert.heap_at_most, stand_in, 9)
+  end)
+end)
+
 describe("assert.saves_memory", function()
   it("passes at exactly the fraction and fails just short of it", function()
     assert.saves_memory({ heap_bytes = 750, naive_bytes = 1000 }, 0.25)
