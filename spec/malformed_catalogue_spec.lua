@@ -314,6 +314,12 @@ describe("malformed calls", function()
     refuses({ "width must be a positive integer" }, g.set_resolution, g, "main", 0, 8)
     refuses({ "resource 'out': extent 65537x8", "over 65536", "lower resolution 'main'" }, g.set_resolution, g, "main", 65537, 8)
     refuses({ "unknown dimension 'eye'" }, g.set_dimension, g, "eye", 2)
+    -- "main\0x" would read as "main" in C and resize another resolution than the one named
+    local before = snapshot(g)
+    refuses({ "NUL byte" }, function() return g:set_resolution("main\0x", 16, 16) end)
+    refuses({ "NUL byte" }, function() return g:set_dimension("eye\0", 2) end)
+    refuses({ "number has no integer representation" }, function() return g:set_resolution("main", 0 / 0, 8) end)
+    assert.are.same(before, snapshot(g))
     g:close()
   end)
 

@@ -368,9 +368,18 @@ static int l_stats(lua_State *L) {
   return 1;
 }
 
+/* A name argument: C would read "main\0x" as "main" and change another
+ * resolution than the one named, so a NUL byte is refused. */
+static const char *name_arg(lua_State *L, int arg) {
+  size_t n;
+  const char *s = luaL_checklstring(L, arg, &n);
+  if (strlen(s) != n) luaL_argerror(L, arg, "the name contains a NUL byte (\\0): names must be plain text, remove it");
+  return s;
+}
+
 static int l_set_resolution(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = name_arg(L, 2);
   lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
   if (w <= 0 || w > UINT32_MAX) luaL_argerror(L, 3, "width must be a positive integer");
   if (h <= 0 || h > UINT32_MAX) luaL_argerror(L, 4, "height must be a positive integer");
@@ -381,7 +390,7 @@ static int l_set_resolution(lua_State *L) {
 
 static int l_set_dimension(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = name_arg(L, 2);
   lua_Integer n = luaL_checkinteger(L, 3);
   if (n <= 0 || n > 65536) luaL_argerror(L, 3, "count must be a positive integer");
   if (fg_graph_set_dimension(g, name, (uint32_t)n)) return raise_graph_error(L, g);
@@ -407,7 +416,7 @@ static uint32_t node_index(lua_State *L, fg_graph *g, int arg) {
 /* g:_node_find(name) -> 0-based C node index or nil */
 static int l_node_find(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  uint32_t i = fg_graph_node_find(g, luaL_checkstring(L, 2));
+  uint32_t i = fg_graph_node_find(g, name_arg(L, 2));
   if (i == FG_GRAPH_NONE) return 0;
   lua_pushinteger(L, i);
   return 1;
