@@ -48,6 +48,8 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     { "a module path through require", 'require("../x")\n' .. GOOD, "only 'framegraph' and Lua files beside", ":1:" },
     { "load", 'load("os.execute(\'touch ' .. dir .. '/PWNED\')")()\n' .. GOOD, "nil", ":1:" },
     { "the device through fg", 'require("framegraph").vulkan{}\n' .. GOOD, "fg.vulkan: not available while", ":1:" },
+    { "the shared string metatable", 'getmetatable("").__index = function() while true do end end\n' .. GOOD,
+      "attempt to index a nil value", ":1:" },
     { "fg.core", 'require("framegraph").core.compile({})\n' .. GOOD, "field 'core'", ":1:" },
   }
   for _, c in ipairs(cases) do

@@ -192,7 +192,7 @@ local function compile(path, o)
   local fg = require("framegraph")
   -- under the same limit: the returned table's metamethods are the file's code too
   local ok, res = run(fg.compile, function(e) return e end, pipeline, { profile = o.profile, solver = o.solver })
-  if ok then return res end
+  if ok then return res, run end
   if tostring(res):find("^" .. escape_pattern(path) .. ": stopped after %d+ million Lua instructions") then
     return nil, { res }
   end
@@ -231,7 +231,7 @@ local function open_graph(name, args, options, out, err)
     for _, p in ipairs(problems) do out:write(p, "\n") end
     return nil, 1
   end
-  return graph, o
+  return graph, o, problems  -- the file's runner
 end
 
 local function cmd_check(args, out, err)
@@ -241,11 +241,16 @@ local function cmd_check(args, out, err)
   local status = 0
   for _, path in ipairs(o.files) do
     local graph, problems = compile(path, o)
+    local run = graph and problems
+    local ok, bad, warnings
+    -- still under the file's limit: the graph keeps the file's tables (and
+    -- their metamethods, which are the file's code)
+    if graph then ok, bad, warnings = run(node_findings, function(e) return e end, path, graph) end
+    if graph and not ok then graph:close() graph, problems = nil, { bad } end
     if not graph then
       for _, p in ipairs(problems) do out:write(p, "\n") end
       status = 1
     else
-      local bad, warnings = node_findings(path, graph)
       local s, nodes = graph:stats(), #graph:nodes()
       graph:close()
       for _, p in ipairs(bad) do out:write(p, "\n") end
@@ -264,7 +269,7 @@ local function cmd_check(args, out, err)
 end
 
 local function cmd_report(args, out, err)
-  local graph, o = open_graph("report", args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
+  local graph, o, run = open_graph("report", args, { ["-o"] = "output", ["--output"] = "output", ["--profile"] = "profile",
                                                 ["--solver"] = "solver", ["--title"] = "title", ["--no-graphviz"] = true,
                                                 ["--trust"] = true },
                               out, err)
@@ -272,7 +277,10 @@ local function cmd_report(args, out, err)
   local path = o.files[1]
   local report = require("framegraph.report")
   local target = o.output or "report.html"
-  local ok, werr = report.write_html(graph, target, { title = o.title, source = path, graphviz = not o.no_graphviz })
+  -- under the file's limit: the page reads the pipeline's own tables
+  local rok, ok, werr = run(report.write_html, function(e) return e end, graph, target,
+                            { title = o.title, source = path, graphviz = not o.no_graphviz })
+  if not rok then out:write(tostring(ok), "\n") graph:close() return 1 end
   if not ok then err:write("framegraph report: ", werr, "\n") graph:close() return 1 end
   local s = graph:stats()
   out:write(string.format("%s: %s with aliasing, %s without (saves %.1f%%), LOAD %s; %d culled, %d broken nodes\n",

@@ -57,6 +57,12 @@ function M.new(path)
                        "_VERSION" }) do
     env[k] = _G[k]
   end
+  -- the string metatable is shared with the checker itself: a file that
+  -- replaced its __index would run code after the sandbox has ended
+  env.getmetatable = function(o)
+    if type(o) == "string" then return nil end
+    return getmetatable(o)
+  end
   env.string, env.table, env.math, env.utf8 = copy(string), copy(table), copy(math), copy(utf8)
   env.string.dump = nil
   env.os = copy(os, set({ "clock", "time", "date", "difftime" }))
