@@ -41,7 +41,10 @@ describe("framegraph check runs pipeline files in a sandbox", function()
   local cases = {
     { "os.execute", 'os.execute("touch ' .. dir .. '/PWNED")\n' .. GOOD, "os.execute is not available", ":1:" },
     { "io.popen", 'io.popen("touch ' .. dir .. '/PWNED")\n' .. GOOD, "io.popen is not available", ":1:" },
-    { "writing a file", 'io.open("' .. dir .. '/PWNED", "w")\n' .. GOOD, "only reading is allowed", ":1:" },
+    { "writing a file", 'io.open("' .. dir .. '/PWNED", "w")\n' .. GOOD, "io.open is not available", ":1:" },
+    { "reading /dev/zero", 'io.open("/dev/zero"):read("a")\n' .. GOOD, "io.open is not available", ":1:" },
+    { "a __gc that runs after the check", 'setmetatable({}, { __gc = function() while true do end end })\n' .. GOOD,
+      "__gc is not allowed", ":1:" },
     { "os.remove", 'os.remove("' .. dir .. '/keep")\n' .. GOOD, "os.remove is not available", ":1:" },
     { "package.loadlib", 'package.loadlib("libc.so.6", "system")\n' .. GOOD, "package.loadlib is not available", ":1:" },
     { "a C module through require", 'require("lfs")\n' .. GOOD, "only 'framegraph' and Lua files beside", ":1:" },
