@@ -7,7 +7,6 @@ local fg = require("framegraph")
 
 local test_hooks = { ["runtime._fail_allocations"] = true }
 local still_used = {
-  ["fg._rollbacks"] = true,                 -- fg.watch reads the runtime's rollbacks through it
   ["graph._node_find"] = true, ["graph._node_set_user"] = true, ["graph._set_pipeline"] = true,
   ["runtime._compile"] = true, ["runtime._opts"] = true, ["runtime._adopt"] = true, ["runtime._slots"] = true,
 }
