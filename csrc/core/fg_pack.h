@@ -61,6 +61,14 @@ typedef struct fg_pack_desc {
                             (result.replayed): a re-plan keeps the quality that search reached.
                             0 = search as usual */
   fg_pack_cache *cache;  /* optional, see fg_pack_cache_new */
+  uint64_t capacity;     /* 0 = minimise (the default). > 0: a decision, "does it fit in capacity
+                            bytes, and where?" (result.fits, result.proved). With "best" the
+                            budget goes to settling it: max(LOAD, a clique on cycles) above
+                            capacity answers no at once; else a packing within it is searched
+                            for, first by best's steps (1/16 of the budget), then by the exact
+                            decision search at this capacity (pack_decide.c). time_budget_ms 0
+                            means 1000 ms here, and the call ends as soon as it is settled. The
+                            other solvers pack as usual and only compare */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {
@@ -76,6 +84,13 @@ typedef struct fg_pack_result {
                             skipped (very large n), the solver is a baseline (they report LOAD
                             only), or granularity rounding changed the weights */
   int replayed;          /* 1 when best returned the hint's replay as it was (hint_makespan) */
+  int fits;              /* with desc.capacity: 1 when makespan <= capacity; without: 1 */
+  int proved;            /* with desc.capacity: the answer is certain. fits = 1: always (the
+                            packing shows it). fits = 0, proved = 1: no packing fits (a lower
+                            bound is above capacity, or the exact search ran out of packings;
+                            bound is then above capacity). fits = 0, proved = 0: unknown
+                            within the budget; offsets are the best packing found. Without a
+                            capacity: 0 */
 } fg_pack_result;
 
 /* Returns 0 on success; on user error (unknown solver, bad item) returns -1

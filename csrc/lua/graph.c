@@ -48,7 +48,9 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   cd->solver = fg_lua_field_str(L, ot, "solver");  /* copied by fg_graph_compile */
   lua_getfield(L, ot, "time_budget_ms");
   cd->pack_time_budget_ms = lua_tonumber(L, -1);  /* 0 (the default) when absent */
-  lua_pop(L, 1);
+  lua_getfield(L, ot, "capacity");
+  cd->pack_capacity = (uint64_t)lua_tointeger(L, -1);  /* checked by the options' rule; 0 when absent */
+  lua_pop(L, 2);
   const char *sched = fg_lua_field_str(L, ot, "schedule");
   cd->schedule = sched ? (fg_schedule)fg_schedule_from_name(sched) : FG_SCHEDULE_DEFAULT;
 }
@@ -361,6 +363,8 @@ static int l_stats(lua_State *L) {
     lua_pushboolean(L, hp->optimal); lua_setfield(L, -2, "optimal");
     lua_pushboolean(L, hp->bound_partial); lua_setfield(L, -2, "bound_partial");
     lua_pushboolean(L, hp->replayed); lua_setfield(L, -2, "replayed");
+    lua_pushboolean(L, hp->fits); lua_setfield(L, -2, "fits");
+    lua_pushboolean(L, hp->proved); lua_setfield(L, -2, "proved");
     lua_rawseti(L, -2, h + 1);
   }
   lua_setfield(L, -2, "heaps");

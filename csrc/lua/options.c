@@ -191,6 +191,7 @@ static const struct option {
   {"upload_bytes", NULL, R},
   {"upload_segment", NULL, R},
   {"memory_budget", opt_count, R},
+  {"capacity", opt_count, C | R | P},
 };
 #undef C
 #undef R

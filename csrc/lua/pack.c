@@ -86,6 +86,7 @@ static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   d->granularity = opt_u64(L, arg, "granularity");
   d->node_budget = opt_u64(L, arg, "node_budget");
   d->seed = opt_u64(L, arg, "seed");
+  d->capacity = opt_u64(L, arg, "capacity");
   lua_getfield(L, arg, "time_budget_ms");
   d->time_budget_ms = lua_tonumber(L, -1);  /* 0 when absent */
   lua_getfield(L, arg, "solver");
@@ -104,7 +105,7 @@ static int l_pack(lua_State *L) {
   char err[256];
   if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
   bytes_int(L, r.makespan, "fg.pack");  /* every offset is below it */
-  lua_createtable(L, 0, 6);
+  lua_createtable(L, 0, 8);
   lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
   for (size_t i = 0; i < n; i++) {
     lua_pushinteger(L, (lua_Integer)off[i]);
@@ -121,6 +122,12 @@ static int l_pack(lua_State *L) {
   lua_setfield(L, -2, "bound");
   lua_pushboolean(L, r.bound_partial);
   lua_setfield(L, -2, "bound_partial");
+  if (d.capacity) { /* a decision's answer; without a capacity the result is as it always was */
+    lua_pushboolean(L, r.fits);
+    lua_setfield(L, -2, "fits");
+    lua_pushboolean(L, r.proved);
+    lua_setfield(L, -2, "proved");
+  }
   return 1;
 }
 

@@ -100,6 +100,14 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
       lua_insert(L, -2);
       lua_settable(L, t);
     }
+    /* memory_budget is each heap's capacity too (unless capacity is given): a heap packed above
+     * it is packed again as a decision at it (fg_graph_compile_desc.pack_capacity) */
+    lua_getfield(L, t, "capacity");
+    if (lua_isnil(L, -1)) {
+      lua_getfield(L, opts, "memory_budget");
+      lua_setfield(L, t, "capacity");
+    }
+    lua_pop(L, 1);
   }
   uint64_t align = 0, gran = o->dev->props.limits.bufferImageGranularity;
   lua_getfield(L, t, "profile");

@@ -212,10 +212,25 @@ static int check_memory_fits(fg_rt *rt, char *err, size_t errlen) {
     if (hp->bytes >= biggest) { biggest = hp->bytes; big_h = h; big_t = t; }
   }
   if (rt->desc.memory_budget && total > rt->desc.memory_budget) {
+    /* which of the packer's three answers (fg_pack_result.fits, proved; each heap packed at the
+     * budget as its capacity): proved that none fits, fits alone but not together, or unknown */
+    uint64_t bounds = 0;
+    int no = 0, all_fit = 1;
+    for (uint32_t h = 0; h < n; h++) {
+      const fg_graph_heap *hp = fg_graph_heap_get(g, h);
+      bounds += hp->bound;
+      no |= !hp->fits && hp->proved;
+      all_fit &= hp->fits;
+    }
+    const char *why = bounds > rt->desc.memory_budget || no
+                          ? "no packing can fit it (proved: a lower bound is above it)"
+                      : all_fit ? "each heap fits it alone, not all together"
+                                : "unknown whether a packing fits it (none found within the packing time budget: "
+                                  "raise opts.time_budget_ms)";
     fg_errf(err, errlen, "memory_budget: the plan needs %llu bytes (largest: plan heap %u, memory type %u, %llu "
-            "bytes), over the budget of %llu bytes; lower the resolutions or raise opts.memory_budget",
+            "bytes), over the budget of %llu bytes: %s; lower the resolutions or raise opts.memory_budget",
             (unsigned long long)total, big_h, big_t, (unsigned long long)biggest,
-            (unsigned long long)rt->desc.memory_budget);
+            (unsigned long long)rt->desc.memory_budget, why);
     return -1;
   }
   for (uint32_t dh = 0; dh < mp->memoryHeapCount; dh++)
