@@ -103,7 +103,8 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc,
 int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offsets,
                      const fg_pack_desc *desc, char *msg, size_t msglen);
 
-/* LOAD: maximum over time of the total size of live items. */
+/* LOAD: maximum over time of the total size of live items; UINT64_MAX when
+ * that sum does not fit in 64 bits (it saturates, never wraps). */
 uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period);
 
 /* Names of all strategies, NULL-terminated (for benches and Lua). */

@@ -35,6 +35,8 @@ function M.locate(msg, pipeline, path, level)
 end
 
 local methods = core.graph_methods
+-- not methods: no graph object offers them to a user
+local hooks = core.graph_hooks
 
 -- The C calls of an incremental update, each logged with how to undo it, so
 -- that a failing compile puts the previous declarations back.
@@ -43,31 +45,31 @@ local function apply(self, new, d, undo)
   for i, n in ipairs(self:pipeline().nodes) do old_by_name[n.name] = { i = i, node = n } end
   for _, name in ipairs(d.changed) do changed[name] = true end
   for _, name in ipairs(d.removed) do
-    local o, ci = old_by_name[name], self:_node_find(name)
-    undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
-    self:_node_remove(ci)
+    local o, ci = old_by_name[name], hooks.node_find(self, name)
+    undo[#undo + 1] = function() hooks.node_redeclare(self, ci, o.node, o.i) end
+    hooks.node_remove(self, ci)
   end
   for i, n in ipairs(new.nodes) do
     local o = old_by_name[n.name]
     if not o then
       -- _node_redeclare appends before it can fail: undo finds the node by name
       undo[#undo + 1] = function()
-        local ci = self:_node_find(n.name)
-        if ci then self:_node_remove(ci) end
+        local ci = hooks.node_find(self, n.name)
+        if ci then hooks.node_remove(self, ci) end
       end
-      self:_node_redeclare(nil, n, i)
+      hooks.node_redeclare(self, nil, n, i)
     else
-      local ci = self:_node_find(n.name)
+      local ci = hooks.node_find(self, n.name)
       if changed[n.name] then
-        undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
-        self:_node_redeclare(ci, n, i)
+        undo[#undo + 1] = function() hooks.node_redeclare(self, ci, o.node, o.i) end
+        hooks.node_redeclare(self, ci, n, i)
       elseif o.i ~= i then
-        undo[#undo + 1] = function() self:_node_set_user(ci, o.i) end
-        self:_node_set_user(ci, i)
+        undo[#undo + 1] = function() hooks.node_set_user(self, ci, o.i) end
+        hooks.node_set_user(self, ci, i)
       end
     end
   end
-  self:_recompile(new)
+  hooks.recompile(self, new)
 end
 
 -- graph:update(pipeline) -> changes
@@ -83,7 +85,7 @@ function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
   local old = self:pipeline()
   -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
-  local checked, why = pcall(schema.check, new, self:_opts())
+  local checked, why = pcall(schema.check, new, hooks.opts(self))
   if not checked then error(M.locate(why, new), 0) end
   local d = diff.changes(old, new)
   local changes = { added = d.added, removed = d.removed, changed = d.changed, run_changed = d.run_changed,
@@ -97,7 +99,7 @@ function methods:update(new)
     for _, n in ipairs(new.nodes) do
       if differs[n.name] then changes.changed[#changes.changed + 1] = n.name end
     end
-    local replaced, err = pcall(self._replace, self, new)  -- compiles into a new graph, swapped in only on success
+    local replaced, err = pcall(hooks.replace, self, new)  -- compiles into a new graph, swapped in only on success
     if not replaced then error(M.locate(err, new), 0) end
     changes.recompiled = true
   elseif d.structural then
@@ -105,7 +107,7 @@ function methods:update(new)
     local ok, err = pcall(apply, self, new, d, undo)
     if not ok then
       for k = #undo, 1, -1 do undo[k]() end
-      self:_recompile(old)
+      hooks.recompile(self, old)
       error(M.locate(err, new), 0)
     end
     changes.recompiled = true
@@ -113,9 +115,9 @@ function methods:update(new)
     local old_by_name = {}
     for i, n in ipairs(old.nodes) do old_by_name[n.name] = i end
     for i, n in ipairs(new.nodes) do
-      if old_by_name[n.name] ~= i then self:_node_set_user(self:_node_find(n.name), i) end
+      if old_by_name[n.name] ~= i then hooks.node_set_user(self, hooks.node_find(self, n.name), i) end
     end
-    self:_set_pipeline(new)
+    hooks.set_pipeline(self, new)
   end
   return changes
 end

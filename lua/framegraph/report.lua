@@ -59,13 +59,19 @@ local fills = {
 }
 M.fills = fills
 
+-- the graph's compile options (a stand-in table, as tests use, has none)
+local function opts_of(graph)
+  local ok, o = pcall(require("framegraph.core").graph_hooks.opts, graph)
+  return ok and o or {}
+end
+
 local function solver_of(graph)
-  local o = graph:_opts() or {}
+  local o = opts_of(graph)
   return o.solver or "best"
 end
 
 local function profile_of(graph)
-  local o = graph:_opts() or {}
+  local o = opts_of(graph)
   local p = o.profile
   if p == nil then return "lavapipe" end
   if type(p) == "table" then

@@ -95,6 +95,10 @@ local function cache_key(bytes, vbytes, name, opts)
 end
 
 function M.shader(dev, src, opts)
+  if dev == nil then  -- named at the caller's line, not here
+    error("fg.shader: no device (argument #1 is nil): this pipeline file ran without one (fg.compile, framegraph "
+            .. "check and report plan without a GPU); create shaders only when there is one: `if dev then ... end`", 2)
+  end
   if type(src) ~= "string" then
     error(("fg.shader: argument #2 must be SPIR-V bytes or a path, got %s"):format(type(src)), 2)
   end

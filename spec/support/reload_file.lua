@@ -111,8 +111,8 @@ function M.count_compiles(core)
     end
   end
   wrap(core, "compile")
-  wrap(core.graph_methods, "_recompile")
-  wrap(core.graph_methods, "_replace")
+  wrap(core.graph_hooks, "recompile")
+  wrap(core.graph_hooks, "replace")
   wrap(core.runtime_methods, "_compile")
   function counter.restore()
     for _, w in ipairs(wrapped) do w[1][w[2]] = w[3] end
