@@ -206,14 +206,17 @@ describe("framegraph view", function()
     write(script, ([[
 %s %s --device software --validation --size 320x200 --frames 3000 --captures %s --exit-after-reloads 3 &
 pid=$!
+# an edit lands whole (rename), as an editor's save does: a half-copied file read by the
+# watcher would count as a reload of its own
+put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
 wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
 wait_for %s/0.png
-cp %s/1.lua %s
+put %s/1.lua %s
 wait_for %s/1.png
-cp %s/2.lua %s
+put %s/2.lua %s
 wait_for %s/2.png
 xwd -root -silent > %s/bad.xwd
-cp %s/3.lua %s
+put %s/3.lua %s
 wait $pid
 ]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file), sh_quote(dir),
       sh_quote(dir), sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file)))
@@ -275,12 +278,15 @@ wait $pid
     write(script, ([[
 %s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 2 &
 pid=$!
+# an edit lands whole (rename), as an editor's save does: a half-copied file read by the
+# watcher would count as a reload of its own
+put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
 # waits for a capture while the viewer lives (a dead or broken viewer ends the
 # wait at once, and the run fails on its exit status)
 wait_for() { while [ ! -s "$1" ] && kill -0 $pid 2>/dev/null; do sleep 0.1; done; sleep 0.3; }
 wait_for %s/0.png
 xwd -root -silent > %s/good.xwd
-cp %s %s
+put %s %s
 wait_for %s/1.png
 xwd -root -silent > %s/bad.xwd
 echo "-- still broken" >> %s
