@@ -57,7 +57,15 @@ function M.watch(rt, path, opts)
 end
 
 function W:poll()
-  if not self.rt then error("watcher is closed", 2) end
+  if not self.rt then error("watcher is closed (w:close() was called)", 2) end
+  local state = core.runtime_state(self.rt)
+  if state == "closed" or state == "closing" then
+    error("watcher is closed: the runtime it reloads was closed", 2)
+  end
+  if state == "recording" then
+    error("w:poll inside a node's run is refused: a reload would destroy objects the frame being recorded uses; "
+          .. "poll between frames", 2)
+  end
   local rollbacks = runtime._rollbacks(self.rt)
   if #rollbacks > self.seen then
     self.seen = #rollbacks
