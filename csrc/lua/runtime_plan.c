@@ -217,7 +217,7 @@ static int set_dimension_fn(fg_graph *g, const char *name, uint32_t a, uint32_t 
 }
 
 static int replan(lua_State *L, lrt *o, apply_fn apply, const char *name, uint32_t a, uint32_t b, uint32_t oa,
-                  uint32_t ob, const char *call) {
+                  uint32_t ob, const char *call, const char *kept) {
   fg_rt_wait_idle(o->rt);
   if (!apply(o->g, name, a, b)) {
     if (!fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
@@ -238,7 +238,7 @@ static int replan(lua_State *L, lrt *o, apply_fn apply, const char *name, uint32
     snprintf(why, sizeof why, "%s", fg_graph_error(o->g));
   if (!why[0] && fg_rt_rebuild(o->rt, o->g, why, sizeof why) == 0) {
     fg_lua_rt_build_slots(L, o, 1);
-    lua_pushliteral(L, " (still running the previous plan)");
+    lua_pushstring(L, kept);
   } else {
     if (!why[0]) snprintf(why, sizeof why, "placing it failed");
     fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err);  /* whatever is left: no plan, frames refused */
@@ -261,9 +261,10 @@ static int rt_set_resolution(lua_State *L) {
   if (fg_graph_get_resolution(o->g, name, &ow, &oh))
     return luaL_argerror(L, 2, lua_pushfstring(L, "unknown resolution '%s' (the pipeline's resolutions name them)",
                                                name));
-  char call[160];
+  char call[160], kept[64];
   snprintf(call, sizeof call, "rt:set_resolution('%s', %d, %d)", name, (int)w, (int)h);
-  return replan(L, o, set_resolution_fn, name, (uint32_t)w, (uint32_t)h, ow, oh, call);
+  snprintf(kept, sizeof kept, " (kept %ux%u)", ow, oh);
+  return replan(L, o, set_resolution_fn, name, (uint32_t)w, (uint32_t)h, ow, oh, call, kept);
 }
 
 /* rt:set_dimension(name, n) -> true | nil, err: re-expands the multiplexing and re-places. */
@@ -276,9 +277,11 @@ static int rt_set_dimension(lua_State *L) {
   if (d == FG_GRAPH_NONE)
     return luaL_argerror(L, 2, lua_pushfstring(L, "unknown dimension '%s' (the pipeline's dimensions name them)",
                                                name));
-  char call[160];
+  char call[160], kept[160];
+  uint32_t old = fg_graph_dim_size(o->g, d);
   snprintf(call, sizeof call, "rt:set_dimension('%s', %d)", name, (int)n);
-  return replan(L, o, set_dimension_fn, name, (uint32_t)n, 0, fg_graph_dim_size(o->g, d), 0, call);
+  snprintf(kept, sizeof kept, " (kept %s = %u)", name, old);
+  return replan(L, o, set_dimension_fn, name, (uint32_t)n, 0, old, 0, call, kept);
 }
 
 static const luaL_Reg plan_methods[] = {

@@ -57,7 +57,7 @@ function M.watch(rt, path, opts)
 end
 
 function W:poll()
-  if not self.rt then error("watcher is closed (w:close() was called)", 2) end
+  if not self.rt then error("watcher is closed", 2) end
   local state = core.runtime_state(self.rt)
   if state == "closed" or state == "closing" then
     error("watcher is closed: the runtime it reloads was closed", 2)
