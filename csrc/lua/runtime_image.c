@@ -131,7 +131,7 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
     }
     limage *m = luaL_testudata(L, -1, FG_LUA_IMAGE);
     if (m && !m->dev)
-      luaL_error(L, "external '%s': provide returned an image that is closed (image:close() was called); return "
+      luaL_error(L, "external '%s': image is closed: provide returned an image whose close() was called; return "
                  "an open image from dev:external_image", r->g->name);
     if (!m)
       luaL_error(L, "external '%s': provide(index) must return an open image from dev:external_image, got %s",
