@@ -193,6 +193,17 @@ describe("hostile runtime calls", function()
         rt:close()
       end
     end)
+    it("an upload ring too big for the device is refused, not allocated", function()
+      -- found by hand: 2^62 bytes made 0 segments (a 32-bit count) and crashed lavapipe
+      for _, bytes in ipairs{ 1 << 62, 1 << 40 } do
+        local rt = fg.runtime(dev, pipe(), { upload_bytes = bytes })
+        local up, err = rt:upload("abcd")
+        assert.is_nil(up)
+        assert.matches("upload ring", err)
+        renders(rt)
+        rt:close()
+      end
+    end)
     it("dev:compute group counts and sizes are checked", function()
       refused("group count", dev.compute, dev, fill, { [0] = 256 }, 2 ^ 32)
       refused("group count", dev.compute, dev, fill, { [0] = 256 }, 0 / 0)

@@ -22,6 +22,10 @@ local HOSTILE = { 0, -1, 1, 2, 3, 7, 2 ^ 31, 2 ^ 32, 2 ^ 40, 2 ^ 53, -2 ^ 63, ma
 
 local function pick(r, t) return t[r(#t)] end
 
+-- Calls that return a value or nil + message (the others return nothing).
+local RETURNS = { frame = true, ["frame inputs"] = true, read = true, save_png = true, set_resolution = true,
+                  set_dimension = true, reload = true, upload = true }
+
 local function pipelines(sh)
   local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end
   local function mux(eyes, w)
@@ -88,6 +92,13 @@ local function sequence(dev, seed, ncalls, tmp)
     end end,
     function() return "new runtime", function() rt:close(); rt = assert(fg.runtime(dev, P[r(3)])); view = rt:graph() end end,
     function() return "upload", rt.upload, rt, string.rep("x", r(300)), pick(r, { 0, 4, 3, 2 ^ 40 }) end,
+    function() return "runtime opts", function()
+      local o = pick(r, { { upload_bytes = pick(r, { 1 << 62, 1 << 40, 256, 255, 0 / 0 }) },
+                          { upload_segment = pick(r, { 256, 300, 1 << 40 }) }, { memory_budget = pick(r, { 1, 4096, -1 }) },
+                          { seed = arg() }, { profile = { alignment = pick(r, { 3, 256, 1 << 62 }) } } })
+      local n = fg.runtime(dev, P[r(3)], o)
+      if n then n:upload("abcd") n:frame() n:close() end
+    end end,
     function() return "hook in run", function()
       local inner = pick(r, {
         function() rt:close() end, function() rt:set_resolution("main", 32, 32) end,
@@ -133,8 +144,7 @@ local function sequence(dev, seed, ncalls, tmp)
         if type(res) ~= "string" or #res == 0 then
           findings[#findings + 1] = ("seed %d: '%s' raised a %s without a message"):format(seed, name, type(res))
         end
-      elseif res == nil and err == nil and name ~= "close" and name ~= "new runtime" and name ~= "shader close"
-        and name ~= "shader again" and name ~= "allocator free" and name ~= "watch" and name ~= "allocator" then
+      elseif res == nil and err == nil and RETURNS[name] then
         findings[#findings + 1] = ("seed %d: '%s' returned nil without a message"):format(seed, name)
       elseif res == nil then
         refused = refused + 1
