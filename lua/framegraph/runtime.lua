@@ -116,6 +116,11 @@ local methods = core.runtime_methods
 -- that, with the previous plan kept when they fail). Once the runtime is
 -- closed, every call on the view raises "graph is closed".
 local c_graph = methods.graph
+-- Adopting a graph stays private to this file: an adopted graph the user
+-- could close would leave the runtime rendering freed memory. (rt:_compile
+-- only makes a graph the caller owns; specs count compiles through it.)
+local c_adopt, c_slots = methods._adopt, methods._slots
+methods._adopt, methods._slots = nil, nil
 local MUTATORS = {
   close = "close the runtime with rt:close()",
   set_resolution = "use rt:set_resolution(name, w, h)",
@@ -238,7 +243,7 @@ function methods:reload(p)
                          .. table.concat(problems, "\n"), path)
     end
     set_pipeline(g, new)
-    self:_slots()
+    c_slots(self)
     changes.recompiled = false
     changes.kept_history = 0
   else
@@ -251,7 +256,7 @@ function methods:reload(p)
       return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
                          .. tostring(ng), path)
     end
-    local done, kept = self:_adopt(ng)
+    local done, kept = c_adopt(self, ng)
     if not done then ng:close() return nil, kept end
     changes.recompiled = true
     changes.kept_history = kept
@@ -267,11 +272,11 @@ local function rollback(rt, st, why)
   local good = st.good
   st.good = nil
   if c_graph(rt) ~= good.graph then
-    local ok, err = rt:_adopt(good.graph)
+    local ok, err = c_adopt(rt, good.graph)
     if not ok then error(why .. "\nand rolling back failed: " .. tostring(err), 0) end
   end
   set_pipeline(good.graph, good.pipeline)
-  rt:_slots()
+  c_slots(rt)
   st.rollbacks[#st.rollbacks + 1] = why
 end
 
