@@ -295,6 +295,14 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
   lua_settop(L, nodes - 3);
 }
 
+/* t[k] = top of the stack, without metamethods: the frame records while this
+ * runs, and a user's metatable on ctx must not raise out of the recording. */
+static void raw_setfield(lua_State *L, int t, const char *k) {
+  lua_pushstring(L, k);
+  lua_insert(L, -2);
+  lua_rawset(L, t);
+}
+
 /* Width/height in ctx: the pass's render area, else the first image used. */
 static void set_ctx_extent(lua_State *L, lrt *o, int ctx, uint32_t slot) {
   const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
@@ -311,9 +319,9 @@ static void set_ctx_extent(lua_State *L, lrt *o, int ctx, uint32_t slot) {
     if (r && r->is_image) { w = r->width; h = r->height; }
   }
   lua_pushinteger(L, w);
-  lua_setfield(L, ctx, "width");
+  raw_setfield(L, ctx, "width");
   lua_pushinteger(L, h);
-  lua_setfield(L, ctx, "height");
+  raw_setfield(L, ctx, "height");
 }
 
 static int l_blob(lua_State *L) {
@@ -453,8 +461,20 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   lua_State *L = o->L;
   int top = lua_gettop(L);
   lua_getiuservalue(L, o->self, UV_RUN);
+  if (!lua_istable(L, -1)) { lua_settop(L, top); return 0; }
   lua_rawgeti(L, -1, slot + 1);
   if (!lua_isfunction(L, -1)) { lua_settop(L, top); return 0; }
+  /* The ctx tables are rebuilt with the run functions (build_slots); one
+   * missing means that rebuild raised half way: refuse the frame. */
+  lua_getiuservalue(L, o->self, UV_CTX);
+  int have_ctx = lua_istable(L, -1) && lua_rawgeti(L, -1, slot + 1) == LUA_TTABLE;
+  lua_settop(L, top + 2);
+  if (!have_ctx) {
+    fg_errf(o->err, sizeof o->err, "node slot %u has no ctx: the node table could not be read when the plan was "
+            "last built; rt:reload the pipeline", slot);
+    lua_settop(L, top);
+    return 1;
+  }
   lua_getiuservalue(L, o->self, UV_CMD);
   lcmd *c = lua_touserdata(L, -1);
   c->o = o;
@@ -467,7 +487,7 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   lua_remove(L, -2);
   int ctx = lua_gettop(L);
   lua_pushinteger(L, (lua_Integer)fg_rt_frame_index(rt));
-  lua_setfield(L, ctx, "frame");
+  raw_setfield(L, ctx, "frame");
   set_ctx_extent(L, o, ctx, slot);
   int rc = lua_pcall(L, 2, 0, 0);
   c->valid = 0;
