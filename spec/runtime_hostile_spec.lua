@@ -112,6 +112,26 @@ describe("hostile runtime calls", function()
       end
     end)
 
+    it("an external's provide() may not close, re-plan, reload or frame the runtime", function()
+      -- found by hand: rt:close() in provide() freed the runtime under the frame
+      for _, what in ipairs{ "close", "set_resolution", "reload", "frame" } do
+        local img = dev:external_image("rgba8_unorm", 8, 8)
+        local rt
+        rt = fg.runtime(dev, { outputs = { "x" }, resolutions = { main = { 8, 8 } },
+          external = { x = { format = "rgba8_unorm", size = { 8, 8 }, provide = function()
+            if what == "close" then rt:close() elseif what == "set_resolution" then rt:set_resolution("main", 16, 16)
+            elseif what == "reload" then rt:reload(pipe()) else rt:frame() end
+            return img
+          end } },
+          nodes = { { name = "f", create = { t = { format = "rgba8_unorm", size = "main" } }, modify = { x = "storage" },
+                      run = function(cmd) cmd:dispatch(fill, { [0] = "x" }, 1, 1, 1, { 1 }) end } } })
+        refused(what == "close" and "closed by an external's provide" or what == "frame" and "recursion"
+                or "refused", rt.frame, rt)
+        if what == "close" then refused("runtime is closed", rt.frame, rt) else rt:close() end
+        img:close()
+      end
+    end)
+
     it("dev:close() inside run leaves the runtime's device alive until it closes", function()
       local d2 = fg.vulkan{ validation = true, prefer = "software" }
       local f2 = fg.shader(d2, fg.shader_dir() .. "/rt_fill.comp.spv")

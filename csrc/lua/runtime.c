@@ -29,7 +29,7 @@ lrt *fg_lua_rt_check(lua_State *L, int idx) {
 
 void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
   if (o->L)
-    luaL_error(L, "%s inside a node's run is refused: it would destroy objects the frame being recorded uses; "
+    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the frame being recorded uses; "
                "call it between frames (after rt:frame returns)", what);
 }
 
@@ -520,6 +520,13 @@ static void push_stats(lua_State *L, lrt *o) {
 
 
 /* rt:frame([inputs]) -> stats of the frame ({barriers, batches, ...}) */
+static int provide_protected(lua_State *L) {
+  lrt *o = lua_touserdata(L, 1);
+  lua_settop(L, 1);
+  fg_lua_rt_provide_externals(L, o);
+  return 0;
+}
+
 /* Frame inputs override blobs by name: a key that names no blob is a typo. */
 static void check_inputs(lua_State *L, lrt *o, int t) {
   uint32_t n = fg_graph_resource_count(o->g), nb = 0;
@@ -560,7 +567,7 @@ static void check_inputs(lua_State *L, lrt *o, int t) {
 
 static int rt_frame(lua_State *L) {
   lrt *o = check_rt(L, 1);
-  if (o->L) return luaL_error(L, "rt:frame called from inside a node's run (recursion)");
+  if (o->L) return luaL_error(L, "rt:frame called from inside a node's run or an external's provide() (recursion)");
   fg_lua_rt_planned(L, o, "rt:frame");
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -569,9 +576,23 @@ static int rt_frame(lua_State *L) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, 1, UV_INPUTS);
-  fg_lua_rt_provide_externals(L, o);
+  /* provide() is user code run for this frame: what run may not do (close,
+   * re-plan, reload) it may not do either, so the frame counts as recording. */
   o->L = L;
   o->self = 1;
+  o->slot = UINT32_MAX;
+  lua_pushcfunction(L, provide_protected);
+  lua_pushvalue(L, 1);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    o->L = NULL;
+    if (o->closing) close_now(o);
+    return lua_error(L);
+  }
+  if (o->closing) {
+    o->L = NULL;
+    close_now(o);
+    return luaL_error(L, "rt:frame: the runtime was closed by an external's provide(); no frame was recorded");
+  }
   int rc = fg_rt_frame(o->rt, node_cb, o, o->err, sizeof o->err);
   o->L = NULL;
   lua_pushnil(L);

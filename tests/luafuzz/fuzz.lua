@@ -52,7 +52,15 @@ local function pipelines(sh)
           run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.5 }) end },
       } }
   end
-  return { mux(2, 16), mux(1, 8), mux(3, 24),
+  local ext = {
+    outputs = { "x" }, resolutions = { main = { 8, 8 } },
+    external = { x = { format = "rgba8_unorm", size = { 8, 8 }, provide = function()
+      if M.hook then local h = M.hook; M.hook = nil; h() end
+      return M.image
+    end } },
+    nodes = { { name = "f", create = { t = { format = "rgba8_unorm", size = "main" } }, modify = { x = "storage" },
+                run = function(cmd) cmd:dispatch(sh.fill, { [0] = "x" }, 1, 1, 1, { 1 }) end } } }
+  return { mux(2, 16), mux(1, 8), ext, mux(3, 24),
            { outputs = { "o" }, nodes = { { name = "c", create = { o = { format = "rgba8_unorm", size = { 8, 8 },
                                                                           usage = "transfer_dst" } },
                                             run = function(cmd) cmd:clear("o", { 1, 0, 0, 1 }) end } } },
@@ -69,6 +77,7 @@ local function sequence(dev, seed, ncalls, tmp)
     invert = fg.shader(dev, SH .. "/rt_invert.comp.spv"),
     uv = fg.shader(dev, SH .. "/rt_uv.frag.spv"),
   }
+  M.image = dev:external_image("rgba8_unorm", 8, 8)
   local P = pipelines(sh)
   local rt = fg.runtime(dev, P[r(3)], { memory_budget = r(2) == 1 and 1 << 20 or nil })
   local watcher, watch_path = nil, tmp .. ".pipeline.lua"
@@ -103,7 +112,8 @@ local function sequence(dev, seed, ncalls, tmp)
       local inner = pick(r, {
         function() rt:close() end, function() rt:set_resolution("main", 32, 32) end,
         function() rt:set_dimension("eye", 2) end, function() rt:reload(P[1]) end,
-        function() sh.fill:close() end, function() rt:read("final") end,
+        function() sh.fill:close() end, function() rt:read("final") end, function() M.image:close() end,
+        function() rt:frame() end,
         function(cmd) cmd:dispatch(sh.fill, { [0] = "noise" }, arg(), 1, 1, { 1 }) end,
         function(cmd) cmd:clear("noise", { arg(), 0, 0, 1 }) end,
         function(cmd) cmd:blit("noise", "noise") end,
@@ -155,6 +165,7 @@ local function sequence(dev, seed, ncalls, tmp)
     M.hook = nil
   end
   pcall(rt.close, rt)
+  M.image:close()
   for _, a in ipairs(allocs) do pcall(a.close, a) end
   for _, s in pairs(sh) do pcall(s.close, s) end
   os.remove(watch_path)
