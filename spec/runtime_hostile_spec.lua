@@ -347,9 +347,21 @@ describe("hostile runtime calls", function()
       refused("NUL", rt.set_resolution, rt, "main\0x", 8, 8)
       refused("NUL", fg.shader, dev, fg.shader_dir() .. "/rt_fill.comp.spv\0x")
       refused("NUL", rt.frame, rt, { ["cam\0"] = {} })
-      local rt2 = fg.runtime(dev, pipe(function(cmd) cmd:clear("noise\0x", { 0, 0, 0, 0 }) end))
-      refused("NUL", rt2.frame, rt2)
-      rt2:close()
+      for _, hook in ipairs{
+        function(cmd) cmd:clear("noise\0x", { 0, 0, 0, 0 }) end,
+        function(cmd) cmd:dispatch(fill, { [0] = "noise\0x" }, 1, 1, 1, { 1 }) end,
+        function(cmd) cmd:dispatch(fill, { [0] = { "noise\0x" } }, 1, 1, 1, { 1 }) end,
+        function(_, ctx) ctx.blob("cam\0x") end,
+      } do
+        local rt2 = fg.runtime(dev, pipe(hook))
+        refused("NUL", rt2.frame, rt2)
+        rt2:close()
+      end
+      refused("NUL", fg.runtime, dev, "pipeline.lua\0x")
+      refused("NUL", fg.watch, rt, "pipeline.lua\0x")
+      local ok, err = rt:reload("pipeline.lua\0x")
+      assert.is_nil(ok)
+      assert.matches("NUL", err)
       renders(rt)
       rt:close()
     end)

@@ -124,11 +124,12 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
   }
   const char *name = NULL;
   int nearest = 0, history = 0;
+  size_t nlen = 0;
   if (lua_type(L, -1) == LUA_TSTRING) {
-    name = lua_tostring(L, -1);
+    name = lua_tolstring(L, -1, &nlen);
   } else if (lua_istable(L, -1)) {
     lua_geti(L, -1, 1);
-    name = lua_tostring(L, -1);
+    name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &nlen) : NULL;
     lua_pop(L, 1);
     lua_getfield(L, -1, "sampler");
     nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
@@ -139,6 +140,9 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
   }
   if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
                         node_name(c), what, (int)bnum);
+  if (strlen(name) != nlen)
+    luaL_error(L, "node '%s': %s binding %d: resource name '%s\\0...' holds a NUL byte", node_name(c), what, (int)bnum,
+               name);
   const fg_vk_shader_binding *rb = fg_vk_shader_find_binding(si, bnum);
   if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
                       (int)bnum, name, si->name);

@@ -57,6 +57,9 @@ end
 
 -- The one loader of pipeline files: -> pipeline, cache | nil, message (with file:line).
 local function load_file(path, st)
+  if path:find("\0", 1, true) then
+    return nil, ("the path '%s' holds a NUL byte; paths cannot contain NUL"):format((path:gsub("%z", "\\0")))
+  end
   local chunk, err = loadfile(path, "t")
   if not chunk then return nil, err end
   local cache = shader_cache(st)

@@ -36,6 +36,7 @@ function M.watch(rt, path, opts)
     error("fg.watch: argument #1 must be a runtime (fg.runtime)", 2)
   end
   if type(path) ~= "string" then error("fg.watch: argument #2 must be the pipeline file's path", 2) end
+  if path:find("\0", 1, true) then error("fg.watch: the path holds a NUL byte; paths cannot contain NUL", 2) end
   opts = opts or {}
   if type(opts) ~= "table" then error("fg.watch: options must be a table", 2) end
   for k in pairs(opts) do
