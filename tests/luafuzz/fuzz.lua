@@ -6,9 +6,10 @@
 -- caller's timeout), a validation message, or a call that returns neither a
 -- value nor a message. Refused calls (errors with a message) are expected.
 --
---   lua5.4 tests/luafuzz/fuzz.lua [--seed N] [--sequences N] [--seconds S] [--calls N]
+--   lua5.4 tests/luafuzz/fuzz.lua [--seed N] [--sequences N] [--seconds S] [--calls N] [--trace]
 --     runs sequences seed, seed+1, ... until either bound; prints the figures
---     and every finding with its seed ("--seed N --sequences 1" replays one).
+--     and every finding with its seed ("--seed N --sequences 1" replays one;
+--     --trace names each call on stderr, so a crash shows the call that died).
 --   require("luafuzz.fuzz").run{ seed =, sequences =, seconds =, calls = } -> figures
 local fg = require("framegraph")
 
@@ -69,7 +70,7 @@ local function pipelines(sh)
 end
 
 -- One sequence: returns calls made, refused, findings (list of strings).
-local function sequence(dev, seed, ncalls, tmp)
+local function sequence(dev, seed, ncalls, tmp, trace)
   math.randomseed(seed)
   local r = math.random
   local sh = {
@@ -147,6 +148,7 @@ local function sequence(dev, seed, ncalls, tmp)
     local name, f, a1, a2, a3, a4, a5 = pick(r, actions)()
     calls = calls + 1
     log[#log + 1] = name
+    if trace then io.stderr:write(("seed %d call %d: %s\n"):format(seed, calls, name)) io.stderr:flush() end
     if type(f) == "function" then
       local ok, res, err = pcall(f, a1, a2, a3, a4, a5)
       if not ok then
@@ -185,7 +187,7 @@ function M.run(opts)
   local t0, fig = os.time(), { sequences = 0, calls = 0, refused = 0, findings = {} }
   local s = seed
   while fig.sequences < nseq and os.time() - t0 < seconds do
-    local c, rf, fs = sequence(dev, s, ncalls, tmp)
+    local c, rf, fs = sequence(dev, s, ncalls, tmp, opts.trace)
     fig.sequences, fig.calls, fig.refused = fig.sequences + 1, fig.calls + c, fig.refused + rf
     for _, f in ipairs(fs) do fig.findings[#fig.findings + 1] = f end
     s = s + 1
@@ -205,6 +207,7 @@ if arg and arg[0] and arg[0]:match("fuzz%.lua$") then
     local k, v = arg[i], tonumber(arg[i + 1])
     if k == "--seed" then o.seed = v elseif k == "--sequences" then o.sequences = v
     elseif k == "--seconds" then o.seconds = v elseif k == "--calls" then o.calls = v
+    elseif k == "--trace" then o.trace = true i = i - 1
     else io.stderr:write("unknown option ", k, "\n") os.exit(2) end
     i = i + 2
   end
