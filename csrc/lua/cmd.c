@@ -245,9 +245,9 @@ static int cmd_clear(lua_State *L) {
                    luaL_typename(L, -1));
       v[i] = lua_tonumber(L, -1);
       lua_pop(L, 1);
-      if (!isfinite(v[i]))
-        luaL_error(L, "node '%s': cmd:clear('%s'): value %d is %f; clear values must be finite", node_name(c), name,
-                   i + 1, v[i]);
+      if (!isfinite(v[i]) || fabs(v[i]) > 3.4e38)
+        luaL_error(L, "node '%s': cmd:clear('%s'): value %d is %f; clear values must be finite (and fit a float)",
+                   node_name(c), name, i + 1, v[i]);
     }
   /* What the clear casts to: integer texels and buffer words take integers in
    * their range, depth [0, 1] (no depth_range_unrestricted), stencil a byte. */
