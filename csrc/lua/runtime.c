@@ -1,5 +1,7 @@
-/* Lua binding of the frame runtime ("framegraph.runtime"); the command object
- * nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
+/* Lua binding of the frame runtime ("framegraph.runtime"): creation, frames,
+ * uploads and the lifetime rule's helpers (fg_lua_runtime.h); read-backs and
+ * re-plans are runtime_plan.c, external images runtime_image.c, and the
+ * command object nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
  * metatable per type, __index method table, __gc/__close release, idempotent
  * close. Misuse raises; system failures return nil, message.
  *
@@ -29,8 +31,8 @@ lrt *fg_lua_rt_check(lua_State *L, int idx) {
 
 void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
   if (o->L)
-    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the frame being recorded uses; "
-               "call it between frames (after rt:frame returns)", what);
+    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "
+               "frame being recorded uses; call it between frames (after rt:frame returns)", what);
 }
 
 void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {
