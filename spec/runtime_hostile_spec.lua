@@ -277,6 +277,33 @@ describe("hostile runtime calls", function()
     end)
   end)
 
+  it("after each refused call the runtime renders its previous plan", function()
+    local fail = false
+    local rt = fg.runtime(dev, pipe(function() if fail then error("refused in run") end end), { memory_budget = 40000 })
+    rt:frame()
+    local before = rt:read("final", 2)
+    local calls = {
+      function() return rt:frame({ cma = {} }) end,
+      function() fail = true return rt:frame() end,
+      function() return rt:set_resolution("main", 128, 128) end,          -- over the budget
+      function() rt:_fail_allocations(1) return rt:set_dimension("eye", 3) end,
+      function() return rt:reload({ nodes = { { name = 5 } } }) end,
+      function() return rt:read("final", 7) end,
+      function() return rt:save_png("other", "/nonexistent-dir/x.png") end,
+      function() return rt:upload(string.rep("x", 8 << 20)) end,        -- past the upload ring
+      function() return rt:graph():set_dimension("eye", 1) end,
+    }
+    for i, call in ipairs(calls) do
+      local ok, res, err = pcall(call)
+      assert.is_true(not ok or res == nil, "call " .. i .. " was accepted")
+      assert.is_string(ok and err or res, "call " .. i .. " gave no message")
+      fail = false
+      renders(rt)
+      assert.are.equal(before, rt:read("final", 2), "call " .. i .. " changed the plan")
+    end
+    rt:close()
+  end)
+
   describe("foreign objects and driver input", function()
     it("an external image or a shader of another device is refused", function()
       local d2 = fg.vulkan{ validation = true, prefer = "software" }
