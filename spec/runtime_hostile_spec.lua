@@ -18,6 +18,8 @@ describe("hostile runtime calls", function()
   after_each(function() assert.are.same({}, dev:messages()) end)
 
   local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end
+  local TMP = os.tmpname()   -- refused save_png calls never write it
+  teardown(function() os.remove(TMP) end)
   -- two eyes of a compute chain plus a draw; `hook(cmd, ctx)` runs in fill's run
   local function pipe(hook, sh)
     return {
@@ -101,7 +103,7 @@ describe("hostile runtime calls", function()
         function(rt) rt:set_dimension("eye", 3) end,
         function(rt) rt:reload(pipe()) end,
         function(rt) rt:read("final") end,
-        function(rt) rt:save_png("other", os.tmpname()) end,
+        function(rt) rt:save_png("other", TMP) end,
       } do
         local rt, armed = nil, true
         rt = fg.runtime(dev, pipe(function() if armed then call(rt) end end))
@@ -165,7 +167,7 @@ describe("hostile runtime calls", function()
       rt:frame()
       for _, i in ipairs{ 0, -1, 3, 1.5, 2 ^ 40, 0 / 0, math.huge } do
         refused("1%.%.2", rt.read, rt, "final", i)
-        refused("1%.%.2", rt.save_png, rt, "final", os.tmpname(), i)
+        refused("1%.%.2", rt.save_png, rt, "final", TMP, i)
       end
       refused("1%.%.2", rt.read, rt, "final", { eye = 3 })
       refused("1%.%.2", rt.read, rt, "final", { eye = 0 })
@@ -370,7 +372,7 @@ describe("hostile runtime calls", function()
       local rt = fg.runtime(dev, pipe())
       rt:frame()
       refused("NUL", rt.read, rt, "final\0y")
-      refused("NUL", rt.save_png, rt, "other", os.tmpname() .. "\0.png")
+      refused("NUL", rt.save_png, rt, "other", TMP .. "\0.png")
       refused("NUL", rt.set_resolution, rt, "main\0x", 8, 8)
       refused("NUL", fg.shader, dev, fg.shader_dir() .. "/rt_fill.comp.spv\0x")
       refused("NUL", rt.frame, rt, { ["cam\0"] = {} })
