@@ -92,7 +92,8 @@ typedef struct fg_vk_shader_desc {
  * device without VK_KHR_push_descriptor. The shader takes a device reference. */
 fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size_t bytes,
                                   const fg_vk_shader_desc *desc, char *err, size_t errlen);
-void fg_vk_shader_destroy(fg_vk_shader *s);  /* waits for nothing: do not destroy while in flight */
+void fg_vk_shader_destroy(fg_vk_shader *s);  /* waits for frames in flight; deferred while one records (fg_vk_defer) */
+fg_vk_device *fg_vk_shader_device(const fg_vk_shader *s);  /* the device it was made on */
 const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s);
 
 /* Lua-style names of descriptor types: "storage_image", "sampled_image",

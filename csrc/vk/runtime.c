@@ -652,10 +652,13 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
 
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   rt->g = g;
+  rt->has_plan = 0;
   if (!fg_graph_compiled(g)) { fg_errf(err, errlen, "the graph is not compiled"); return -1; }
   if (place_memory(rt, err, errlen)) return -1;
   if (create_objects(rt, err, errlen)) return -1;
-  return build_plan(rt, err, errlen);
+  if (build_plan(rt, err, errlen)) return -1;
+  rt->has_plan = 1;
+  return 0;
 }
 
 fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc, char *err, size_t errlen) {
@@ -718,6 +721,7 @@ void fg_rt_wait_queue(fg_rt *rt) {
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   fg_rt_wait_idle(rt);
   fg_rt_wait_queue(rt);  /* the old timeline is destroyed below */
+  rt->has_plan = 0;
   free_plan(rt);
   free_objects(rt);
   /* A new plan starts a new history: the first frame initialises it again. */
