@@ -6,10 +6,7 @@
 local fg = require("framegraph")
 
 local test_hooks = { ["runtime._fail_allocations"] = true }
-local still_used = {
-  ["graph._node_find"] = true, ["graph._node_set_user"] = true, ["graph._set_pipeline"] = true,
-  ["runtime._compile"] = true, ["runtime._opts"] = true, ["runtime._adopt"] = true, ["runtime._slots"] = true,
-}
+local still_used = {}
 
 local function private_names()
   local found = {}

@@ -531,9 +531,6 @@ static const luaL_Reg graph_methods[] = {
   {"order", l_order}, {"nodes", l_nodes}, {"instances", l_instances}, {"edges", l_edges},
   {"resources", l_resources}, {"stats", l_stats}, {"set_resolution", l_set_resolution},
   {"set_dimension", l_set_dimension}, {"pipeline", l_pipeline}, {"close", l_close},
-  /* Kept on graph objects only while lua/framegraph/runtime.lua still calls
-   * them as methods; everything else uses core.graph_hooks. */
-  {"_node_find", l_node_find}, {"_node_set_user", l_node_set_user}, {"_set_pipeline", l_set_pipeline},
   {NULL, NULL}};
 
 /* The hooks of graph:update and the runtime's reload, called as

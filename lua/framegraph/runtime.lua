@@ -106,10 +106,19 @@ local methods = core.runtime_methods
 -- closed, every call on the view raises "graph is closed".
 local c_graph = methods.graph
 -- Adopting a graph stays private to this file: an adopted graph the user
--- could close would leave the runtime rendering freed memory. (rt:_compile
--- only makes a graph the caller owns; specs count compiles through it.)
+-- could close would leave the runtime rendering freed memory. (The compile
+-- hook only makes a graph the caller owns; specs count compiles through it.)
 local c_adopt, c_slots = methods._adopt, methods._slots
 methods._adopt, methods._slots = nil, nil
+-- The runtime's own compile and options: hooks, not methods (no user object
+-- offers them); looked up at each call, so a spec can count compiles.
+core.runtime_hooks = core.runtime_hooks or {}
+local rhooks = core.runtime_hooks
+if methods._compile then
+  rhooks.compile, rhooks.opts = methods._compile, methods._opts
+  methods._compile, methods._opts = nil, nil
+end
+local ghooks = core.graph_hooks
 local MUTATORS = {
   close = "close the runtime with rt:close()",
   set_resolution = "use rt:set_resolution(name, w, h)",
@@ -176,12 +185,12 @@ end
 -- (a node's run function is found by its position).
 local function set_pipeline(g, p)
   local before = g:pipeline().nodes
-  g:_set_pipeline(p)
+  ghooks.set_pipeline(g, p)
   for i, n in ipairs(p.nodes) do
     local b = before[i]
     if not (type(b) == "table" and b.name == n.name) then
-      local ci = g:_node_find(n.name)
-      if ci then g:_node_set_user(ci, i) end
+      local ci = ghooks.node_find(g, n.name)
+      if ci then ghooks.node_set_user(g, ci, i) end
     end
   end
 end
@@ -190,7 +199,7 @@ end
 -- changed since, for the names the new pipeline still declares (nil: none).
 local function compile_opts(rt, st, new)
   if not next(st.resolutions) and not next(st.dimensions) then return nil end
-  local base, opts = rt:_opts(), {}
+  local base, opts = rhooks.opts(rt), {}
   for k, v in pairs(base) do opts[k] = v end
   for _, key in ipairs{ "resolutions", "dimensions" } do
     local merged, declared = {}, type(new[key]) == "table" and new[key] or {}
@@ -238,7 +247,7 @@ function methods:reload(p)
     -- The C compile does not call back into Lua: the schema check comes first.
     local ok, ng = pcall(function()
       schema.check(new, nil, "runtime")
-      return self:_compile(new, compile_opts(self, st, new))
+      return rhooks.compile(self, new, compile_opts(self, st, new))
     end)
     if not ok then
       return nil, not_compiling(tostring(ng), path, new)

@@ -113,7 +113,8 @@ function M.count_compiles(core)
   wrap(core, "compile")
   wrap(core.graph_hooks, "recompile")
   wrap(core.graph_hooks, "replace")
-  wrap(core.runtime_methods, "_compile")
+  require("framegraph.runtime")  -- it moves the runtime's compile into core.runtime_hooks
+  wrap(core.runtime_hooks, "compile")
   function counter.restore()
     for _, w in ipairs(wrapped) do w[1][w[2]] = w[3] end
   end
