@@ -164,3 +164,40 @@ describe("diagnostics of mistaken pipelines", function()
     os.remove(path)
   end)
 end)
+
+describe("fg.compile of a path", function()
+  local fg = require("framegraph")
+  local function tmpfile(text)
+    local path = os.tmpname()
+    local f = assert(io.open(path, "w")) f:write(text) f:close()
+    return path
+  end
+  it("names the file and the line of a misspelt read, with the suggestion, without run functions", function()
+    local path = tmpfile([[
+return {
+  resolutions = { main = { 8, 8 } },
+  outputs = { "final" },
+  nodes = {
+    { name = "ssao", create = { ao = { format = "r8_unorm", size = "main" } } },
+    { name = "tonemap",
+      read = { "ao_" },
+      create = { final = { format = "rgba8_unorm", size = "main" } } },
+  },
+}]])
+    local ok, err = pcall(fg.compile, path)
+    os.remove(path)
+    assert.is_false(ok)
+    assert.truthy(err:find(path .. ":7: node 'tonemap': read 'ao_'", 1, true), err)
+    assert.truthy(err:find("did you mean 'ao'?", 1, true), err)
+  end)
+  it("returns nil and a message for a file that is not there, and compiles a good one", function()
+    local g, err = fg.compile("/nonexistent/pipe.lua")
+    assert.is_nil(g)
+    assert.truthy(err:find("/nonexistent/pipe.lua", 1, true))
+    local path = tmpfile([[return { outputs = { "o" }, nodes = { { name = "a", create = { o = { buffer = 16 } } } } }]])
+    g = fg.compile(path)
+    os.remove(path)
+    assert.are.same({ "a" }, g:order())
+    g:close()
+  end)
+end)

@@ -13,13 +13,35 @@ local M = {}
 -- error), then the C compiler, which never calls back into Lua modules.
 -- When the nodes' run functions come from a file that declares them, each
 -- message line starts with that file's `file:line:` (framegraph.source).
+-- A path instead of a table loads that file (it must return the pipeline),
+-- and every message then starts with `path:line:`, run functions or not.
 function M.compile(pipeline, opts)
+  local path
+  if type(pipeline) == "string" then
+    if pipeline:find("\0", 1, true) then
+      error("bad argument #1 to 'compile' (a file path must not contain NUL bytes)", 2)
+    end
+    path = pipeline
+    local chunk, lerr = loadfile(path)
+    if not chunk then
+      local f = io.open(path, "r")
+      if not f then return nil, lerr end  -- a file that is not there: the world's failure
+      f:close()
+      error(lerr, 0)  -- a syntax error: the file's
+    end
+    local ran, p = pcall(chunk)
+    if not ran then error(tostring(p), 0) end
+    if type(p) ~= "table" then
+      error(("%s: a pipeline file must return a table, got %s"):format(path, type(p)), 0)
+    end
+    pipeline = p
+  end
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
   local ok, err = pcall(schema.check, pipeline, opts)
-  if not ok then error(M.locate(err, pipeline, nil, 2), 0) end
+  if not ok then error(M.locate(err, pipeline, path, 2), 0) end
   local graph
   ok, graph = pcall(core.compile, pipeline, opts)
-  if not ok then error(M.locate(graph, pipeline, nil, 2), 0) end
+  if not ok then error(M.locate(graph, pipeline, path, 2), 0) end
   return graph
 end
 
