@@ -178,7 +178,7 @@ void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t us
   cmd_state *c = &rt->cs[use];
   VkPipelineStageFlags2 sd = rt->use_stage[k];
   uint8_t ru = rt->use_usage[k];
-  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  VkAccessFlags2 ad = fg_vk_usage_access(ru, rt->use_write[k]);
   int w = fg_rt_access_is_write(access);
   int outside = (stage & ~sd) || (access & ~ad);
   VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .dstStageMask = stage, .dstAccessMask = access};
@@ -208,7 +208,7 @@ int fg_rt_cmd_in_pass_uncovered(const fg_rt *rt, uint32_t slot, uint32_t use, Vk
   if (!rt->recording_pass || use >= rt->cs_cap) return 0;
   uint32_t k = rt->inst_use_first[slot] + use;
   uint8_t ru = rt->use_usage[k];
-  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  VkAccessFlags2 ad = fg_vk_usage_access(ru, rt->use_write[k]);
   return (stage & ~rt->use_stage[k]) || (access & ~ad);
 }
 
@@ -224,7 +224,7 @@ static void node_end(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
       mb.srcStageMask |= c->ext_stage;
       mb.srcAccessMask |= c->ext_access;
       mb.dstStageMask |= rt->use_stage[k];
-      mb.dstAccessMask |= fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+      mb.dstAccessMask |= fg_vk_usage_access(ru, rt->use_write[k]);
       need = 1;
     }
     memset(c, 0, sizeof *c);
@@ -391,7 +391,7 @@ uint32_t fg_rt_use_phys(const fg_rt *rt, uint32_t slot, uint32_t use) {
 VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use) {
   if (slot >= rt->ninst) return VK_IMAGE_LAYOUT_UNDEFINED;
   uint8_t u = rt->use_usage[rt->inst_use_first[slot] + use];
-  return u == 0xff ? VK_IMAGE_LAYOUT_GENERAL : fg_rt_usage_layout(u);
+  return fg_vk_usage_row(u)->layout;
 }
 
 void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView view, VkImageLayout *layout) {

@@ -32,7 +32,7 @@ struct fg_rt {
   uint32_t ninst;
   uint32_t *inst_use_first;         /* ninst + 1 */
   uint32_t *use_phys[2];            /* per (slot, use) */
-  uint8_t *use_usage;               /* fg_rt_usage, 0xff = skipped */
+  uint8_t *use_usage;               /* fg_usage (none: skipped) */
   uint8_t *use_write;
   VkPipelineStageFlags2 *use_stage;
   fg_bar *bars;
