@@ -139,6 +139,7 @@ static const struct option {
   {"upload_bytes", NULL, R},
   {"upload_segment", NULL, R},
   {"memory_budget", opt_count, R},
+  {"timestamps", NULL, R},
 };
 #undef C
 #undef R

@@ -618,10 +618,13 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   rt->g = g;
   rt->has_plan = 0;
+  rt->ts_frame[0] = rt->ts_frame[1] = UINT64_MAX;  /* the old plan's timings are gone */
+  rt->ts_done = 0;
   if (!fg_graph_compiled(g)) { fg_errf(err, errlen, "the graph is not compiled"); return -1; }
   if (place_memory(rt, err, errlen)) return -1;
   if (create_objects(rt, err, errlen)) return -1;
   if (build_plan(rt, err, errlen)) return -1;
+  if (rt_debug_build(rt)) { fg_errf(err, errlen, "creating the timestamp query pools failed"); return -1; }
   rt->has_plan = 1;
   return 0;
 }
@@ -736,6 +739,7 @@ void fg_rt_destroy(fg_rt *rt) {
     free_plan(rt);
     free_objects(rt);
     free_memory(rt);
+    rt_debug_free(rt);
     if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, NULL);
     if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, NULL);
   }

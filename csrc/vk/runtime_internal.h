@@ -76,11 +76,26 @@ struct fg_rt {
   uint32_t upload_threads;
   _Atomic uint64_t upload_waits;
   pthread_mutex_t upload_lock;      /* creation from several threads */
+  /* GPU timestamps (runtime_debug.c): one query pool per frame in flight */
+  VkQueryPool ts_pool[2];
+  uint32_t ts_pool_size;            /* queries per pool (2 per instance); 0 = timestamps off */
+  uint64_t ts_frame[2];             /* frame recorded into each pool; UINT64_MAX = none */
+  uint64_t ts_done;                 /* cached timings: frame + 1; 0 = none */
+  uint32_t ts_count;
+  double *ts_ms, ts_frame_ms;
+  uint64_t *ts_raw;
 };
 
 /* runtime.c: a planned barrier as a synchronization2 struct. */
 void fill_image_barrier(const fg_rt *rt, const fg_bar *b, VkImageMemoryBarrier2 *ib);
 void fill_buffer_barrier(const fg_rt *rt, const fg_bar *b, VkBufferMemoryBarrier2 *bb);
+/* runtime_debug.c: debug names and query pools after a build (nothing in
+ * flight), timestamps while recording, teardown. */
+int rt_debug_build(fg_rt *rt);
+void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint32_t p);
+void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t slot, int end);
+void rt_debug_frame_submitted(fg_rt *rt, uint32_t p, uint64_t frame);
+void rt_debug_free(fg_rt *rt);
 /* runtime_frame.c: the state a resource is left in at the end of a frame of
  * that parity (from the static plan). */
 const fg_bar_state *end_state(const fg_rt *rt, uint32_t parity, uint32_t res);
