@@ -80,3 +80,46 @@ describe("rt:timings()", function()
     rt:close()
   end)
 end)
+
+describe("framegraph.gpu_bars (the viewer HUD's bars)", function()
+  local bars = require("framegraph.gpu_bars")
+  local t = { { name = "shadows", gpu_ms = 6 }, { name = "gbuffer", gpu_ms = 3 }, { name = "tonemap", gpu_ms = 0.5 },
+              { name = "lighting[eye=2]", gpu_ms = 0.5 }, frame_ms = 10 }
+  local W, H = 640, 26
+  local function band()
+    local rows = {}
+    for y = 0, H - 1 do
+      rows[y] = {}
+      for x = 1, W do rows[y][x] = "." end
+    end
+    return rows
+  end
+  local function px(c) return c[1] == 240 and "B" or c[1] == 200 and "T" or " " end
+  local glyphs = setmetatable({}, { __index = function() return "111111111111111" end })
+
+  it("ranks the most expensive passes with their share of the frame", function()
+    local top = bars.top(t, 3)
+    assert.are.same({ "shadows", "gbuffer" }, { top[1].name, top[2].name })
+    assert.are.equal(0.6, top[1].share)
+    assert.are.equal(3, #top)
+  end)
+
+  it("draws one bar per pass (as many as fit), longer for the costlier pass, in the right end of the band", function()
+    local rows = band()
+    assert.are.equal(3, bars.draw(rows, px, glyphs, W, H, t))
+    local function bar_len(y)
+      local n = 0
+      for x = 1, W do if rows[y][x] == "B" then n = n + 1 end end
+      return n
+    end
+    local l1, l2, l3 = bar_len(1), bar_len(9), bar_len(17)
+    assert.is_true(l1 > l2 and l2 > l3 and l3 >= 1)
+    assert.is_true(math.abs(l1 / l2 - 2) < 0.1)
+    -- the left of the band (the text lines) is untouched
+    for x = 1, W - bars.WIDTH do assert.are.equal(".", rows[5][x]) end
+    -- nothing to draw: no timings, or an empty list
+    bars.last = nil
+    assert.are.equal(0, bars.draw(band(), px, glyphs, W, H))
+    assert.are.equal(0, bars.draw(band(), px, glyphs, W, H, {}))
+  end)
+end)
