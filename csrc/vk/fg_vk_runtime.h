@@ -166,9 +166,9 @@ typedef struct fg_rt_stats {
 void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out);
 
 /* ---- GPU time per node instance (runtime_debug.c) ----
- * Timestamps around every instance, read back from a ring of two query pools
- * without waiting: the timings are those of the last frame the GPU finished
- * (a frame or two behind). On one queue the instances partition the frame:
+ * Timestamps around every instance, read back from a ring of three query
+ * pools without waiting, only when asked: the timings are those of the newest
+ * frame the GPU has finished (one to three frames behind). On one queue the instances partition the frame:
  * each starts where the previous ended, so frame_ms (first start to last end)
  * is the sum of the instances' times, up to rounding. */
 typedef struct fg_rt_timings {

@@ -618,7 +618,7 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   rt->g = g;
   rt->has_plan = 0;
-  rt->ts_frame[0] = rt->ts_frame[1] = UINT64_MAX;  /* the old plan's timings are gone */
+  for (int i = 0; i < FG_RT_TS_RING; i++) rt->ts_frame[i] = UINT64_MAX;  /* the old plan's timings are gone */
   rt->ts_done = 0;
   if (!fg_graph_compiled(g)) { fg_errf(err, errlen, "the graph is not compiled"); return -1; }
   if (place_memory(rt, err, errlen)) return -1;

@@ -2,14 +2,16 @@
  * queries, and the debug names of its images, buffers and heaps (the pass
  * labels are recorded in runtime_frame.c through names.c).
  *
- * Timestamps: a ring of two query pools, one per frame in flight (the same
- * ring as the command buffers). Each instance gets a query before its
- * barriers and one after its last command, both at ALL_COMMANDS: a query
- * is written once every earlier command is done, so consecutive instances
- * share a boundary and on one queue the instances partition the frame.
- * A pool is read with vkGetQueryPoolResults without WAIT, only once the
- * timeline semaphore says its frame has finished (so never stalls), and
- * always before it is reset for reuse. */
+ * Timestamps: a ring of three query pools, frame n in pool n % 3. One query before the first instance's
+ * barriers and one after each instance's last command, all at ALL_COMMANDS
+ * (written once every earlier command is done): an instance runs from the
+ * previous boundary to its own, so on one queue the instances partition the
+ * frame, and n + 1 queries (not 2n) keep the recording cost down.
+ * Nothing is read while frames record (reading results is slow on lavapipe):
+ * fg_rt_get_timings reads, with vkGetQueryPoolResults without WAIT, the newest
+ * pool whose frame the timeline semaphore says has finished. Between frames
+ * the pools hold frames n-1, n-2 and n-3, and frame n-3 has always finished
+ * (recording frame n-1 waited for it), so there is always one to read. */
 #include "runtime_internal.h"
 #include "fg_util.h"
 #include <stdio.h>
@@ -25,9 +27,10 @@ int fg_rt_timestamps_supported(const fg_rt *rt) {
 static int ts_on(const fg_rt *rt) { return !rt->desc.no_timestamps && fg_rt_timestamps_supported(rt); }
 
 void rt_debug_free(fg_rt *rt) {
-  for (int i = 0; i < 2; i++)
+  for (int i = 0; i < FG_RT_TS_RING; i++) {
     if (rt->ts_pool[i]) vkDestroyQueryPool(rt->dev->device, rt->ts_pool[i], NULL);
-  rt->ts_pool[0] = rt->ts_pool[1] = VK_NULL_HANDLE;
+    rt->ts_pool[i] = VK_NULL_HANDLE;
+  }
   free(rt->ts_ms); free(rt->ts_raw);
   rt->ts_ms = NULL; rt->ts_raw = NULL;
   rt->ts_pool_size = 0;
@@ -67,15 +70,16 @@ int rt_debug_build(fg_rt *rt) {
     snprintf(name, sizeof name, "framegraph heap %u (memory type %u)", h, rt->mem_type[h]);
     fg_vk_name_object(dev, VK_OBJECT_TYPE_DEVICE_MEMORY, (uint64_t)rt->mem[h], name);
   }
-  rt->ts_frame[0] = rt->ts_frame[1] = TS_NONE;
+  for (int i = 0; i < FG_RT_TS_RING; i++) rt->ts_frame[i] = TS_NONE;
   rt->ts_done = 0;
   rt->ts_count = 0;
   if (!ts_on(rt) || !rt->ninst) return 0;
-  uint32_t need = 2 * rt->ninst;
+  uint32_t need = rt->ninst + 1;
   if (rt->ts_pool_size < need) {
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < FG_RT_TS_RING; i++) {
       if (rt->ts_pool[i]) vkDestroyQueryPool(dev->device, rt->ts_pool[i], NULL);
-    rt->ts_pool[0] = rt->ts_pool[1] = VK_NULL_HANDLE;
+      rt->ts_pool[i] = VK_NULL_HANDLE;
+    }
     rt->ts_pool_size = 0;
     free(rt->ts_ms); free(rt->ts_raw);
     rt->ts_ms = calloc(rt->ninst, sizeof *rt->ts_ms);
@@ -83,10 +87,11 @@ int rt_debug_build(fg_rt *rt) {
     if (!rt->ts_ms || !rt->ts_raw) return -1;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = need};
-    for (int i = 0; i < 2; i++)
+    for (int i = 0; i < FG_RT_TS_RING; i++) {
       if (vkCreateQueryPool(dev->device, &qi, NULL, &rt->ts_pool[i]) != VK_SUCCESS) return -1;
-    fg_vk_name_object(dev, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rt->ts_pool[0], "framegraph timestamps f0");
-    fg_vk_name_object(dev, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rt->ts_pool[1], "framegraph timestamps f1");
+      snprintf(name, sizeof name, "framegraph timestamps %d", i);
+      fg_vk_name_object(dev, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rt->ts_pool[i], name);
+    }
     rt->ts_pool_size = need;
   }
   return 0;
@@ -94,13 +99,14 @@ int rt_debug_build(fg_rt *rt) {
 
 /* Reads pool p if its frame has finished and is newer than the cached one. */
 static void collect(fg_rt *rt, uint32_t p) {
+  if (p >= FG_RT_TS_RING) return;
   uint64_t f = rt->ts_frame[p];
   if (f == TS_NONE || f + 1 <= rt->ts_done || !rt->ts_pool[p]) return;
   uint64_t done = 0;
   if (vkGetSemaphoreCounterValue(rt->dev->device, rt->timeline, &done) != VK_SUCCESS || done < f + 1) return;
   uint32_t n = rt->ninst;
-  if (!n || 2 * n > rt->ts_pool_size) return;
-  if (vkGetQueryPoolResults(rt->dev->device, rt->ts_pool[p], 0, 2 * n, 2 * n * sizeof *rt->ts_raw, rt->ts_raw,
+  if (!n || n + 1 > rt->ts_pool_size) return;
+  if (vkGetQueryPoolResults(rt->dev->device, rt->ts_pool[p], 0, n + 1, (n + 1) * sizeof *rt->ts_raw, rt->ts_raw,
                             sizeof *rt->ts_raw, VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
     return;
   uint32_t bits = rt->dev->timestamp_valid_bits;
@@ -109,26 +115,27 @@ static void collect(fg_rt *rt, uint32_t p) {
   /* differences modulo 2^bits: a counter that wrapped mid-frame still gives
    * the right (small) interval */
   for (uint32_t s = 0; s < n; s++)
-    rt->ts_ms[s] = (double)((rt->ts_raw[2 * s + 1] - rt->ts_raw[2 * s]) & mask) * tick_ms;
-  rt->ts_frame_ms = (double)((rt->ts_raw[2 * n - 1] - rt->ts_raw[0]) & mask) * tick_ms;
+    rt->ts_ms[s] = (double)((rt->ts_raw[s + 1] - rt->ts_raw[s]) & mask) * tick_ms;
+  rt->ts_frame_ms = (double)((rt->ts_raw[n] - rt->ts_raw[0]) & mask) * tick_ms;
   rt->ts_count = n;
   rt->ts_done = f + 1;
 }
 
-void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint32_t p) {
+void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint64_t frame) {
   if (!rt->ts_pool_size) return;
-  collect(rt, p);  /* before its queries are reset */
-  rt->ts_frame[p] = TS_NONE;
-  vkCmdResetQueryPool(cmd, rt->ts_pool[p], 0, 2 * rt->ninst);
+  uint32_t p = (uint32_t)(frame % FG_RT_TS_RING);
+  rt->ts_cur = p;
+  rt->ts_frame[p] = TS_NONE;  /* frame - 3, finished: its data go now */
+  vkCmdResetQueryPool(cmd, rt->ts_pool[p], 0, rt->ninst + 1);
 }
 
-void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t slot, int end) {
-  if (!rt->ts_pool_size) return;
-  vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rt->ts_pool[p], 2 * slot + (end ? 1 : 0));
+void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, int end) {
+  if (!rt->ts_pool_size || (!end && slot)) return;  /* instance s starts where s - 1 ended */
+  vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rt->ts_pool[rt->ts_cur], end ? slot + 1 : 0);
 }
 
-void rt_debug_frame_submitted(fg_rt *rt, uint32_t p, uint64_t frame) {
-  if (rt->ts_pool_size) rt->ts_frame[p] = frame;
+void rt_debug_frame_submitted(fg_rt *rt, uint64_t frame) {
+  if (rt->ts_pool_size) rt->ts_frame[frame % FG_RT_TS_RING] = frame;
 }
 
 int fg_rt_get_timings(fg_rt *rt, fg_rt_timings *out, char *err, size_t errlen) {
@@ -143,10 +150,20 @@ int fg_rt_get_timings(fg_rt *rt, fg_rt_timings *out, char *err, size_t errlen) {
     fg_errf(err, errlen, "timestamps are off (runtime option timestamps = false)");
     return -1;
   }
-  /* the older pool first, so the newer finished frame wins */
-  uint32_t first = rt->ts_frame[0] != TS_NONE && rt->ts_frame[1] != TS_NONE && rt->ts_frame[1] < rt->ts_frame[0];
-  collect(rt, first);
-  collect(rt, !first);
+  /* the newest finished frame: try the pools newest first; collect() skips
+   * frames not finished or not newer than the one already read */
+  uint32_t tried = 0;
+  for (int k = 0; k < FG_RT_TS_RING; k++) {
+    uint32_t best = FG_RT_TS_RING;
+    for (uint32_t i = 0; i < FG_RT_TS_RING; i++)
+      if (rt->ts_frame[i] != TS_NONE && !(tried >> i & 1) &&
+          (best == FG_RT_TS_RING || rt->ts_frame[i] > rt->ts_frame[best]))
+        best = i;
+    if (best == FG_RT_TS_RING || rt->ts_frame[best] + 1 <= rt->ts_done) break;
+    tried |= 1u << best;
+    collect(rt, best);
+    if (rt->ts_done == rt->ts_frame[best] + 1) break;
+  }
   if (!rt->ts_done) return 0;
   out->frame = rt->ts_done - 1;
   out->count = rt->ts_count;

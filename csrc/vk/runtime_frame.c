@@ -278,7 +278,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkBeginCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
   rt->st_barriers = rt->st_batches = 0;
   uint64_t t0 = fg_now_ns(), cb_ns = 0;
-  rt_debug_frame_begin(rt, cmd, p);
+  rt_debug_frame_begin(rt, cmd, n);
   if (n == 0) prologue(rt, cmd);
   external_entry(rt, cmd, p);
   /* Patch external images/views of this frame into barriers and attachments. */
@@ -291,7 +291,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     /* the instance's label (capture tools, validation messages) and GPU time
      * cover its barriers too */
     if (dev->cmd_begin_label) fg_vk_label_begin(dev, cmd, fg_graph_instance_get(rt->g, s)->name);
-    rt_debug_timestamp(rt, cmd, p, s, 0);
+    rt_debug_timestamp(rt, cmd, s, 0);
     node_barriers(rt, cmd, p, s);
     const VkRenderingInfo *ri = &rt->ri[p * rt->ninst + s];
     int pass = ri->sType == VK_STRUCTURE_TYPE_RENDERING_INFO;
@@ -319,7 +319,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
       rt->recording_pass = 0;
     }
     if (fn) node_end(rt, cmd, s);
-    rt_debug_timestamp(rt, cmd, p, s, 1);
+    rt_debug_timestamp(rt, cmd, s, 1);
     fg_vk_label_end(dev, cmd);
   }
   if (present != FG_GRAPH_NONE) present_transition(rt, cmd, p, present);
@@ -356,7 +356,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
   vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
   if (ring) fg_upload_next_frame(ring);
-  rt_debug_frame_submitted(rt, p, n);
+  rt_debug_frame_submitted(rt, n);
   for (uint32_t i = 0; i < rt->nres; i++)
     if (rt->res[i].is_external && rt->res[i].g->frame == p && rt->ext_layout[i]) {
       const fg_bar_state *st = end_state(rt, p, i);

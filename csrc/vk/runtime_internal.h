@@ -7,6 +7,9 @@
 #include "fg_vk_runtime.h"
 #include <stdatomic.h>
 
+/* Query pools for timestamps: frames n-1, n-2 and n-3 kept between frames. */
+#define FG_RT_TS_RING 3
+
 typedef struct cmd_state {
   VkPipelineStageFlags2 stage, ext_stage;
   VkAccessFlags2 access, ext_access;
@@ -76,10 +79,11 @@ struct fg_rt {
   uint32_t upload_threads;
   _Atomic uint64_t upload_waits;
   pthread_mutex_t upload_lock;      /* creation from several threads */
-  /* GPU timestamps (runtime_debug.c): one query pool per frame in flight */
-  VkQueryPool ts_pool[2];
-  uint32_t ts_pool_size;            /* queries per pool (2 per instance); 0 = timestamps off */
-  uint64_t ts_frame[2];             /* frame recorded into each pool; UINT64_MAX = none */
+  /* GPU timestamps (runtime_debug.c): a ring of query pools, frame n in n % FG_RT_TS_RING */
+  VkQueryPool ts_pool[FG_RT_TS_RING];
+  uint32_t ts_pool_size;            /* queries per pool (instances + 1); 0 = timestamps off */
+  uint32_t ts_cur;                  /* pool of the frame recording */
+  uint64_t ts_frame[FG_RT_TS_RING]; /* frame recorded into each pool; UINT64_MAX = none */
   uint64_t ts_done;                 /* cached timings: frame + 1; 0 = none */
   uint32_t ts_count;
   double *ts_ms, ts_frame_ms;
@@ -92,9 +96,9 @@ void fill_buffer_barrier(const fg_rt *rt, const fg_bar *b, VkBufferMemoryBarrier
 /* runtime_debug.c: debug names and query pools after a build (nothing in
  * flight), timestamps while recording, teardown. */
 int rt_debug_build(fg_rt *rt);
-void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint32_t p);
-void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t slot, int end);
-void rt_debug_frame_submitted(fg_rt *rt, uint32_t p, uint64_t frame);
+void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint64_t frame);
+void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, int end);
+void rt_debug_frame_submitted(fg_rt *rt, uint64_t frame);
 void rt_debug_free(fg_rt *rt);
 /* runtime_frame.c: the state a resource is left in at the end of a frame of
  * that parity (from the static plan). */
