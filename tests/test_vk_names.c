@@ -2,7 +2,8 @@
  * images, buffers and heaps ("<resource> f<frame copy>") and wraps each node
  * instance's commands in a label. Shown through the path a user sees them
  * in: validation messages. Deliberate misuse of the runtime's own objects
- * must quote those names. */
+ * must quote those names. Also fg_rt_get_timings through C, and its refusal
+ * where the queue family has no timestamps. */
 #include "fg_vk_runtime.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -130,7 +131,25 @@ int main(void) {
   vkGetDeviceMemoryCommitment(dev->device, fg_rt_heap_memory(rt, 0), &committed);  /* not lazily allocated */
   CHECK(take(dev, "framegraph heap 0", NULL, 0));
 
+  /* timestamps: listed per instance; where the queue family has no valid
+   * bits the runtime records none and says why */
+  fg_rt_timings t;
+  CHECK(fg_rt_get_timings(rt, &t, err, sizeof err) == 0 && t.count == 2 && t.ms[0] >= 0 && t.frame_ms >= t.ms[1]);
   fg_rt_destroy(rt);
+  uint32_t bits = dev->timestamp_valid_bits;
+  dev->timestamp_valid_bits = 0;
+  rt = fg_rt_create(dev, g, NULL, err, sizeof err);
+  CHECK(rt != NULL);
+  if (rt) {
+    CHECK(fg_rt_frame(rt, record, NULL, err, sizeof err) == 0);
+    fg_rt_wait_idle(rt);
+    CHECK(fg_rt_get_timings(rt, &t, err, sizeof err) == -1 && t.count == 0);
+    CHECK(strstr(err, "timestamps unsupported on ") && strstr(err, dev->props.deviceName) &&
+          strstr(err, "timestampValidBits = 0"));
+    fg_rt_destroy(rt);
+  }
+  dev->timestamp_valid_bits = bits;
+  CHECK(!take(dev, "", NULL, 1));
   fg_graph_free(g);
   fg_vk_destroy(dev);
   if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
