@@ -4,7 +4,7 @@
 -- the HUD band; both do nothing where the device has no timestamps.
 local M = {}
 
-M.WIDTH = 160      -- pixels at the right end of the band
+M.WIDTH = 120      -- pixels at the right end of the band (the text lines rarely reach it)
 M.last = nil       -- the last non-empty rt:timings() list
 
 function M.update(rt)
