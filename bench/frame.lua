@@ -1,11 +1,15 @@
 -- bench/frame: CPU cost of recording a frame per node (user callbacks
 -- excluded: nodes have no run function, and the runtime's record clock stops
 -- around callbacks anyway) and barriers per frame, for 10/100/1000-node graphs.
--- Run: LUA_CPATH='build/?.so;;' lua5.4 bench/frame.lua [frames]
+-- Then the cost of GPU timestamps (rt:timings()) on recording: the same graph
+-- with opts.timestamps on and off, alternated over rounds (this machine's
+-- load drifts), as the range of per-round overheads.
+-- Run: LUA_CPATH='build/?.so;;' lua5.4 bench/frame.lua [frames] [rounds]
 package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
 local fg = require("framegraph")
 
 local FRAMES = tonumber(arg and arg[1]) or 200
+local ROUNDS = tonumber(arg and arg[2]) or 5
 local dev = fg.vulkan{ validation = false, prefer = "software" }
 
 -- A chain with skip connections: node i reads t[i-1] (and t[i-2]) and creates
@@ -54,4 +58,59 @@ for _, case in ipairs{ {10, false}, {100, false}, {1000, false}, {10, true}, {10
     batches, rt:memory().total / 1024, median(cbs) / n))
   rt:close()
 end
+
+-- Timestamps on vs off: median record time of FRAMES frames per runtime,
+-- both runtimes alive and measured in alternation within each round, each
+-- frame recorded with the device idle (on lavapipe the previous frame's
+-- execution, longer with timestamps, shares the CPU with the recording).
+print(("\ntimestamps: record_us median of %d frames, on vs off, %d rounds"):format(FRAMES, ROUNDS))
+print(("%-6s %12s %12s %22s"):format("nodes", "on_us", "off_us", "overhead % (min..max)"))
+for _, n in ipairs{ 100, 1000 } do
+  local rts = { on = fg.runtime(dev, pipeline(n, false), { solver = "best", time_budget_ms = 200 }),
+                off = fg.runtime(dev, pipeline(n, false), { solver = "best", time_budget_ms = 200, timestamps = false }) }
+  for _, rt in pairs(rts) do for _ = 1, 10 do rt:frame() end end
+  local lo, hi, ons, offs = math.huge, -math.huge, {}, {}
+  for _ = 1, ROUNDS do
+    local rec = { on = {}, off = {} }
+    for _ = 1, FRAMES do
+      for _, k in ipairs{ "on", "off" } do
+        dev:wait_idle()  -- lavapipe's frame work would compete with the recording thread for the CPU
+        rec[k][#rec[k] + 1] = rts[k]:frame().record_us
+      end
+    end
+    local on, off = median(rec.on), median(rec.off)
+    ons[#ons + 1], offs[#offs + 1] = on, off
+    local o = 100 * (on - off) / off
+    lo, hi = math.min(lo, o), math.max(hi, o)
+  end
+  assert(rts.on:timings()) -- on really records them
+  print(("%-6d %12.1f %12.1f %14.1f..%.1f"):format(n, median(ons), median(offs), lo, hi))
+  for _, rt in pairs(rts) do rt:close() end
+end
+
+-- The same with real node callbacks (examples/deferred.lua, 18 passes, at a
+-- small size: recording does not depend on it): record + callback time.
+package.path = "examples/?.lua;" .. package.path
+local p = require("common").load("examples/deferred.lua", dev)
+local small = { resolutions = { main = { 64, 36 }, shadow = { 64, 64 } } }
+local rts = { on = fg.runtime(dev, p, small),
+              off = fg.runtime(dev, p, { resolutions = small.resolutions, timestamps = false }) }
+for _, rt in pairs(rts) do for _ = 1, 5 do rt:frame() end end
+local lo, hi, ons, offs = math.huge, -math.huge, {}, {}
+for _ = 1, ROUNDS do
+  local rec = { on = {}, off = {} }
+  for _ = 1, FRAMES // 4 do
+    for _, k in ipairs{ "on", "off" } do
+      dev:wait_idle()
+      local st = rts[k]:frame()
+      rec[k][#rec[k] + 1] = st.record_us + st.callback_us
+    end
+  end
+  local on, off = median(rec.on), median(rec.off)
+  ons[#ons + 1], offs[#offs + 1] = on, off
+  lo, hi = math.min(lo, 100 * (on - off) / off), math.max(hi, 100 * (on - off) / off)
+end
+print(("%-12s %8.1f %12.1f %14.1f..%.1f   (record + callback us)"):format("deferred", median(ons), median(offs),
+  lo, hi))
+for _, rt in pairs(rts) do rt:close() end
 dev:close()

@@ -34,10 +34,13 @@ local frames = extras.frames or 2
 
 local t0 = os.clock()
 local saved, ok_after, later = {}, true, {}
+local timings, timings_err
 local runs = ex.memory(dev, pipeline, {
   frames = frames, poison = true,
   each = function(rt, label)
     if label ~= "best" then return end
+    dev:wait_idle()  -- the last frame's timestamps are then readable
+    timings, timings_err = rt:timings()
     saved = ex.save_outputs(rt, pipeline, out_dir, name)
     if extras.after then
       -- what the example prints goes below the memory table
@@ -60,6 +63,17 @@ local runs = ex.memory(dev, pipeline, {
 })
 print(("%s: %d frames per run, %d runs in %.1f s CPU"):format(name, frames, #runs, os.clock() - t0))
 ex.print_memory(pipeline.name or name, runs)
+-- GPU time per pass of the best run's last frame (rt:timings()), in order
+if timings and #timings > 0 then
+  print(("GPU time per pass (last frame, %s): %.3f ms"):format(info.name, timings.frame_ms))
+  print(("  %-28s %10s %7s"):format("pass", "gpu_ms", "share"))
+  for _, e in ipairs(timings) do
+    print(("  %-28s %10.3f %6.1f%%"):format(e.name, e.gpu_ms,
+          timings.frame_ms > 0 and 100 * e.gpu_ms / timings.frame_ms or 0))
+  end
+elseif timings_err then
+  print("GPU time per pass: " .. timings_err)
+end
 for _, l in ipairs(later) do print(l) end
 for _, p in ipairs(saved) do print("wrote " .. p) end
 local same = ex.identical(runs)

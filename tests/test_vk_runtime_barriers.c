@@ -25,11 +25,11 @@ int main(void) {
   for (uint32_t p = 0; p < 2; p++) {
     uint32_t a = 2 * p, b = 2 * p + 1;
     fg_bar_use u[5] = {
-      {.res = a, .usage = FG_RT_USAGE_STORAGE, .write = 1, .activate = 1, .stage = CS},
-      {.res = a, .usage = FG_RT_USAGE_STORAGE, .stage = CS},
-      {.res = a, .usage = FG_RT_USAGE_STORAGE, .stage = CS},
-      {.res = b, .usage = FG_RT_USAGE_COLOR, .write = 1, .activate = 1},
-      {.res = b, .usage = FG_RT_USAGE_SAMPLED, .stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT},
+      {.res = a, .usage = FG_USAGE_STORAGE, .write = 1, .activate = 1, .stage = CS},
+      {.res = a, .usage = FG_USAGE_STORAGE, .stage = CS},
+      {.res = a, .usage = FG_USAGE_STORAGE, .stage = CS},
+      {.res = b, .usage = FG_USAGE_COLOR, .write = 1, .activate = 1},
+      {.res = b, .usage = FG_USAGE_SAMPLED, .stage = VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT},
     };
     for (size_t i = 0; i < n; i++) {
       first[p * n + i] = (uint32_t)k;
@@ -68,7 +68,13 @@ int main(void) {
   }
   CHECK(even[1].layout == VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
   CHECK(odd[3].layout == VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL);
-  CHECK(fg_rt_usage_from_name("depth_read") == FG_RT_USAGE_DEPTH_READ && fg_rt_usage_from_name("bogus") == -1);
+  /* the rows of fg_vocab.h, indexed directly by fg_usage */
+  CHECK(fg_vk_usage_row(FG_USAGE_DEPTH_READ)->layout == VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL);
+  CHECK(fg_vk_usage_row(FG_USAGE_SAMPLED)->image_usage == VK_IMAGE_USAGE_SAMPLED_BIT);
+  CHECK(fg_vk_usage_row(FG_USAGE_INDEX)->buffer_usage == VK_BUFFER_USAGE_INDEX_BUFFER_BIT);
+  CHECK(fg_vk_usage_access(FG_USAGE_STORAGE, 0) == (VK_ACCESS_2_SHADER_STORAGE_READ_BIT |
+        VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | VK_ACCESS_2_UNIFORM_READ_BIT));
+  CHECK(fg_vk_usage_access(FG_USAGE_COUNT + 3, 1) == (VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT));
   free(bars);
   if (failures) { fprintf(stderr, "%d failures\n", failures); return 1; }
   printf("barrier planner ok\n");

@@ -42,7 +42,7 @@ typedef struct fg_graph fg_graph;
  * (CPU data) and order-only uses; FG_USAGE_COLOR a color attachment,
  * FG_USAGE_DEPTH a written depth attachment, FG_USAGE_DEPTH_READ a read-only
  * (or sampled) depth attachment. */
-#define FG_USAGE_ENUM_(id, name) FG_USAGE_##id,
+#define FG_USAGE_ENUM_(id, name, sp, snp, acc, lay, img, buf) FG_USAGE_##id,
 typedef enum fg_usage {
   FG_USAGES(FG_USAGE_ENUM_)
   FG_USAGE_COUNT

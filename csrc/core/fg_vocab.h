@@ -7,20 +7,34 @@
 #ifndef FG_VOCAB_H
 #define FG_VOCAB_H
 
-/* Usages: X(ID, "name"). FG_USAGE_NONE (blobs, order-only uses) comes first. */
-#define FG_USAGES(X)                 \
-  X(NONE, "none")                    \
-  X(SAMPLED, "sampled")              \
-  X(STORAGE, "storage")              \
-  X(COLOR, "color")                  \
-  X(DEPTH, "depth")                  \
-  X(DEPTH_READ, "depth_read")        \
-  X(TRANSFER_SRC, "transfer_src")    \
-  X(TRANSFER_DST, "transfer_dst")    \
-  X(UNIFORM, "uniform")              \
-  X(VERTEX, "vertex")                \
-  X(INDEX, "index")                  \
-  X(INDIRECT, "indirect")
+/* Usages, one row each: X(ID, "name", stage with a pass, stage without,
+ * access class, layout class, image usage, buffer usage).
+ *  - stages: the FG_STAGES id a use gets when the pipeline names none, in a
+ *    node with a render pass and in one without (compute, transfer);
+ *  - access class: what the use reads and writes (csrc/vk maps it to a
+ *    synchronization2 read mask and write mask);
+ *  - layout class: the image layout of the use (only images have one);
+ *  - image / buffer usage: the VkImageUsage / VkBufferUsage the use needs
+ *    (NONE: a resource of that kind cannot be used so).
+ * The last four are tokens that only csrc/vk spells in Vulkan (fg_vk_barrier.h);
+ * everything else that depends on a usage is generated from the row.
+ * FG_USAGE_NONE (blobs, order-only uses) comes first. */
+#define FG_USAGES(X)                                                                                   \
+  X(NONE, "none", HOST, HOST, MEMORY, GENERAL, NONE, NONE)                                             \
+  X(SAMPLED, "sampled", FRAGMENT, COMPUTE, SAMPLED, SHADER_READ_ONLY, SAMPLED, NONE)                   \
+  X(STORAGE, "storage", FRAGMENT, COMPUTE, STORAGE, GENERAL, STORAGE, STORAGE)                         \
+  X(COLOR, "color", COLOR_OUTPUT, COLOR_OUTPUT, COLOR, COLOR_ATTACHMENT, COLOR_ATTACHMENT, NONE)       \
+  X(DEPTH, "depth", FRAGMENT_TESTS, FRAGMENT_TESTS, DEPTH, ATTACHMENT, DEPTH_STENCIL_ATTACHMENT, NONE) \
+  X(DEPTH_READ, "depth_read", FRAGMENT_TESTS, FRAGMENT_TESTS, DEPTH_READ, READ_ONLY,                   \
+    DEPTH_STENCIL_ATTACHMENT, NONE)                                                                    \
+  X(TRANSFER_SRC, "transfer_src", TRANSFER, TRANSFER, TRANSFER_SRC, TRANSFER_SRC, TRANSFER_SRC,        \
+    TRANSFER_SRC)                                                                                      \
+  X(TRANSFER_DST, "transfer_dst", TRANSFER, TRANSFER, TRANSFER_DST, TRANSFER_DST, TRANSFER_DST,        \
+    TRANSFER_DST)                                                                                      \
+  X(UNIFORM, "uniform", FRAGMENT, COMPUTE, UNIFORM, GENERAL, NONE, UNIFORM)                            \
+  X(VERTEX, "vertex", VERTEX_INPUT, VERTEX_INPUT, VERTEX, GENERAL, NONE, VERTEX)                       \
+  X(INDEX, "index", VERTEX_INPUT, VERTEX_INPUT, INDEX, GENERAL, NONE, INDEX)                           \
+  X(INDIRECT, "indirect", DRAW_INDIRECT, DRAW_INDIRECT, INDIRECT, GENERAL, NONE, INDIRECT)
 
 /* Stages a pipeline may name: X(ID, "name"). The enum puts FG_STAGE_DEFAULT
  * ("from the usage", never written by a user) before them. */
@@ -88,11 +102,13 @@
 #define FG_VOCAB_NAME6(id, name, a, b, c, d) name,
 #define FG_VOCAB_JOIN6(id, name, a, b, c, d) ", " name
 #define FG_VOCAB_NAME5(id, name, a, b, c) name,
+#define FG_VOCAB_NAME8(id, name, a, b, c, d, e, f) name,
+#define FG_VOCAB_JOIN8(id, name, a, b, c, d, e, f) ", " name
 #define FG_VOCAB_JOIN5(id, name, a, b, c) ", " name
 
 /* "a, b, c" literals for messages ("expected one of ..."); [2] skips the
  * leading ", ". */
-#define FG_USAGE_NAMES_JOINED (&(FG_USAGES(FG_VOCAB_JOIN2))[2])
+#define FG_USAGE_NAMES_JOINED (&(FG_USAGES(FG_VOCAB_JOIN8))[2])
 #define FG_STAGE_NAMES_JOINED (&(FG_STAGES(FG_VOCAB_JOIN2))[2])
 #define FG_FORMAT_NAMES_JOINED (&(FG_FORMATS(FG_VOCAB_JOIN6))[2])
 #define FG_PROFILE_NAMES_JOINED (&(FG_PROFILES(FG_VOCAB_JOIN5))[2])

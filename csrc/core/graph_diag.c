@@ -9,7 +9,7 @@
 /* ------------------------------------------------------------- names -- */
 /* The vocabulary's names (fg_graph.h), which messages and plans spell out,
  * and the default stage of a usage. */
-static const char *const usage_names[FG_USAGE_COUNT] = {FG_USAGES(FG_VOCAB_NAME2)};
+static const char *const usage_names[FG_USAGE_COUNT] = {FG_USAGES(FG_VOCAB_NAME8)};
 static const char *const stage_names[FG_STAGE_COUNT] = {"default", FG_STAGES(FG_VOCAB_NAME2)};
 
 const char *fg_usage_name(fg_usage u) { return (unsigned)u < FG_USAGE_COUNT ? usage_names[u] : "?"; }
@@ -39,16 +39,11 @@ const char *fg_node_state_name(fg_node_state s) {
   return (unsigned)s < 4 ? n[s] : "?";
 }
 fg_stage fg_graph_default_stage(fg_usage u, int has_pass) {
-  switch (u) {
-  case FG_USAGE_SAMPLED: case FG_USAGE_STORAGE: case FG_USAGE_UNIFORM:
-    return has_pass ? FG_STAGE_FRAGMENT : FG_STAGE_COMPUTE;
-  case FG_USAGE_COLOR: return FG_STAGE_COLOR_OUTPUT;
-  case FG_USAGE_DEPTH: case FG_USAGE_DEPTH_READ: return FG_STAGE_FRAGMENT_TESTS;
-  case FG_USAGE_TRANSFER_SRC: case FG_USAGE_TRANSFER_DST: return FG_STAGE_TRANSFER;
-  case FG_USAGE_VERTEX: case FG_USAGE_INDEX: return FG_STAGE_VERTEX_INPUT;
-  case FG_USAGE_INDIRECT: return FG_STAGE_DRAW_INDIRECT;
-  default: return FG_STAGE_HOST;
-  }
+  /* columns 3 and 4 of the usage's row (fg_vocab.h) */
+#define ROW(id, name, sp, snp, acc, lay, img, buf) {FG_STAGE_##sp, FG_STAGE_##snp},
+  static const fg_stage st[FG_USAGE_COUNT][2] = {FG_USAGES(ROW)};
+#undef ROW
+  return (unsigned)u < FG_USAGE_COUNT ? st[u][has_pass ? 0 : 1] : FG_STAGE_HOST;
 }
 
 /* ------------------------------------------------------------ problems -- */

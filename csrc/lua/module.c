@@ -17,7 +17,7 @@ static void push_names(lua_State *L, const char *const *names, int n) {
 /* core.vocab: every list of fg_vocab.h (and the solvers of fg_pack.h), in
  * enum order; lua/framegraph/schema.lua checks pipelines against these. */
 static void open_vocab(lua_State *L) {
-  static const char *const usages[] = {FG_USAGES(FG_VOCAB_NAME2)};
+  static const char *const usages[] = {FG_USAGES(FG_VOCAB_NAME8)};
   static const char *const stages[] = {FG_STAGES(FG_VOCAB_NAME2)};
   static const char *const formats[] = {FG_FORMATS(FG_VOCAB_NAME6)};
   static const char *const profiles[] = {FG_PROFILES(FG_VOCAB_NAME5)};

@@ -192,6 +192,7 @@ static const struct option {
   {"upload_segment", NULL, R},
   {"memory_budget", opt_count, R},
   {"capacity", opt_count, C | R | P},
+  {"timestamps", NULL, R},
 };
 #undef C
 #undef R

@@ -106,7 +106,8 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
                                               !strcmp(lua_tostring(L, -2), "seed") ||
                                               !strcmp(lua_tostring(L, -2), "upload_bytes") ||
                                               !strcmp(lua_tostring(L, -2), "upload_segment") ||
-                                              !strcmp(lua_tostring(L, -2), "memory_budget"))) {
+                                              !strcmp(lua_tostring(L, -2), "memory_budget") ||
+                                              !strcmp(lua_tostring(L, -2), "timestamps"))) {
         lua_pop(L, 1);  /* runtime options, not the compiler's */
         continue;
       }
@@ -430,6 +431,12 @@ static int l_runtime(lua_State *L) {
                    luaL_tolstring(L, -1, NULL));
       desc.upload_bytes = (uint64_t)v;
     }
+    lua_getfield(L, 3, "timestamps");
+    if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+      luaL_error(L, "fg.runtime: opts.timestamps must be a boolean (false: no GPU timestamps, rt:timings() "
+                 "returns nil), got %s", luaL_typename(L, -1));
+    desc.no_timestamps = lua_isboolean(L, -1) && !lua_toboolean(L, -1);
+    lua_pop(L, 1);
     lua_getfield(L, 3, "memory_budget");  /* checked by the options' rule (an integer >= 0) */
     if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) desc.memory_budget = (uint64_t)lua_tointeger(L, -1);
     lua_pop(L, 1);
@@ -655,6 +662,39 @@ static int rt_stats(lua_State *L) {
   return 1;
 }
 
+/* rt:timings() -> { {name=, node=, gpu_ms=}..., frame_ms=, frame= } of the
+ * last frame the GPU finished (empty before one has); nil, message where the
+ * device has no timestamps or opts.timestamps = false. */
+static int rt_timings(lua_State *L) {
+  lrt *o = check_rt(L, 1);
+  fg_rt_timings t;
+  if (fg_rt_get_timings(o->rt, &t, o->err, sizeof o->err)) {
+    lua_pushnil(L);
+    lua_pushstring(L, o->err);
+    return 2;
+  }
+  uint32_t n = o->g && t.count == fg_graph_instance_count(o->g) ? t.count : 0;
+  lua_createtable(L, (int)n, 2);
+  for (uint32_t s = 0; s < n; s++) {
+    const fg_graph_instance *in = fg_graph_instance_get(o->g, s);
+    lua_createtable(L, 0, 3);
+    lua_pushstring(L, in->name);
+    lua_setfield(L, -2, "name");
+    lua_pushstring(L, in->node_name);
+    lua_setfield(L, -2, "node");
+    lua_pushnumber(L, t.ms[s]);
+    lua_setfield(L, -2, "gpu_ms");
+    lua_rawseti(L, -2, (lua_Integer)s + 1);
+  }
+  if (n) {
+    lua_pushnumber(L, t.frame_ms);
+    lua_setfield(L, -2, "frame_ms");
+    lua_pushinteger(L, (lua_Integer)t.frame);
+    lua_setfield(L, -2, "frame");
+  }
+  return 1;
+}
+
 static int rt_memory(lua_State *L) {
   lrt *o = check_rt(L, 1);
   uint32_t n = fg_rt_heap_count(o->rt);
@@ -702,6 +742,7 @@ static const luaL_Reg rt_methods[] = {
   {"frame", rt_frame},
   {"memory", rt_memory},
   {"stats", rt_stats},
+  {"timings", rt_timings},
   {"upload", rt_upload},
   {"upload_stats", rt_upload_stats},
   {"close", rt_close},

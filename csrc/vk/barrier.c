@@ -4,115 +4,71 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SHADER_STAGES (VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT | VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT | \
-                       VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT)
-#define DEPTH_STAGES (VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT)
+/* Stages: FG_STAGES ids in Vulkan. */
+#define STAGE_DRAW_INDIRECT VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT
+#define STAGE_VERTEX_INPUT (VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT)
+#define STAGE_VERTEX VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT
+#define STAGE_FRAGMENT VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT
+#define STAGE_FRAGMENT_TESTS (VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT)
+#define STAGE_COLOR_OUTPUT VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT
+#define STAGE_COMPUTE VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT
+#define STAGE_TRANSFER VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT
+#define STAGE_HOST VK_PIPELINE_STAGE_2_HOST_BIT
+#define STAGE_ALL VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT
 
-/* FG_USAGES (fg_vocab.h), whose first entry, "none", is FG_RT_USAGE_NONE = -1. */
-static const char *const usage_names[FG_RT_USAGE_COUNT + 1] = {FG_USAGES(FG_VOCAB_NAME2)};
+/* Access classes: every use's mask, then what a write adds. A storage
+ * resource may also be sampled or read as a uniform (bindings.c allows it):
+ * its barriers must make those reads wait too. A read-only depth may be
+ * sampled as well as tested against (see runtime.c use_stage). */
+#define ACC_MEMORY VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT, 0
+#define ACC_SAMPLED VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, 0
+#define ACC_STORAGE VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT | \
+                    VK_ACCESS_2_UNIFORM_READ_BIT, VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT
+#define ACC_COLOR VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT, 0
+#define ACC_DEPTH VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT, 0
+#define ACC_DEPTH_READ VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT, 0
+#define ACC_TRANSFER_SRC VK_ACCESS_2_TRANSFER_READ_BIT, 0
+#define ACC_TRANSFER_DST VK_ACCESS_2_TRANSFER_WRITE_BIT, 0
+#define ACC_UNIFORM VK_ACCESS_2_UNIFORM_READ_BIT, 0
+#define ACC_VERTEX VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT, 0
+#define ACC_INDEX VK_ACCESS_2_INDEX_READ_BIT, 0
+#define ACC_INDIRECT VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT, 0
 
-int fg_rt_usage_from_name(const char *name) {
-  if (!name) return -1;
-  for (int i = 0; i < FG_RT_USAGE_COUNT; i++)
-    if (!strcmp(usage_names[i + 1], name)) return i;
-  return -1;
-}
+#define LAYOUT_GENERAL VK_IMAGE_LAYOUT_GENERAL
+#define LAYOUT_SHADER_READ_ONLY VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
+#define LAYOUT_COLOR_ATTACHMENT VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL
+#define LAYOUT_ATTACHMENT VK_IMAGE_LAYOUT_ATTACHMENT_OPTIMAL
+#define LAYOUT_READ_ONLY VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL
+#define LAYOUT_TRANSFER_SRC VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+#define LAYOUT_TRANSFER_DST VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
 
-const char *fg_rt_usage_name(int usage) {
-  return usage >= 0 && usage < FG_RT_USAGE_COUNT ? usage_names[usage + 1] : "?";
-}
+#define IMAGE_NONE 0
+#define IMAGE_SAMPLED VK_IMAGE_USAGE_SAMPLED_BIT
+#define IMAGE_STORAGE VK_IMAGE_USAGE_STORAGE_BIT
+#define IMAGE_COLOR_ATTACHMENT VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT
+#define IMAGE_DEPTH_STENCIL_ATTACHMENT VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT
+#define IMAGE_TRANSFER_SRC VK_IMAGE_USAGE_TRANSFER_SRC_BIT
+#define IMAGE_TRANSFER_DST VK_IMAGE_USAGE_TRANSFER_DST_BIT
 
-VkPipelineStageFlags2 fg_rt_usage_stages(int usage) {
-  switch (usage) {
-    case FG_RT_USAGE_SAMPLED: case FG_RT_USAGE_STORAGE: case FG_RT_USAGE_UNIFORM: return SHADER_STAGES;
-    case FG_RT_USAGE_COLOR: return VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
-    case FG_RT_USAGE_DEPTH: case FG_RT_USAGE_DEPTH_READ: return DEPTH_STAGES;
-    case FG_RT_USAGE_TRANSFER_SRC: case FG_RT_USAGE_TRANSFER_DST: return VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
-    case FG_RT_USAGE_VERTEX: return VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT;
-    case FG_RT_USAGE_INDEX: return VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT;
-    case FG_RT_USAGE_INDIRECT: return VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
-    default: return VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  }
-}
+#define BUFFER_NONE 0
+#define BUFFER_STORAGE VK_BUFFER_USAGE_STORAGE_BUFFER_BIT
+#define BUFFER_UNIFORM VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT
+#define BUFFER_VERTEX VK_BUFFER_USAGE_VERTEX_BUFFER_BIT
+#define BUFFER_INDEX VK_BUFFER_USAGE_INDEX_BUFFER_BIT
+#define BUFFER_INDIRECT VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT
+#define BUFFER_TRANSFER_SRC VK_BUFFER_USAGE_TRANSFER_SRC_BIT
+#define BUFFER_TRANSFER_DST VK_BUFFER_USAGE_TRANSFER_DST_BIT
 
-VkAccessFlags2 fg_rt_usage_access(int usage, int write) {
-  switch (usage) {
-    case FG_RT_USAGE_SAMPLED: return VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-    case FG_RT_USAGE_STORAGE: {
-      /* a storage resource may also be sampled or read as a uniform
-       * (bindings.c allows it): the barrier must make those reads wait too */
-      VkAccessFlags2 r = VK_ACCESS_2_SHADER_STORAGE_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT |
-                         VK_ACCESS_2_UNIFORM_READ_BIT;
-      return write ? (r | VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT) : r;
-    }
-    case FG_RT_USAGE_COLOR: return VK_ACCESS_2_COLOR_ATTACHMENT_READ_BIT | VK_ACCESS_2_COLOR_ATTACHMENT_WRITE_BIT;
-    case FG_RT_USAGE_DEPTH:
-      return VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT;
-    case FG_RT_USAGE_DEPTH_READ:  /* tested against, and possibly sampled (see runtime.c use_stage) */
-      return VK_ACCESS_2_DEPTH_STENCIL_ATTACHMENT_READ_BIT | VK_ACCESS_2_SHADER_SAMPLED_READ_BIT;
-    case FG_RT_USAGE_TRANSFER_SRC: return VK_ACCESS_2_TRANSFER_READ_BIT;
-    case FG_RT_USAGE_TRANSFER_DST: return VK_ACCESS_2_TRANSFER_WRITE_BIT;
-    case FG_RT_USAGE_UNIFORM: return VK_ACCESS_2_UNIFORM_READ_BIT;
-    case FG_RT_USAGE_VERTEX: return VK_ACCESS_2_VERTEX_ATTRIBUTE_READ_BIT;
-    case FG_RT_USAGE_INDEX: return VK_ACCESS_2_INDEX_READ_BIT;
-    case FG_RT_USAGE_INDIRECT: return VK_ACCESS_2_INDIRECT_COMMAND_READ_BIT;
-    default: return VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT;
-  }
-}
+#define ROW(id, name, sp, snp, acc, lay, img, buf) \
+  [FG_USAGE_##id] = {STAGE_##sp, ACC_##acc, LAYOUT_##lay, IMAGE_##img, BUFFER_##buf},
+const fg_vk_usage fg_vk_usages[FG_USAGE_COUNT] = {FG_USAGES(ROW)};
+#undef ROW
 
-VkImageLayout fg_rt_usage_layout(int usage) {
-  switch (usage) {
-    case FG_RT_USAGE_SAMPLED: return VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
-    case FG_RT_USAGE_STORAGE: return VK_IMAGE_LAYOUT_GENERAL;
-    case FG_RT_USAGE_COLOR: return VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL;
-    case FG_RT_USAGE_DEPTH: return VK_IMAGE_LAYOUT_ATTACHMENT_OPTIMAL;
-    case FG_RT_USAGE_DEPTH_READ: return VK_IMAGE_LAYOUT_READ_ONLY_OPTIMAL;
-    case FG_RT_USAGE_TRANSFER_SRC: return VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL;
-    case FG_RT_USAGE_TRANSFER_DST: return VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL;
-    default: return VK_IMAGE_LAYOUT_GENERAL;
-  }
-}
-
-VkImageUsageFlags fg_rt_usage_image_flags(int usage) {
-  switch (usage) {
-    case FG_RT_USAGE_SAMPLED: return VK_IMAGE_USAGE_SAMPLED_BIT;
-    case FG_RT_USAGE_STORAGE: return VK_IMAGE_USAGE_STORAGE_BIT;
-    case FG_RT_USAGE_COLOR: return VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
-    case FG_RT_USAGE_DEPTH: case FG_RT_USAGE_DEPTH_READ: return VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT;
-    case FG_RT_USAGE_TRANSFER_SRC: return VK_IMAGE_USAGE_TRANSFER_SRC_BIT;
-    case FG_RT_USAGE_TRANSFER_DST: return VK_IMAGE_USAGE_TRANSFER_DST_BIT;
-    default: return 0;
-  }
-}
-
-VkBufferUsageFlags fg_rt_usage_buffer_flags(int usage) {
-  switch (usage) {
-    case FG_RT_USAGE_STORAGE: return VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-    case FG_RT_USAGE_UNIFORM: return VK_BUFFER_USAGE_UNIFORM_BUFFER_BIT;
-    case FG_RT_USAGE_VERTEX: return VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
-    case FG_RT_USAGE_INDEX: return VK_BUFFER_USAGE_INDEX_BUFFER_BIT;
-    case FG_RT_USAGE_INDIRECT: return VK_BUFFER_USAGE_INDIRECT_BUFFER_BIT;
-    case FG_RT_USAGE_TRANSFER_SRC: return VK_BUFFER_USAGE_TRANSFER_SRC_BIT;
-    case FG_RT_USAGE_TRANSFER_DST: return VK_BUFFER_USAGE_TRANSFER_DST_BIT;
-    default: return VK_BUFFER_USAGE_STORAGE_BUFFER_BIT;
-  }
-}
-
-VkPipelineStageFlags2 fg_rt_stage_from_name(const char *name) {
-  static const struct { const char *n; VkPipelineStageFlags2 s; } t[] = {
-    {"compute", VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT},
-    {"fragment", VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT},
-    {"vertex", VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT},
-    {"transfer", VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT},
-    {"color", VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT},
-    {"depth", DEPTH_STAGES},
-    {"draw", VK_PIPELINE_STAGE_2_ALL_GRAPHICS_BIT},
-    {"all", VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT},
-  };
-  if (!name) return 0;
-  for (size_t i = 0; i < sizeof t / sizeof *t; i++)
-    if (!strcmp(t[i].n, name)) return t[i].s;
-  return 0;
+VkPipelineStageFlags2 fg_vk_stage(fg_stage s) {
+#define ROW(id, name) [FG_STAGE_##id] = STAGE_##id,
+  static const VkPipelineStageFlags2 t[FG_STAGE_COUNT] = {[FG_STAGE_DEFAULT] = STAGE_ALL, FG_STAGES(ROW)};
+#undef ROW
+  return (unsigned)s < FG_STAGE_COUNT ? t[s] : STAGE_ALL;
 }
 
 int fg_rt_access_is_write(VkAccessFlags2 a) {
@@ -148,9 +104,9 @@ static int overlaps(const fg_bar_res *a, const fg_bar_res *b) {
 static int step(fg_bar_state *st, fg_bar_state *all, const fg_bar_res *res, const uint32_t *alias,
                 const uint32_t *alias_first, const uint32_t *alias_count, const fg_bar_use *u, fg_bar *out) {
   const fg_bar_res *r = &res[u->res];
-  VkPipelineStageFlags2 S = u->stage ? u->stage : fg_rt_usage_stages(u->usage);
-  VkAccessFlags2 A = fg_rt_usage_access(u->usage, u->write);
-  VkImageLayout L = r->is_image ? fg_rt_usage_layout(u->usage) : VK_IMAGE_LAYOUT_UNDEFINED;
+  VkPipelineStageFlags2 S = u->stage ? u->stage : fg_vk_usage_row(u->usage)->stage;
+  VkAccessFlags2 A = fg_vk_usage_access(u->usage, u->write);
+  VkImageLayout L = r->is_image ? fg_vk_usage_row(u->usage)->layout : VK_IMAGE_LAYOUT_UNDEFINED;
   memset(out, 0, sizeof *out);
   out->res = u->res;
   out->activate = u->activate;

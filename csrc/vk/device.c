@@ -64,12 +64,25 @@ static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlag
        !strcmp(data->pMessageIdName, "UNASSIGNED-cache-file-error")))
     return VK_FALSE;
   char buf[4096];
-  snprintf(buf, sizeof buf, "[%s%s] %s: %s",
-           (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? "error"
-           : (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? "warning"
-                                                                     : "info",
-           (type & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) ? ", performance" : "",
-           data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
+  int len = snprintf(buf, sizeof buf, "[%s%s] %s: %s",
+                     (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT)     ? "error"
+                     : (sev & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) ? "warning"
+                                                                               : "info",
+                     (type & VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT) ? ", performance" : "",
+                     data->pMessageIdName ? data->pMessageIdName : "-", data->pMessage ? data->pMessage : "");
+  /* Which objects (by the names names.c gave them) and which passes (the
+   * labels open in the command buffer) the message is about. */
+  uint32_t named = 0;
+  for (uint32_t i = 0; i < data->objectCount; i++)
+    if (data->pObjects[i].pObjectName && len > 0 && (size_t)len < sizeof buf)
+      len += snprintf(buf + len, sizeof buf - (size_t)len, "%s'%s'", named++ ? ", " : " [objects: ",
+                      data->pObjects[i].pObjectName);
+  if (named && len > 0 && (size_t)len < sizeof buf) len += snprintf(buf + len, sizeof buf - (size_t)len, "]");
+  for (uint32_t i = 0; i < data->cmdBufLabelCount; i++)
+    if (len > 0 && (size_t)len < sizeof buf)
+      len += snprintf(buf + len, sizeof buf - (size_t)len, "%s%s", i ? " > " : " [passes: ",
+                      data->pCmdBufLabels[i].pLabelName ? data->pCmdBufLabels[i].pLabelName : "?");
+  if (data->cmdBufLabelCount && len > 0 && (size_t)len < sizeof buf) snprintf(buf + len, sizeof buf - (size_t)len, "]");
   fg_vk_push_message(dev, buf);
   return VK_FALSE;  /* never abort the call: the test decides */
 }
@@ -237,6 +250,11 @@ static int create_instance(fg_vk_device *dev, const fg_vk_desc *desc, char *err,
     }
     exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
     if (features_ext) exts[next++] = VK_EXT_VALIDATION_FEATURES_EXTENSION_NAME;
+  } else if (has_ext(ie, ne, VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) {
+    /* without validation too: capture tools (RenderDoc, Nsight) show the
+     * pass labels and object names (names.c) */
+    debug_utils = 1;
+    exts[next++] = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
   }
   /* A window (fg_vk_window.h) needs the X11 surface extensions at instance creation. */
   if (desc->present) {
@@ -297,6 +315,17 @@ static int create_instance(fg_vk_device *dev, const fg_vk_desc *desc, char *err,
   }
   volkLoadInstance(dev->instance);
   dev->validation = desc->validation;
+  if (debug_utils) {
+    /* per device, like destroy_messenger: volk's globals follow the last instance */
+    dev->set_object_name =
+      (PFN_vkSetDebugUtilsObjectNameEXT)vkGetInstanceProcAddr(dev->instance, "vkSetDebugUtilsObjectNameEXT");
+    dev->cmd_begin_label =
+      (PFN_vkCmdBeginDebugUtilsLabelEXT)vkGetInstanceProcAddr(dev->instance, "vkCmdBeginDebugUtilsLabelEXT");
+    dev->cmd_end_label =
+      (PFN_vkCmdEndDebugUtilsLabelEXT)vkGetInstanceProcAddr(dev->instance, "vkCmdEndDebugUtilsLabelEXT");
+    if (!dev->set_object_name || !dev->cmd_begin_label || !dev->cmd_end_label)
+      dev->set_object_name = NULL, dev->cmd_begin_label = NULL, dev->cmd_end_label = NULL;
+  }
   if (desc->validation) {
     mi.pNext = NULL;
     PFN_vkCreateDebugUtilsMessengerEXT create_messenger =

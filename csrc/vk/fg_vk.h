@@ -58,6 +58,11 @@ typedef struct fg_vk_device {
    * waits for them to end before it is destroyed (fg_vk_defer). */
   int recording;
   struct fg_vk_deferred *deferred;
+  /* VK_EXT_debug_utils, enabled whenever the instance offers it (validation
+   * on or off); NULL when absent. Use through names.c. */
+  PFN_vkSetDebugUtilsObjectNameEXT set_object_name;
+  PFN_vkCmdBeginDebugUtilsLabelEXT cmd_begin_label;
+  PFN_vkCmdEndDebugUtilsLabelEXT cmd_end_label;
 } fg_vk_device;
 
 /* Lifetimes against recording: while any runtime records a frame on `dev`,
@@ -109,6 +114,12 @@ int fg_vk_wait_idle(fg_vk_device *dev, char *err, size_t errlen);
  * sampled + storage + transfer-src, optimal tiling), asked of the driver
  * without creating it: the alignment a planning profile needs. */
 void fg_vk_probe_image_requirements(fg_vk_device *dev, uint64_t *alignment, uint64_t *size);
+
+/* names.c: debug names for capture tools and validation messages (no-ops
+ * without VK_EXT_debug_utils). */
+void fg_vk_name_object(fg_vk_device *dev, VkObjectType type, uint64_t handle, const char *name);
+void fg_vk_label_begin(fg_vk_device *dev, VkCommandBuffer cmd, const char *name);
+void fg_vk_label_end(fg_vk_device *dev, VkCommandBuffer cmd);
 
 /* names.c: major, minor, patch of a VK_MAKE_API_VERSION value. */
 void fg_vk_version_parts(uint32_t v, uint32_t parts[3]);

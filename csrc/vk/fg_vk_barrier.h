@@ -7,36 +7,34 @@
 #ifndef FG_VK_BARRIER_H
 #define FG_VK_BARRIER_H
 #include <volk.h>
-#include "fg_vocab.h"
+#include "fg_graph.h"
 #include <stddef.h>
 #include <stdint.h>
 
-/* FG_USAGES (fg_vocab.h) shifted down by one: "none" (-1) has no Vulkan
- * usage, FG_RT_USAGE_SAMPLED = 0 ... */
-#define FG_RT_USAGE_ENUM_(id, name) FG_RT_USAGE_##id,
-typedef enum fg_rt_usage {
-  FG_RT_USAGE_BEFORE_NONE_ = -2,
-  FG_USAGES(FG_RT_USAGE_ENUM_)
-  FG_RT_USAGE_COUNT
-} fg_rt_usage;
+/* One row per usage, built from FG_USAGES (fg_vocab.h) and indexed directly
+ * by fg_usage. */
+typedef struct fg_vk_usage {
+  VkPipelineStageFlags2 stage;   /* default stage in a node with a pass */
+  VkAccessFlags2 access;         /* what every use touches (attachments read and
+                                    write because load/store ops do) */
+  VkAccessFlags2 write_access;   /* added when the use writes (create/modify) */
+  VkImageLayout layout;
+  VkImageUsageFlags image_usage;
+  VkBufferUsageFlags buffer_usage;
+} fg_vk_usage;
 
-/* "sampled" -> FG_RT_USAGE_SAMPLED; -1 when unknown. */
-int fg_rt_usage_from_name(const char *name);
-const char *fg_rt_usage_name(int usage);
-/* Default stages of a usage (shader usages: every shader stage we record). */
-VkPipelineStageFlags2 fg_rt_usage_stages(int usage);
-/* Access of a usage; `write` selects the write half where the usage has one
- * (storage, color, depth, transfer_dst); attachments always read and write
- * because load/store ops do. */
-VkAccessFlags2 fg_rt_usage_access(int usage, int write);
-/* Image layout for a usage (GENERAL for storage). */
-VkImageLayout fg_rt_usage_layout(int usage);
-/* Image / buffer usage flags a resource needs for a declared usage. */
-VkImageUsageFlags fg_rt_usage_image_flags(int usage);
-VkBufferUsageFlags fg_rt_usage_buffer_flags(int usage);
-/* Stage names of the pipeline format ("compute", "fragment", "vertex",
- * "transfer", "all", "draw") -> sync2 stages; 0 when unknown. */
-VkPipelineStageFlags2 fg_rt_stage_from_name(const char *name);
+extern const fg_vk_usage fg_vk_usages[FG_USAGE_COUNT];
+
+/* The row of usage u; out-of-range reads as "none". */
+static inline const fg_vk_usage *fg_vk_usage_row(unsigned u) {
+  return &fg_vk_usages[u < FG_USAGE_COUNT ? u : FG_USAGE_NONE];
+}
+static inline VkAccessFlags2 fg_vk_usage_access(unsigned u, int write) {
+  const fg_vk_usage *r = fg_vk_usage_row(u);
+  return r->access | (write ? r->write_access : 0);
+}
+/* Stages of a compiled use's fg_stage (FG_STAGE_DEFAULT: all commands). */
+VkPipelineStageFlags2 fg_vk_stage(fg_stage s);
 int fg_rt_access_is_write(VkAccessFlags2 a);
 
 /* ---- the planner ---- */
@@ -52,11 +50,11 @@ typedef struct fg_bar_res {
 
 typedef struct fg_bar_use {
   uint32_t res;          /* index into the resource array */
-  uint8_t usage;         /* fg_rt_usage */
+  uint8_t usage;         /* fg_usage */
   uint8_t write;         /* create/modify */
   uint8_t activate;      /* first use of this copy in its lifetime: contents discarded */
   uint8_t pad;
-  VkPipelineStageFlags2 stage;  /* 0 = fg_rt_usage_stages(usage) */
+  VkPipelineStageFlags2 stage;  /* 0 = the usage's default stage with a pass */
 } fg_bar_use;
 
 /* One barrier of a batch, with the resource index instead of the handle

@@ -49,6 +49,7 @@ typedef struct fg_rt_desc {
                               clamped to 256 B .. 256 KiB */
   uint32_t upload_threads; /* ring thread slots; 0 = 1 (the recording thread) */
   uint64_t memory_budget;  /* most VkDeviceMemory bytes the plan may hold; 0 = the device's heaps */
+  int no_timestamps;       /* 1: record no timestamp queries (fg_rt_get_timings then refuses) */
 } fg_rt_desc;
 
 /* One physical resource as created. */
@@ -147,6 +148,8 @@ typedef struct fg_rt_heap_info {
 uint32_t fg_rt_heap_count(const fg_rt *rt);
 void fg_rt_heap_get(const fg_rt *rt, uint32_t i, fg_rt_heap_info *out);
 uint32_t fg_rt_allocations(const fg_rt *rt);
+/* The VkDeviceMemory of plan heap h (VK_NULL_HANDLE: none), e.g. for tools. */
+VkDeviceMemory fg_rt_heap_memory(const fg_rt *rt, uint32_t h);
 /* Test hook: the next n vkAllocateMemory calls of the runtime fail as if the
  * device were out of memory (VK_ERROR_OUT_OF_DEVICE_MEMORY), without calling it. */
 void fg_rt_fail_allocations(fg_rt *rt, uint32_t n);   /* vkAllocateMemory calls since creation */
@@ -161,6 +164,25 @@ typedef struct fg_rt_stats {
   uint32_t instances;
 } fg_rt_stats;
 void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out);
+
+/* ---- GPU time per node instance (runtime_debug.c) ----
+ * Timestamps around every instance, read back from a ring of three query
+ * pools without waiting, only when asked: the timings are those of the newest
+ * frame the GPU has finished (one to three frames behind). On one queue the instances partition the frame:
+ * each starts where the previous ended, so frame_ms (first start to last end)
+ * is the sum of the instances' times, up to rounding. */
+typedef struct fg_rt_timings {
+  uint64_t frame;        /* which frame (counted from the plan's first) */
+  uint32_t count;        /* instances, in execution order; 0: no frame finished yet */
+  const double *ms;      /* GPU milliseconds per instance; valid until the next call */
+  double frame_ms;       /* first instance's start to the last one's end */
+} fg_rt_timings;
+/* The queue family has timestampValidBits > 0 and the device
+ * timestampComputeAndGraphics. */
+int fg_rt_timestamps_supported(const fg_rt *rt);
+/* 0 and *out (count 0 before a frame finished since the plan was built); -1
+ * with "timestamps unsupported on <device> (why)" or "timestamps are off". */
+int fg_rt_get_timings(fg_rt *rt, fg_rt_timings *out, char *err, size_t errlen);
 
 /* ---- per-frame upload data ----
  * fg_rt_upload reserves `size` bytes of host-visible, coherent memory in the

@@ -1,5 +1,6 @@
 /* Names of Vulkan flags and versions for bindings and reports (dev:info,
- * shader:info), so callers need not know the Vulkan bit values. */
+ * shader:info), so callers need not know the Vulkan bit values; and the
+ * debug names and labels capture tools and validation messages show. */
 #include "fg_vk.h"
 #include "fg_vk_shader.h"
 
@@ -34,4 +35,21 @@ uint32_t fg_vk_shader_stage_names(VkShaderStageFlags stages, const char **names)
   if (stages & VK_SHADER_STAGE_FRAGMENT_BIT) names[n++] = "fragment";
   if (stages & VK_SHADER_STAGE_COMPUTE_BIT) names[n++] = "compute";
   return n;
+}
+
+void fg_vk_name_object(fg_vk_device *dev, VkObjectType type, uint64_t handle, const char *name) {
+  if (!dev->set_object_name || !handle || !name) return;
+  VkDebugUtilsObjectNameInfoEXT ni = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_OBJECT_NAME_INFO_EXT,
+                                      .objectType = type, .objectHandle = handle, .pObjectName = name};
+  dev->set_object_name(dev->device, &ni);
+}
+
+void fg_vk_label_begin(fg_vk_device *dev, VkCommandBuffer cmd, const char *name) {
+  if (!dev->cmd_begin_label) return;
+  VkDebugUtilsLabelEXT l = {.sType = VK_STRUCTURE_TYPE_DEBUG_UTILS_LABEL_EXT, .pLabelName = name ? name : "?"};
+  dev->cmd_begin_label(cmd, &l);
+}
+
+void fg_vk_label_end(fg_vk_device *dev, VkCommandBuffer cmd) {
+  if (dev->cmd_end_label) dev->cmd_end_label(cmd);
 }

@@ -8,31 +8,11 @@
 
 /* ------------------------------------------------------------ helpers -- */
 
-static int to_rt_usage(fg_usage u) {
-  return (u >= FG_USAGE_SAMPLED && u <= FG_USAGE_INDIRECT) ? (int)u - 1 : -1;
-}
-
-static VkPipelineStageFlags2 to_stage(fg_stage s) {
-  switch (s) {
-    case FG_STAGE_DRAW_INDIRECT: return VK_PIPELINE_STAGE_2_DRAW_INDIRECT_BIT;
-    case FG_STAGE_VERTEX_INPUT: return VK_PIPELINE_STAGE_2_VERTEX_ATTRIBUTE_INPUT_BIT | VK_PIPELINE_STAGE_2_INDEX_INPUT_BIT;
-    case FG_STAGE_VERTEX: return VK_PIPELINE_STAGE_2_VERTEX_SHADER_BIT;
-    case FG_STAGE_FRAGMENT: return VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT;
-    case FG_STAGE_FRAGMENT_TESTS:
-      return VK_PIPELINE_STAGE_2_EARLY_FRAGMENT_TESTS_BIT | VK_PIPELINE_STAGE_2_LATE_FRAGMENT_TESTS_BIT;
-    case FG_STAGE_COLOR_OUTPUT: return VK_PIPELINE_STAGE_2_COLOR_ATTACHMENT_OUTPUT_BIT;
-    case FG_STAGE_COMPUTE: return VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT;
-    case FG_STAGE_TRANSFER: return VK_PIPELINE_STAGE_2_ALL_TRANSFER_BIT;
-    case FG_STAGE_HOST: return VK_PIPELINE_STAGE_2_HOST_BIT;
-    default: return VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
-  }
-}
-
 /* The stages a use is planned for: its declared stage, and for depth_read
  * also the fragment shader, which may sample the read-only depth it tests
  * against (bindings.c allows it; inside the pass no barrier can be added). */
 static VkPipelineStageFlags2 use_stage(const fg_graph_use *us) {
-  return to_stage(us->stage) | (us->usage == FG_USAGE_DEPTH_READ ? VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT : 0);
+  return fg_vk_stage(us->stage) | (us->usage == FG_USAGE_DEPTH_READ ? VK_PIPELINE_STAGE_2_FRAGMENT_SHADER_BIT : 0);
 }
 
 static int is_write_access(fg_access a) {
@@ -474,9 +454,10 @@ static void plan_bar_uses(fg_rt *rt, fg_bar_use *bu, uint32_t *ufirst, uint32_t 
         uint32_t k = rt->inst_use_first[s] + u;
         uint32_t ph = us->missing ? FG_GRAPH_NONE : us->phys[p];
         rt->use_phys[p][k] = ph;
-        int ru = to_rt_usage(us->usage);
+        /* "none" (blobs, order-only uses) has nothing to synchronize */
+        int ru = us->usage > FG_USAGE_NONE && us->usage < FG_USAGE_COUNT ? (int)us->usage : -1;
         if (p == 0) {
-          rt->use_usage[k] = (uint8_t)(ru < 0 ? 0xff : ru);
+          rt->use_usage[k] = (uint8_t)(ru < 0 ? FG_USAGE_NONE : ru);
           rt->use_write[k] = (uint8_t)is_write_access(us->access);
           rt->use_stage[k] = use_stage(us);
         }
@@ -575,8 +556,7 @@ static const fg_rt_res *plan_attachment(fg_rt *rt, const fg_graph_instance *in, 
   const fg_rt_res *r = &rt->res[ph];
   const fg_graph_resource *gr = r->g;
   ai->imageView = r->view;
-  int ru = to_rt_usage(us->usage);
-  ai->imageLayout = fg_rt_usage_layout(ru < 0 ? FG_RT_USAGE_COLOR : ru);
+  ai->imageLayout = fg_vk_usage_row(us->usage == FG_USAGE_NONE ? FG_USAGE_COLOR : us->usage)->layout;
   if (ga->has_clear) {
     ai->loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR;
     if (c < in->color_count) memcpy(ai->clearValue.color.float32, ga->clear, sizeof ga->clear);
@@ -653,10 +633,13 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   rt->g = g;
   rt->has_plan = 0;
+  for (int i = 0; i < FG_RT_TS_RING; i++) rt->ts_frame[i] = UINT64_MAX;  /* the old plan's timings are gone */
+  rt->ts_done = 0;
   if (!fg_graph_compiled(g)) { fg_errf(err, errlen, "the graph is not compiled"); return -1; }
   if (place_memory(rt, err, errlen)) return -1;
   if (create_objects(rt, err, errlen)) return -1;
   if (build_plan(rt, err, errlen)) return -1;
+  if (rt_debug_build(rt)) { fg_errf(err, errlen, "creating the timestamp query pools failed"); return -1; }
   rt->has_plan = 1;
   return 0;
 }
@@ -771,6 +754,7 @@ void fg_rt_destroy(fg_rt *rt) {
     free_plan(rt);
     free_objects(rt);
     free_memory(rt);
+    rt_debug_free(rt);
     if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, NULL);
     if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, NULL);
   }

@@ -178,7 +178,7 @@ void fg_rt_cmd_access(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t us
   cmd_state *c = &rt->cs[use];
   VkPipelineStageFlags2 sd = rt->use_stage[k];
   uint8_t ru = rt->use_usage[k];
-  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  VkAccessFlags2 ad = fg_vk_usage_access(ru, rt->use_write[k]);
   int w = fg_rt_access_is_write(access);
   int outside = (stage & ~sd) || (access & ~ad);
   VkMemoryBarrier2 mb = {.sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2, .dstStageMask = stage, .dstAccessMask = access};
@@ -208,7 +208,7 @@ int fg_rt_cmd_in_pass_uncovered(const fg_rt *rt, uint32_t slot, uint32_t use, Vk
   if (!rt->recording_pass || use >= rt->cs_cap) return 0;
   uint32_t k = rt->inst_use_first[slot] + use;
   uint8_t ru = rt->use_usage[k];
-  VkAccessFlags2 ad = fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+  VkAccessFlags2 ad = fg_vk_usage_access(ru, rt->use_write[k]);
   return (stage & ~rt->use_stage[k]) || (access & ~ad);
 }
 
@@ -224,7 +224,7 @@ static void node_end(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
       mb.srcStageMask |= c->ext_stage;
       mb.srcAccessMask |= c->ext_access;
       mb.dstStageMask |= rt->use_stage[k];
-      mb.dstAccessMask |= fg_rt_usage_access(ru == 0xff ? -1 : ru, rt->use_write[k]);
+      mb.dstAccessMask |= fg_vk_usage_access(ru, rt->use_write[k]);
       need = 1;
     }
     memset(c, 0, sizeof *c);
@@ -278,6 +278,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkBeginCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
   rt->st_barriers = rt->st_batches = 0;
   uint64_t t0 = fg_now_ns(), cb_ns = 0;
+  rt_debug_frame_begin(rt, cmd, n);
   if (n == 0) prologue(rt, cmd);
   external_entry(rt, cmd, p);
   /* Patch external images/views of this frame into barriers and attachments. */
@@ -285,7 +286,12 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     uint32_t ph = rt->att_res[a];
     if (ph != FG_GRAPH_NONE && ph < rt->nres && rt->res[ph].is_external) rt->att[a].imageView = rt->res[ph].view;
   }
+  fg_vk_device *dev = rt->dev;
   for (uint32_t s = 0; s < rt->ninst; s++) {
+    /* the instance's label (capture tools, validation messages) and GPU time
+     * cover its barriers too */
+    if (dev->cmd_begin_label) fg_vk_label_begin(dev, cmd, fg_graph_instance_get(rt->g, s)->name);
+    rt_debug_timestamp(rt, cmd, s, 0);
     node_barriers(rt, cmd, p, s);
     const VkRenderingInfo *ri = &rt->ri[p * rt->ninst + s];
     int pass = ri->sType == VK_STRUCTURE_TYPE_RENDERING_INFO;
@@ -300,6 +306,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
       if (rc) {
         if (pass) vkCmdEndRendering(cmd);
         rt->recording_pass = 0;
+        fg_vk_label_end(dev, cmd);
         vkEndCommandBuffer(cmd);
         vkResetCommandBuffer(cmd, 0);
         uint32_t nu = rt->inst_use_first[s + 1] - rt->inst_use_first[s];
@@ -312,6 +319,8 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
       rt->recording_pass = 0;
     }
     if (fn) node_end(rt, cmd, s);
+    rt_debug_timestamp(rt, cmd, s, 1);
+    fg_vk_label_end(dev, cmd);
   }
   if (present != FG_GRAPH_NONE) present_transition(rt, cmd, p, present);
   vr = vkEndCommandBuffer(cmd);
@@ -347,6 +356,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
   vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
   if (ring) fg_upload_next_frame(ring);
+  rt_debug_frame_submitted(rt, n);
   for (uint32_t i = 0; i < rt->nres; i++)
     if (rt->res[i].is_external && rt->res[i].g->frame == p && rt->ext_layout[i]) {
       const fg_bar_state *st = end_state(rt, p, i);
@@ -391,7 +401,7 @@ uint32_t fg_rt_use_phys(const fg_rt *rt, uint32_t slot, uint32_t use) {
 VkImageLayout fg_rt_use_layout(const fg_rt *rt, uint32_t slot, uint32_t use) {
   if (slot >= rt->ninst) return VK_IMAGE_LAYOUT_UNDEFINED;
   uint8_t u = rt->use_usage[rt->inst_use_first[slot] + use];
-  return u == 0xff ? VK_IMAGE_LAYOUT_GENERAL : fg_rt_usage_layout(u);
+  return fg_vk_usage_row(u)->layout;
 }
 
 void fg_rt_set_external(fg_rt *rt, uint32_t phys, VkImage image, VkImageView view, VkImageLayout *layout) {

@@ -7,6 +7,9 @@
 #include "fg_vk_runtime.h"
 #include <stdatomic.h>
 
+/* Query pools for timestamps: frames n-1, n-2 and n-3 kept between frames. */
+#define FG_RT_TS_RING 3
+
 typedef struct cmd_state {
   VkPipelineStageFlags2 stage, ext_stage;
   VkAccessFlags2 access, ext_access;
@@ -32,7 +35,7 @@ struct fg_rt {
   uint32_t ninst;
   uint32_t *inst_use_first;         /* ninst + 1 */
   uint32_t *use_phys[2];            /* per (slot, use) */
-  uint8_t *use_usage;               /* fg_rt_usage, 0xff = skipped */
+  uint8_t *use_usage;               /* fg_usage (none: skipped) */
   uint8_t *use_write;
   VkPipelineStageFlags2 *use_stage;
   fg_bar *bars;
@@ -76,11 +79,27 @@ struct fg_rt {
   uint32_t upload_threads;
   _Atomic uint64_t upload_waits;
   pthread_mutex_t upload_lock;      /* creation from several threads */
+  /* GPU timestamps (runtime_debug.c): a ring of query pools, frame n in n % FG_RT_TS_RING */
+  VkQueryPool ts_pool[FG_RT_TS_RING];
+  uint32_t ts_pool_size;            /* queries per pool (instances + 1); 0 = timestamps off */
+  uint32_t ts_cur;                  /* pool of the frame recording */
+  uint64_t ts_frame[FG_RT_TS_RING]; /* frame recorded into each pool; UINT64_MAX = none */
+  uint64_t ts_done;                 /* cached timings: frame + 1; 0 = none */
+  uint32_t ts_count;
+  double *ts_ms, ts_frame_ms;
+  uint64_t *ts_raw;
 };
 
 /* runtime.c: a planned barrier as a synchronization2 struct. */
 void fill_image_barrier(const fg_rt *rt, const fg_bar *b, VkImageMemoryBarrier2 *ib);
 void fill_buffer_barrier(const fg_rt *rt, const fg_bar *b, VkBufferMemoryBarrier2 *bb);
+/* runtime_debug.c: debug names and query pools after a build (nothing in
+ * flight), timestamps while recording, teardown. */
+int rt_debug_build(fg_rt *rt);
+void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint64_t frame);
+void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, int end);
+void rt_debug_frame_submitted(fg_rt *rt, uint64_t frame);
+void rt_debug_free(fg_rt *rt);
 /* runtime_frame.c: the state a resource is left in at the end of a frame of
  * that parity (from the static plan). */
 const fg_bar_state *end_state(const fg_rt *rt, uint32_t parity, uint32_t res);

@@ -8,10 +8,12 @@
 --   opts.dimensions / opts.resolutions  as for fg.compile
 --   opts.upload_bytes    size of the per-frame upload ring (default 4 MiB, made on first upload)
 --   opts.upload_segment  its segment size (power of two >= 256; default upload_bytes / 16, at most 256 KiB)
+--   opts.timestamps      false: no GPU timestamp queries (rt:timings() then returns nil, message)
 -- Methods: rt:frame([inputs]) -> {barriers, batches, ...}; rt:read(name [, index]) -> bytes;
 -- rt:save_png(name, path [, index]); rt:memory() -> {{bytes, planned, memory_type}, total, allocations};
 -- rt:stats(); rt:reload(pipeline_or_path) -> true, changes | nil, err; rt:set_resolution(name, w, h);
--- rt:graph(); rt:close().
+-- rt:graph(); rt:close(); rt:timings() -> {{name, node, gpu_ms}..., frame_ms, frame} (GPU time per
+-- instance of the newest finished frame; {} before one; docs/runtime.md "GPU time and names").
 -- rt:upload(bytes [, align]) -> upload | nil, err: bytes for the next frame only, in host-visible
 -- memory; in run, cmd:copy(upload, name [, offset]) or a dispatch/draw binding {[n] = upload}
 -- (readonly storage or uniform buffer); ctx.upload(bytes [, align]) does the same while recording.

@@ -197,6 +197,7 @@ local function hud_render(lines, bgra, HUD_H)
       end
     end
   end
+  require("framegraph.gpu_bars").draw(rows, px, GLYPHS, HUD_W, HUD_H)  -- most expensive passes (GPU time)
   local out = {}
   for y = 0, HUD_H - 1 do out[#out + 1] = table.concat(rows[y]) end
   return table.concat(out)
@@ -691,6 +692,7 @@ function M.main(args, hooks)
           print(("stats: frame %.2f ms (record, submit, present), %.1f fps, heap %s, no aliasing %s, LOAD %s, "
             .. "device memory %s; %s"):format(ms, fps, human(s.heap_bytes), human(s.naive_bytes), human(s.load_bytes),
             human(rt:memory().total), status))
+          require("framegraph.gpu_bars").update(rt)
           hud_line1 = ("%.2f ms  %.0f fps  heap %s  no aliasing %s  LOAD %s"):format(ms, fps, human(s.heap_bytes),
             human(s.naive_bytes), human(s.load_bytes))
           hud()
