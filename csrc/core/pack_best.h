@@ -1,4 +1,5 @@
-/* Private to the packers: best, the default strategy (pack_best.c). It
+/* Private to the packers: best, the default strategy (pack_best.c, its
+ * steps in pack_best_start.c, pack_dive.c, pack_best_improve.c). It
  * drives the layers below it: pack_greedy (baselines), pack_search,
  * pack_bound, pack_place, pack_inst, pack_sort. */
 #ifndef FG_PACK_BEST_H

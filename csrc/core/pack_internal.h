@@ -2,9 +2,14 @@
  * packers themselves include only the layers they use, each calling only
  * the files on the lines below its own:
  *   pack.c                      the solver table and fg_pack
- *   pack_best                   best: drives everything below
+ *   pack_best                   best: drives everything below; its steps in
+ *                               pack_best_start, pack_dive, pack_best_improve
+ *                               (pack_best_int.h), its knobs in pack_tune.h
  *   pack_tile                   flat loads: a tiling's blocks, packed by pack_search
- *   pack_greedy, pack_search    the baselines; the exact decision search
+ *   pack_greedy, pack_search    the baselines; the exact decision search (its
+ *                               tree search, pack_search_order: preorders and
+ *                               set-up, pack_search_drive: rounds, bisection;
+ *                               pack_search_int.h)
  *   pack_bound                  clique lower bounds
  *   pack_place                  placed lists, time index, gap scan, drop
  *   pack_inst                   the normalised instance, profiles, size orders
