@@ -64,9 +64,11 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->ref_lb = desc->hint_bound;
   pk_inst *in = &r->in;
   double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : r->hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
-  uint64_t budget_ns = (uint64_t)(bms * 1e6);
+  /* under the work clock (pk_now) the default budget is the same number
+   * of work units, about nanoseconds where it was calibrated */
+  uint64_t budget_ns = desc->time_budget_ms > 0 || !desc->work_budget ? (uint64_t)(bms * 1e6) : desc->work_budget;
   r->nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
-  uint64_t t_start = fg_now_ns();
+  uint64_t t_start = pk_now();
   r->deadline = t_start + budget_ns;
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;

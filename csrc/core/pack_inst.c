@@ -338,3 +338,7 @@ out:
   free(P); free(at); free(et); free(st); free(en);
   return bits;
 }
+
+_Thread_local pk_clock *pk_clk;
+/* charges are in ns of the machine the packers were tuned on (PK_WORK_NS) */
+uint64_t pk_now(void) { return !pk_clk || pk_clk->wall ? fg_now_ns() : pk_clk->work; }
