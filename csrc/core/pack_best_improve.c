@@ -304,7 +304,7 @@ int best_ruin(best_run *r) {
          (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
     if (pk_now() > rr_deadline) break; /* a step costs microseconds, a reading tens of ns */
     z.iter++;
-    pk_charge(2 * m); /* the work clock: a step's passes over the list (its placements charge too) */
+    pk_charge(8 * m); /* the work clock: a step's passes over the list (its placements charge too) */
     if (ruin_step(r, &z)) break;
   }
   free(z.ruined);

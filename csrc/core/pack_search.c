@@ -278,7 +278,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     return R_ABORT;
   }
   S->nodes++;
-  pk_charge(20 + 4 * (uint64_t)nl); /* the work clock: a node's sort and scans of its list */
+  pk_charge(240 + 48 * (uint64_t)nl); /* the work clock: a node's sort and scans of its list */
   if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
@@ -359,7 +359,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
-    pk_charge(10 + S->K / 8);
+    pk_charge(80 + S->K);
     if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   }
   return R_NOTFOUND;
