@@ -10,22 +10,26 @@
  * takes a block only for an item that ends by then; blocks merge only with
  * neighbours of the same until), as thesis does (pack_greedy.c).
  *
- * The free blocks sit in two treaps (by size then offset, for best fit; by
- * offset, for merges), so an event costs O(log n), where thesis and
- * scanline scan every free block (quadratic: 100,000 items took 5-11 s). A
- * best-fit lookup tries at most SWEEP_TRIES blocks before the top.
- * Quality on random instances is that of scanline on lines (1.01-1.02 x
- * LOAD from 30,000 items up) and of thesis on cycles. */
+ * The free blocks sit in treaps (by size then offset for best fit, those
+ * free for good apart from those free until a restart; by offset, for
+ * merges), so an event costs O(log n), where thesis and scanline scan every
+ * free block (quadratic: 100,000 items took 5-11 s). A best-fit lookup
+ * tries at most SWEEP_TRIES blocks before the top. bench/scale.lua: random
+ * lines 1.01-1.07 x LOAD at 30,000-100,000 items (scanline's), cycles
+ * 1.01-1.08 (best's quadratic baselines reached 1.004-1.042). */
 #include "pack_sweep.h"
 #include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define SWEEP_TRIES 32
+#define SWEEP_TIGHT 16
 #define NIL UINT32_MAX
 #define INF_U UINT32_MAX
 
-typedef struct trp { uint32_t *l, *r, root; int bysize; } trp;
+/* a treap over block ids; mx[x]: the latest until in x's subtree, so a
+ * best-fit query skips subtrees of blocks all freed too briefly */
+typedef struct trp { uint32_t *l, *r, *mx, root; int bysize; } trp;
 typedef struct sw {
   uint64_t *off, *size;  /* per block */
   uint32_t *until;
@@ -38,6 +42,12 @@ static uint32_t prio(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
   return x;
 }
+static void pull(const sw *w, trp *t, uint32_t x) {
+  uint32_t m = w->until[x];
+  if (t->l[x] != NIL && t->mx[t->l[x]] > m) m = t->mx[t->l[x]];
+  if (t->r[x] != NIL && t->mx[t->r[x]] > m) m = t->mx[t->r[x]];
+  t->mx[x] = m;
+}
 /* a < b in the treap's order */
 static int tless(const sw *w, const trp *t, uint32_t a, uint32_t b) {
   if (t->bysize && w->size[a] != w->size[b]) return w->size[a] < w->size[b];
@@ -48,25 +58,31 @@ static void tsplit(const sw *w, trp *t, uint32_t x, uint32_t k, uint32_t *a, uin
   if (x == NIL) { *a = *b = NIL; return; }
   if (tless(w, t, x, k)) { *a = x; tsplit(w, t, t->r[x], k, &t->r[x], b); }
   else { *b = x; tsplit(w, t, t->l[x], k, a, &t->l[x]); }
+  pull(w, t, x);
 }
-static uint32_t tmerge(trp *t, uint32_t a, uint32_t b) {
+static uint32_t tmerge(const sw *w, trp *t, uint32_t a, uint32_t b) {
   if (a == NIL) return b;
   if (b == NIL) return a;
-  if (prio(a) > prio(b)) { t->r[a] = tmerge(t, t->r[a], b); return a; }
-  t->l[b] = tmerge(t, a, t->l[b]);
+  if (prio(a) > prio(b)) { t->r[a] = tmerge(w, t, t->r[a], b); pull(w, t, a); return a; }
+  t->l[b] = tmerge(w, t, a, t->l[b]);
+  pull(w, t, b);
   return b;
 }
 static void tinsert(const sw *w, trp *t, uint32_t k) {
   uint32_t a, b;
   t->l[k] = t->r[k] = NIL;
+  t->mx[k] = w->until[k];
   tsplit(w, t, t->root, k, &a, &b);
-  t->root = tmerge(t, tmerge(t, a, k), b);
+  t->root = tmerge(w, t, tmerge(w, t, a, k), b);
 }
-static void terase(const sw *w, trp *t, uint32_t k) {
-  uint32_t *p = &t->root;
-  while (*p != k) p = tless(w, t, k, *p) ? &t->l[*p] : &t->r[*p];
-  *p = tmerge(t, t->l[k], t->r[k]);
+static uint32_t terase_at(const sw *w, trp *t, uint32_t x, uint32_t k) {
+  if (x == k) return tmerge(w, t, t->l[k], t->r[k]);
+  if (tless(w, t, k, x)) t->l[x] = terase_at(w, t, t->l[x], k);
+  else t->r[x] = terase_at(w, t, t->r[x], k);
+  pull(w, t, x);
+  return x;
 }
+static void terase(const sw *w, trp *t, uint32_t k) { t->root = terase_at(w, t, t->root, k); }
 
 static uint32_t blk_new(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   uint32_t k = w->nfree ? w->freeid[--w->nfree] : w->nblk++;
@@ -102,63 +118,83 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   return k;
 }
 
-/* best fit in t: the smallest block (then lowest) that holds size at align
- * and is free until end; NIL when none of the first SWEEP_TRIES that are
- * large enough does */
-static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end) {
-  uint64_t last_size = 0, last_off = 0;
-  for (uint32_t tries = 0; tries < SWEEP_TRIES; tries++) {
-    uint32_t c = NIL;
-    for (uint32_t x = t->root; x != NIL;) {
-      int ge = tries ? (w->size[x] > last_size || (w->size[x] == last_size && w->off[x] > last_off))
-                     : w->size[x] >= size;
-      if (ge) { c = x; x = t->l[x]; } else x = t->r[x];
-    }
-    if (c == NIL) return NIL;
-    uint64_t o = pk_align_up(w->off[c], align);
-    if (o + size <= w->off[c] + w->size[c] && (w->until[c] == INF_U || end <= w->until[c])) return c;
-    last_size = w->size[c]; last_off = w->off[c];
+/* The first block of x's subtree, in t's order, at or after (size, off)
+ * (strictly after with `after`) that is free until end at least */
+static uint32_t first_ok(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t off, int after, uint32_t end) {
+  if (x == NIL || t->mx[x] < end) return NIL;
+  int ge = w->size[x] != size ? w->size[x] > size : after ? w->off[x] > off : w->off[x] >= off;
+  if (ge) {
+    uint32_t c = first_ok(w, t, t->l[x], size, off, after, end);
+    if (c != NIL) return c;
+    if (w->until[x] >= end) return x;
   }
-  return NIL;
+  return first_ok(w, t, t->r[x], size, off, after, end);
 }
-/* the blocks free for good and those free until a restart apart, so the
- * latter (many on a cycle, most too short-lived) never hide the former */
+/* best fit in t: of the first `want` blocks by size (then offset) free
+ * until end that hold size at align, the one back soonest; NIL when none of
+ * the first SWEEP_TRIES such blocks does (an alignment that wastes too much
+ * of each) */
+static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
+  uint64_t at_size = size, at_off = 0;
+  uint32_t best = NIL, got = 0;
+  for (uint32_t tries = 0; tries < SWEEP_TRIES; tries++) {
+    uint32_t c = first_ok(w, t, t->root, at_size, at_off, tries > 0, end);
+    if (c == NIL) break;
+    uint64_t o = pk_align_up(w->off[c], align);
+    if (o + size <= w->off[c] + w->size[c]) {
+      if (best == NIL || w->until[c] < w->until[best]) best = c;
+      if (++got >= want) break;
+    }
+    at_size = w->size[c]; at_off = w->off[c];
+  }
+  return best;
+}
+/* The blocks free for good and those free until a restart apart, so the
+ * latter (many on a cycle, most too short-lived) never hide the former.
+ * A block free until a restart that fits goes first (that memory serves
+ * nothing else meanwhile), of the first SWEEP_TIGHT that fit by size the
+ * one back soonest: cycle T = 100, lifetimes up to T/2, 30,000 items
+ * 1.086 -> 1.047 x LOAD, T = 1000 1.091 -> 1.078 (the smallest block of all
+ * 1.086, the one back soonest of all 1.14) */
 static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t end) {
-  uint32_t a = fit_in(w, &w->S, size, align, end), b = fit_in(w, &w->U, size, align, end);
-  if (a == NIL || b == NIL) return a == NIL ? b : a;
-  return w->size[b] < w->size[a] || (w->size[b] == w->size[a] && w->off[b] < w->off[a]) ? b : a;
+  uint32_t a = fit_in(w, &w->S, size, align, end, 1), b = fit_in(w, &w->U, size, align, end, SWEEP_TIGHT);
+  return b != NIL ? b : a;
 }
 
-int pk_sweep(const pk_inst *in, uint64_t *offv) {
+/* Does item i cross the cut at t0 (live at t0 having started before it:
+ * whole-cycle items too)? One starting at t0 is an interval from it. */
+static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
+  return in->cyclic && (in->len[i] >= in->K || (in->s[i] != t0 && pk_contains(in, i, t0)));
+}
+
+/* One sweep from t0: what crosses t0 stacked at the bottom first. */
+static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
-  uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
   uint32_t *key = malloc(sizeof(uint32_t) * 2 * nn), *until = malloc(sizeof(uint32_t) * nn);
   size_t *bys = malloc(sizeof(size_t) * nn), *ev = malloc(sizeof(size_t) * 2 * nn);
   size_t *evs = malloc(sizeof(size_t) * 2 * nn), *slot = malloc(sizeof(size_t) * 2 * nn);
-  size_t nb = 2 * nn + 8;
+  /* free blocks at once: bounded by their edges, each an item's edge (2 a
+   * live item) or a change of until (2 a crossing item's region) */
+  size_t nb = 4 * nn + 8;
   sw w;
   memset(&w, 0, sizeof w);
   w.off = malloc(sizeof(uint64_t) * nb);
   w.size = malloc(sizeof(uint64_t) * nb);
   w.until = malloc(sizeof(uint32_t) * nb);
   w.freeid = malloc(sizeof(uint32_t) * nb);
-  w.S.l = malloc(sizeof(uint32_t) * nb); w.S.r = malloc(sizeof(uint32_t) * nb);
-  w.U.l = malloc(sizeof(uint32_t) * nb); w.U.r = malloc(sizeof(uint32_t) * nb);
-  w.O.l = malloc(sizeof(uint32_t) * nb); w.O.r = malloc(sizeof(uint32_t) * nb);
+  trp *ts[3] = {&w.S, &w.U, &w.O};
+  for (int q = 0; q < 3; q++) {
+    ts[q]->l = malloc(sizeof(uint32_t) * nb);
+    ts[q]->r = malloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = malloc(sizeof(uint32_t) * nb);
+  }
   w.S.root = w.U.root = w.O.root = NIL;
   w.S.bysize = w.U.bysize = 1;
   int rc = -1;
-  if (!prof || !key || !until || !bys || !ev || !evs || !slot || !w.off || !w.size || !w.until || !w.freeid ||
-      !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.O.l || !w.O.r)
+  if (!key || !until || !bys || !ev || !evs || !slot || !w.off || !w.size || !w.until || !w.freeid ||
+      !w.S.l || !w.S.r || !w.S.mx || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r || !w.O.mx)
     goto out;
-  /* the cut: the least loaded point of a cycle (a line's first point) */
-  uint32_t t0 = 0;
-  if (in->cyclic) {
-    pk_profile(in, prof, 0);
-    for (uint32_t t = 1; t < K; t++)
-      if (prof[t] < prof[t0]) t0 = t;
-  }
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
@@ -167,7 +203,7 @@ int pk_sweep(const pk_inst *in, uint64_t *offv) {
     for (size_t k = 0; k < n; k++) {
       size_t i = bys[k];
       int whole = in->len[i] >= K;
-      if (whole != !pass || !pk_contains(in, i, t0)) continue;
+      if (whole != !pass || !crosses(in, i, t0)) continue;
       offv[i] = pk_align_up(H, in->align[i]);
       if (offv[i] > H) blk_add(&w, H, offv[i] - H, INF_U); /* padding below: free for good */
       H = offv[i] + in->size[i];
@@ -179,7 +215,7 @@ int pk_sweep(const pk_inst *in, uint64_t *offv) {
   for (size_t k = 0; k < n; k++) {
     size_t i = bys[k];
     uint32_t d = (in->s[i] + K - t0) % K, len = in->len[i];
-    if (in->cyclic && pk_contains(in, i, t0)) {
+    if (crosses(in, i, t0)) {
       if (len >= K) continue;                       /* never freed */
       uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
       until[i] = d;
@@ -222,8 +258,22 @@ int pk_sweep(const pk_inst *in, uint64_t *offv) {
   }
   pk_charge((uint64_t)ne * 8);
 out:
-  free(prof); free(key); free(until); free(bys); free(ev); free(evs); free(slot);
+  free(key); free(until); free(bys); free(ev); free(evs); free(slot);
   free(w.off); free(w.size); free(w.until); free(w.freeid);
-  free(w.S.l); free(w.S.r); free(w.U.l); free(w.U.r); free(w.O.l); free(w.O.r);
+  for (int q = 0; q < 3; q++) { free(ts[q]->l); free(ts[q]->r); free(ts[q]->mx); }
   return rc;
+}
+
+int pk_sweep(const pk_inst *in, uint64_t *off) {
+  uint32_t K = in->K, t0 = 0;
+  /* the cut: the least loaded point of a cycle (a line's first point) */
+  if (in->cyclic) {
+    uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
+    if (!prof) return -1;
+    pk_profile(in, prof, 0);
+    for (uint32_t t = 1; t < K; t++)
+      if (prof[t] < prof[t0]) t0 = t;
+    free(prof);
+  }
+  return sweep_run(in, t0, off);
 }
