@@ -59,6 +59,7 @@ static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   d->period = opt_u64(L, arg, "period");
   d->granularity = opt_u64(L, arg, "granularity");
   d->node_budget = opt_u64(L, arg, "node_budget");
+  d->work_budget = opt_u64(L, arg, "work_budget");
   d->seed = opt_u64(L, arg, "seed");
   lua_getfield(L, arg, "time_budget_ms");
   d->time_budget_ms = lua_tonumber(L, -1);  /* 0 when absent */

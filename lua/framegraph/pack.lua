@@ -8,8 +8,12 @@
 --     items: {{start=, stop=, size=, align=, kind=, group=}, ...}
 --     opts:  period (> 0: cyclic timeline), solver (one of fg.vocab.solvers:
 --            "best"|"thesis"|"scanline"|"bysize"|"buckets"|"pool"|"none"),
---            granularity, time_budget_ms, node_budget, seed; each checked by
---            the rule fg.compile and fg.runtime use too (docs/api.md "Options")
+--            granularity, time_budget_ms, node_budget, work_budget, seed; each
+--            checked by the rule fg.compile and fg.runtime use too (docs/api.md
+--            "Options"). Without time_budget_ms the budget is work (work_budget,
+--            default 500000, about 0.5 ms): the same items, the same offsets on
+--            any machine; time_budget_ms > 0 is wall clock; math.huge: no
+--            wall-clock limit, bounded by 1000 x the default work
 --   fg.check_packing(items, offsets, opts) -> true | false, message
 --   fg.pack_load(items, period) -> LOAD (max bytes live at once)
 local core = require("framegraph.core")
