@@ -27,8 +27,9 @@
 #define NIL UINT32_MAX
 #define INF_U UINT32_MAX
 
-/* a treap over block ids; mx[x]: the latest until in x's subtree, so a
- * best-fit query skips subtrees of blocks all freed too briefly */
+/* a treap over block ids; mx[x] (U's only): the latest until in x's
+ * subtree, so a best-fit query skips subtrees of blocks all freed too
+ * briefly */
 typedef struct trp { uint32_t *l, *r, *mx, root; int bysize; } trp;
 typedef struct sw {
   uint64_t *off, *size;  /* per block */
@@ -43,6 +44,7 @@ static uint32_t prio(uint32_t x) {
   return x;
 }
 static void pull(const sw *w, trp *t, uint32_t x) {
+  if (!t->mx) return;
   uint32_t m = w->until[x];
   if (t->l[x] != NIL && t->mx[t->l[x]] > m) m = t->mx[t->l[x]];
   if (t->r[x] != NIL && t->mx[t->r[x]] > m) m = t->mx[t->r[x]];
@@ -71,7 +73,7 @@ static uint32_t tmerge(const sw *w, trp *t, uint32_t a, uint32_t b) {
 static void tinsert(const sw *w, trp *t, uint32_t k) {
   uint32_t a, b;
   t->l[k] = t->r[k] = NIL;
-  t->mx[k] = w->until[k];
+  if (t->mx) t->mx[k] = w->until[k];
   tsplit(w, t, t->root, k, &a, &b);
   t->root = tmerge(w, t, tmerge(w, t, a, k), b);
 }
@@ -118,36 +120,33 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   return k;
 }
 
-/* The first block of x's subtree, in t's order, at or after (size, off)
- * (strictly after with `after`) that is free until end at least */
-static uint32_t first_ok(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t off, int after, uint32_t end) {
-  if (x == NIL || t->mx[x] < end) return NIL;
-  int ge = w->size[x] != size ? w->size[x] > size : after ? w->off[x] > off : w->off[x] >= off;
-  if (ge) {
-    uint32_t c = first_ok(w, t, t->l[x], size, off, after, end);
-    if (c != NIL) return c;
-    if (w->until[x] >= end) return x;
-  }
-  return first_ok(w, t, t->r[x], size, off, after, end);
-}
-/* best fit in t: of the first `want` blocks by size (then offset) free
- * until end that hold size at align, the one back soonest; NIL when none of
- * the first SWEEP_TRIES such blocks does (an alignment that wastes too much
- * of each) */
-static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
-  uint64_t at_size = size, at_off = 0;
-  uint32_t best = NIL, got = 0;
-  for (uint32_t tries = 0; tries < SWEEP_TRIES; tries++) {
-    uint32_t c = first_ok(w, t, t->root, at_size, at_off, tries > 0, end);
-    if (c == NIL) break;
-    uint64_t o = pk_align_up(w->off[c], align);
-    if (o + size <= w->off[c] + w->size[c]) {
-      if (best == NIL || w->until[c] < w->until[best]) best = c;
-      if (++got >= want) break;
+/* Best fit in t, in one in-order walk from the first block of at least
+ * size: of the first `want` blocks free until end that hold size at align,
+ * the one back soonest; at most SWEEP_TRIES blocks free until end looked
+ * at (an alignment that wastes too much of each). mx prunes subtrees of
+ * blocks all freed too briefly. */
+typedef struct fitw { uint32_t best, got, seen; } fitw;
+static void fit_walk(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end,
+                     uint32_t want, fitw *f) {
+  while (x != NIL && f->got < want && f->seen < SWEEP_TRIES && (!t->mx || t->mx[x] >= end)) {
+    if (w->size[x] >= size) {
+      fit_walk(w, t, t->l[x], size, align, end, want, f);
+      if (f->got >= want || f->seen >= SWEEP_TRIES) return;
+      if (w->until[x] >= end) {
+        f->seen++;
+        if (pk_align_up(w->off[x], align) + size <= w->off[x] + w->size[x]) {
+          if (f->best == NIL || w->until[x] < w->until[f->best]) f->best = x;
+          f->got++;
+        }
+      }
     }
-    at_size = w->size[c]; at_off = w->off[c];
+    x = t->r[x];
   }
-  return best;
+}
+static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
+  fitw f = {NIL, 0, 0};
+  fit_walk(w, t, t->root, size, align, end, want, &f);
+  return f.best;
 }
 /* The blocks free for good and those free until a restart apart, so the
  * latter (many on a cycle, most too short-lived) never hide the former.
@@ -187,13 +186,13 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   for (int q = 0; q < 3; q++) {
     ts[q]->l = malloc(sizeof(uint32_t) * nb);
     ts[q]->r = malloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = malloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = q == 1 ? malloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
   }
   w.S.root = w.U.root = w.O.root = NIL;
   w.S.bysize = w.U.bysize = 1;
   int rc = -1;
   if (!key || !until || !bys || !ev || !evs || !slot || !w.off || !w.size || !w.until || !w.freeid ||
-      !w.S.l || !w.S.r || !w.S.mx || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r || !w.O.mx)
+      !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r)
     goto out;
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
