@@ -162,11 +162,19 @@ int best_bound(best_run *r) {
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
 int best_quick(best_run *r) {
-  if (!r->hint && r->n > LARGE_N) {
-    int sr = pk_sweep(&r->in, r->out);
+  /* from SMALL_BITS_N items on, first the sweep (O(n log n)): above LARGE_N
+   * the one start that always runs, below it the incumbent the baselines
+   * stop at */
+  if (!r->hint && r->n > SMALL_BITS_N) {
+    int sr = pk_sweep(&r->in, r->tmp);
     if (sr < 0) return -1;
-    r->realBest = pk_makespan(r->in0, r->out);
-    return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
+    uint64_t mk = pk_makespan(r->in0, r->tmp);
+    if (mk < r->realBest) {
+      r->realBest = mk;
+      memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+    }
+    if (r->realBest <= r->reallb) return BEST_PROVED;
+    if (r->n > LARGE_N) return BEST_ON;
   }
   if (r->hint || !(r->n > SMALL_BITS_N || r->lb > r->eload) || (r->m > EXACT_MAX_N && dives_fit(r))) return BEST_ON;
   pk_inst *in = &r->in;
@@ -185,8 +193,11 @@ int best_quick(best_run *r) {
   memcpy(b->ord, bord, sizeof(size_t) * m);
   for (size_t k = 0; k < m; k++) b->pos[b->ord[k]] = (uint32_t)k;
   ff_from(b, 0);
-  r->realBest = pk_makespan(r->in0, b->off);
-  memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
+  uint64_t mk = pk_makespan(r->in0, b->off);
+  if (mk < r->realBest) {
+    r->realBest = mk;
+    memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
+  }
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
 
