@@ -5,8 +5,11 @@
  * pairwise-meeting items, which can exceed LOAD: pack_bound.c), which
  * proves it optimal; the time and node budgets end it too. The budget
  * covers the whole call, but until a bound is reached every baseline runs
- * regardless of it (best must never lose to them). Tuned constants, with a
- * line of why each: pack_tune.h.
+ * regardless of it (best must never lose to them) up to LARGE_N items;
+ * above, only the sweep (pack_sweep.c, O(n log n)) does, and the baselines
+ * give up past the budget. The budget is work unless the caller gave a
+ * time (pk_now, pack_inst.h): the same items, the same packing anywhere.
+ * Tuned constants, with a line of why each: pack_tune.h.
  *
  * Placement (pack_place.c): items already placed are kept sorted by offset;
  * first fit walks them upward, skipping those whose lifetimes do not meet
@@ -15,7 +18,8 @@
  * at the first gap that fits.
  *
  *   0.  best_warm       a re-plan: the hint's packing replayed      pack_best_start.c
- *   1.  best_quick      a quick first fit, long arcs first          pack_best_start.c
+ *   1.  best_quick      the sweep (from 512 items); a quick first   pack_best_start.c
+ *                       fit, long arcs first
  *   1b. best_dives      canonical dives: the incumbent              pack_dive.c
  *   1c. best_bound      the exact clique bound                      pack_best_start.c
  *   2.  best_baselines  every baseline, never worse than any        pack_best_start.c
