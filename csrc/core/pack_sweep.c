@@ -197,10 +197,26 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
-  /* what lives at t0, stacked: whole-cycle items, then by size (bys) */
-  for (int pass = 0; pass < 2 && in->cyclic; pass++)
+  /* what lives at t0, stacked: whole-cycle items, then by the point they
+   * come back at, the latest lowest (then by size): the blocks they free are
+   * free until the same point side by side, so they merge (by size alone:
+   * 30,000 items on a cycle of 100 points 1.047 -> 1.044 x LOAD, of 1000
+   * points 1.072 -> 1.064). slot is free until the events are made. */
+  size_t *cord = slot;
+  if (in->cyclic) {
+    pk_kv *kv = malloc(sizeof(pk_kv) * nn);
+    if (!kv) { rc = -1; goto out; }
     for (size_t k = 0; k < n; k++) {
       size_t i = bys[k];
+      kv[k] = (pk_kv){K - (in->s[i] + K - t0) % K, k, i};
+    }
+    pk_sort_kv(kv, n);
+    for (size_t k = 0; k < n; k++) cord[k] = kv[k].i;
+    free(kv);
+  }
+  for (int pass = 0; pass < 2 && in->cyclic; pass++)
+    for (size_t k = 0; k < n; k++) {
+      size_t i = cord[k];
       int whole = in->len[i] >= K;
       if (whole != !pass || !crosses(in, i, t0)) continue;
       offv[i] = pk_align_up(H, in->align[i]);
