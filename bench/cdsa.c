@@ -4,10 +4,14 @@
  *  2. MiniMalloc challenging instances (linear time, capacity 1048576).
  *  3. Guillotine instances with a known optimum (gen_guillotine.h), linear
  *     and cyclic, at --gen-budget ms (default 1000).
+ *  4. The capacity mode (fg_pack_desc.capacity = 1048576, --cap-budget ms,
+ *     default 1000): all eleven MiniMalloc instances and --cap-gen N (default
+ *     20) generated held-out ones of each of two shapes (gen_mm).
  * Every result goes through fg_check_packing; failures are counted.
  * Usage: bench_cdsa [--instances N] [--seed S] [--ns 25,50,...] [--budget MS]
  *                   [--mm-budget MS] [--no-enlisted] [--no-minimalloc] [--solvers a,b]
  *                   [--no-gen] [--gen-ns 50,100,...] [--gen-instances N] [--gen-budget MS]
+ *                   [--no-capacity] [--cap-budget MS] [--cap-gen N] [--cap-rows]
  *                   [--clique N]   (instances per n, n <= 200, whose bound from fg_pack is
  *                                   checked against this file's own clique search)
  *                   [--dump DIR]   (every enlisted instance as DIR/n<N>_<wrap|line>_<k>.txt:
@@ -337,31 +341,47 @@ static void run_enlisted(hist *tl, hist *lt, hist *sz, int n, int instances, int
   free(lowoff);
 }
 
+/* MiniMalloc's challenging instances (data/dsa): A, C, E, G, I, K shipped
+ * first (tuning was measured on them); B, D, F, H, J held out. */
+static const char *const mm_names[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"};
+#define MM_N (sizeof mm_names / sizeof *mm_names)
+static int mm_held_out(const char *name) { return strchr("BDFHJ", name[0]) != NULL; }
+
+/* Reads data/dsa/NAME.1048576.csv; returns the items (n in *n) or NULL. */
+static fg_pack_item *mm_read(const char *name, int *n) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/dsa/%s.1048576.csv", FG_DATA_DIR, name);
+  FILE *fp = fopen(path, "r");
+  if (!fp) { printf("  %s: cannot open %s\n", name, path); return NULL; }
+  char line[256];
+  int cap = 1024;
+  fg_pack_item *items = malloc(sizeof(fg_pack_item) * cap);
+  *n = 0;
+  if (!fgets(line, sizeof line, fp)) { fclose(fp); free(items); return NULL; }
+  unsigned long long id, lo, hi, size;
+  while (fgets(line, sizeof line, fp))
+    if (sscanf(line, "%llu,%llu,%llu,%llu", &id, &lo, &hi, &size) == 4) {
+      if (*n == cap) items = realloc(items, sizeof(fg_pack_item) * (cap *= 2));
+      items[(*n)++] = (fg_pack_item){lo, hi, size, 1, 0, 0};
+    }
+  fclose(fp);
+  return items;
+}
+
 static void run_minimalloc(double budget) {
-  static const char *names[] = {"A", "C", "E", "G", "I", "K"};
-  printf("\nMiniMalloc challenging (linear, capacity 1048576), best budget %.0f ms\n", budget);
+  printf("\nMiniMalloc challenging (linear, capacity 1048576), best budget %.0f ms (h = held out)\n", budget);
   printf("  %-4s %5s %9s", "inst", "n", "LOAD");
   for (int s = 0; s < nsolvers; s++) printf(" %18s", solvers[s]);
   printf("\n");
-  for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/dsa/%s.1048576.csv", FG_DATA_DIR, names[f]);
-    FILE *fp = fopen(path, "r");
-    if (!fp) { printf("  %s: cannot open %s\n", names[f], path); continue; }
-    char line[256];
-    int cap = 1024, n = 0;
-    fg_pack_item *items = malloc(sizeof(fg_pack_item) * cap);
-    if (!fgets(line, sizeof line, fp)) { fclose(fp); free(items); continue; }
-    unsigned long long id, lo, hi, size;
-    while (fgets(line, sizeof line, fp))
-      if (sscanf(line, "%llu,%llu,%llu,%llu", &id, &lo, &hi, &size) == 4) {
-        if (n == cap) items = realloc(items, sizeof(fg_pack_item) * (cap *= 2));
-        items[n++] = (fg_pack_item){lo, hi, size, 1, 0, 0};
-      }
-    fclose(fp);
+  for (size_t f = 0; f < MM_N; f++) {
+    int n;
+    fg_pack_item *items = mm_read(mm_names[f], &n);
+    if (!items) continue;
+    char nm[8];
+    snprintf(nm, sizeof nm, "%s%s", mm_names[f], mm_held_out(mm_names[f]) ? "h" : "");
     uint64_t *off = malloc(sizeof(uint64_t) * n);
     uint64_t load = fg_pack_load(items, n, 0);
-    printf("  %-4s %5d %9llu", names[f], n, (unsigned long long)load);
+    printf("  %-4s %5d %9llu", nm, n, (unsigned long long)load);
     for (int s = 0; s < nsolvers; s++) {
       fg_pack_desc d = {0};
       char nb[32];
@@ -374,7 +394,7 @@ static void run_minimalloc(double budget) {
       double ms = (fg_now_ns() - t0) / 1e6;
       if (rc || !fg_check_packing(items, n, off, &d, msg, sizeof msg)) {
         printf(" %18s", "FAIL");
-        fprintf(stderr, "FAIL %s %s: %s\n", solvers[s], names[f], msg);
+        fprintf(stderr, "FAIL %s %s: %s\n", solvers[s], mm_names[f], msg);
         continue;
       }
       char cell[64];
@@ -448,9 +468,119 @@ static void run_guillotine(int n, int instances, int cyclic, double budget, uint
   free(items); free(off); free(scratch);
 }
 
+/* Held-out instances like MiniMalloc's (capacity 1048576, times and sizes
+ * multiples of 1024, about 150-450 items): a 1024 x 1024 rectangle of
+ * (time, KiB) cut into n0 pieces, then scaled by 1024, and a share of the
+ * pieces dropped (MiniMalloc's cover 57-98 % of the square): 1048576 fits by
+ * construction, LOAD may be lower. Two shapes as in its set: "cuts"
+ * (gen_guillotine.h: a random piece, the larger of two draws, cut anywhere:
+ * heavy-tailed sizes, as A-E and I-K; 0-40 % dropped) and "blocks" (always
+ * the largest piece, cut within its middle half across its longer side: even
+ * sizes, as F-H; 25-45 % dropped). Returns n. */
+static int gen_mm(fg_pack_item *items, int blocks, uint64_t *seed) {
+  double drop = blocks ? 0.25 + (double)(gg_rnd(seed) % 20) / 100.0 : (double)(gg_rnd(seed) % 40) / 100.0;
+  size_t n0 = (size_t)((double)(150 + gg_rnd(seed) % 300) / (1 - drop));
+  gg_rect *r = malloc(sizeof(gg_rect) * n0);
+  fg_pack_item *all = malloc(sizeof(fg_pack_item) * n0);
+  if (!blocks) {
+    gg_generate(all, NULL, r, n0, 1024, 1024, 0, seed);
+  } else {
+    size_t m = 1;
+    r[0] = (gg_rect){0, 1024, 0, 1024};
+    while (m < n0) {
+      size_t k = 0;
+      for (size_t q = 1; q < m; q++)
+        if ((r[q].t1 - r[q].t0) * (r[q].b1 - r[q].b0) > (r[k].t1 - r[k].t0) * (r[k].b1 - r[k].b0)) k = q;
+      gg_rect x = r[k];
+      uint64_t w = x.t1 - x.t0, h = x.b1 - x.b0;
+      if (w < 2 && h < 2) break; /* cannot happen below 1024^2 pieces */
+      int by_time = w >= h;
+      uint64_t len = by_time ? w : h, lo = by_time ? x.t0 : x.b0;
+      uint64_t c = len >= 4 ? lo + len / 4 + gg_rnd(seed) % (len / 2) : lo + 1;
+      if (by_time) { r[k].t1 = c; r[m++] = (gg_rect){c, x.t1, x.b0, x.b1}; }
+      else { r[k].b1 = c; r[m++] = (gg_rect){x.t0, x.t1, c, x.b1}; }
+    }
+    for (size_t i = 0; i < m; i++) all[i] = (fg_pack_item){r[i].t0, r[i].t1, r[i].b1 - r[i].b0, 1, 0, 0};
+    n0 = m;
+  }
+  int n = 0;
+  for (size_t i = 0; i < n0; i++)
+    if ((double)(gg_rnd(seed) >> 11) / 9007199254740992.0 >= drop)
+      items[n++] = (fg_pack_item){all[i].start * 1024, all[i].stop * 1024, all[i].size * 1024, 1, 0, 0};
+  free(r); free(all);
+  return n;
+}
+
+/* One decision at 1048576 through fg_pack; prints a row when rows is set.
+ * Returns the ms it took; *fits, *proved as the result says (-1: failed). */
+static double cap_row(const char *name, const fg_pack_item *items, int n, double budget, int rows, int *fits,
+                      int *proved) {
+  uint64_t *off = malloc(sizeof(uint64_t) * (n ? n : 1));
+  fg_pack_desc d = {0};
+  d.capacity = 1048576;
+  d.time_budget_ms = budget;
+  fg_pack_result r;
+  char msg[256];
+  uint64_t t0 = fg_now_ns();
+  int rc = fg_pack(items, n, &d, off, &r, msg, sizeof msg);
+  double ms = (fg_now_ns() - t0) / 1e6;
+  if (rc || !fg_check_packing(items, n, off, &d, msg, sizeof msg) || (r.fits && r.makespan > d.capacity)) {
+    fprintf(stderr, "FAIL capacity %s: %s\n", name, msg);
+    *fits = *proved = -1;
+  } else {
+    *fits = r.fits;
+    *proved = r.proved;
+  }
+  if (rows)
+    printf("  %-10s %5d %9llu %5s %6s %10llu %9.1f\n", name, n, (unsigned long long)fg_pack_load(items, n, 0),
+           *fits < 0 ? "FAIL" : *fits ? "yes" : "no", *proved < 0 ? "FAIL" : *proved ? "yes" : "no",
+           (unsigned long long)r.makespan, ms);
+  free(off);
+  return ms;
+}
+
+static void run_capacity(double budget, int gen_count, int rows, uint64_t seed) {
+  printf("\nCapacity mode: fg_pack with capacity = 1048576, budget %.0f ms (h = held out)\n", budget);
+  printf("  %-10s %5s %9s %5s %6s %10s %9s\n", "inst", "n", "LOAD", "fits", "proved", "makespan", "ms");
+  for (size_t f = 0; f < MM_N; f++) {
+    int n, fits, proved;
+    fg_pack_item *items = mm_read(mm_names[f], &n);
+    if (!items) continue;
+    char name[16];
+    snprintf(name, sizeof name, "%s%s", mm_names[f], mm_held_out(mm_names[f]) ? "h" : "");
+    cap_row(name, items, n, budget, 1, &fits, &proved);
+    free(items);
+    fflush(stdout);
+  }
+  fg_pack_item *items = malloc(sizeof(fg_pack_item) * 2048);
+  for (int blocks = 0; blocks <= 1; blocks++) {
+    uint64_t gs = seed * 104729 + (uint64_t)blocks;
+    int nfit = 0, nno = 0, fails = 0, in1s = 0;
+    double *ms = malloc(sizeof(double) * (gen_count ? gen_count : 1)), mx = 0;
+    for (int k = 0; k < gen_count; k++) {
+      int n = gen_mm(items, blocks, &gs), fits, proved;
+      char name[32];
+      snprintf(name, sizeof name, "%s%d", blocks ? "blocks" : "cuts", k);
+      ms[k] = cap_row(name, items, n, budget, rows, &fits, &proved);
+      if (ms[k] > mx) mx = ms[k];
+      nfit += fits > 0;
+      in1s += fits > 0 && ms[k] <= 1000;
+      nno += fits == 0 && proved > 0; /* cannot be right: all fit by construction */
+      fails += fits < 0;
+    }
+    printf("  generated %s: %d instances, fits %d (within 1 s: %d), unknown %d, proved no %d (wrong), failed %d; "
+           "median %.1f ms, max %.1f ms\n", blocks ? "blocks" : "cuts", gen_count, nfit, in1s,
+           gen_count - nfit - nno - fails, nno, fails, gen_count ? pct(ms, gen_count, 0.5) : 0, mx);
+    free(ms);
+    fflush(stdout);
+  }
+  free(items);
+}
+
 int main(int argc, char **argv) {
-  int instances = 2000, enlisted = 1, minimalloc = 1, gen = 1, gen_instances = 20;
-  double budget = 0, mmbudget = 1000, genbudget = 1000;
+  int instances = 2000, enlisted = 1, minimalloc = 1, gen = 1, gen_instances = 20, capacity = 1, cap_gen = 20;
+  int cap_rows = 0;
+  double budget = 0, mmbudget = 1000, genbudget = 1000, capbudget = 1000;
   int gns[32] = {50, 100, 200, 400, 1000}, ngn = 5;
   uint64_t seed = 1;
   int ns[32] = {25, 50, 75, 100, 125, 150, 175, 200, 500, 1000}, nn = 10;
@@ -465,6 +595,10 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[a], "--dump") && a + 1 < argc) dump_dir = argv[++a];
     else if (!strcmp(argv[a], "--no-minimalloc")) minimalloc = 0;
     else if (!strcmp(argv[a], "--no-gen")) gen = 0;
+    else if (!strcmp(argv[a], "--no-capacity")) capacity = 0;
+    else if (!strcmp(argv[a], "--cap-budget") && a + 1 < argc) capbudget = atof(argv[++a]);
+    else if (!strcmp(argv[a], "--cap-gen") && a + 1 < argc) cap_gen = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--cap-rows")) cap_rows = 1;
     else if (!strcmp(argv[a], "--gen-instances") && a + 1 < argc) gen_instances = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--gen-budget") && a + 1 < argc) genbudget = atof(argv[++a]);
     else if (!strcmp(argv[a], "--gen-ns") && a + 1 < argc) {
@@ -478,7 +612,8 @@ int main(int argc, char **argv) {
     } else {
       fprintf(stderr, "usage: %s [--instances N] [--seed S] [--ns 25,50] [--budget MS] [--mm-budget MS] "
                       "[--solvers best,bysize] [--no-enlisted] [--no-minimalloc] [--clique N] [--no-gen] [--gen-ns 50,100] "
-                      "[--gen-instances N] [--gen-budget MS] [--dump DIR]\n"
+                      "[--gen-instances N] [--gen-budget MS] [--dump DIR] [--no-capacity] [--cap-budget MS] "
+                      "[--cap-gen N] [--cap-rows]\n"
                       "  --dump DIR  write every enlisted instance (compressed times, sizes, alignments) and each\n"
                       "              solver's makespan/bound to DIR/n<N>_<wrap|line>_<k>.txt (bench/opt_mip.py reads them)\n",
               argv[0]);
@@ -520,5 +655,6 @@ int main(int argc, char **argv) {
   if (gen)
     for (int cyclic = 0; cyclic <= 1; cyclic++)
       for (int k = 0; k < ngn; k++) run_guillotine(gns[k], gen_instances, cyclic, genbudget, seed);
+  if (capacity) run_capacity(capbudget, cap_gen, cap_rows, seed);
   return 0;
 }

@@ -7,6 +7,8 @@
 # so it is for the test_vk_* programs: the driver and layers they dlopen leave
 # allocations behind that LeakSanitizer can no longer attribute; the
 # validation layer reports our own undestroyed Vulkan objects there instead.
+# The specs include spec/luafuzz_spec.lua: the Lua-API sequence fuzzer for at
+# most 60 s on the instrumented module (docs/RELIABILITY.md).
 # Ends with "N passed, N failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."

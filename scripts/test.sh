@@ -30,18 +30,18 @@ if [ -z "${FG_TEST_QUICK:-}" ]; then
   # as this command's); its counts join the total. Each fuzz target is one test.
   mkdir -p build; san_log=build/sanitize.log
   bash scripts/sanitize.sh > "$san_log" 2>&1
-  san=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$san_log" | tail -n 1)
+  san=$(grep -aE '^[0-9]+ passed, [0-9]+ failed$' "$san_log" | tail -n 1)
   if [ -n "$san" ]; then
     sp=$(echo "$san" | grep -Eo '^[0-9]+'); sf=$(echo "$san" | grep -Eo '[0-9]+ failed' | grep -Eo '[0-9]+')
     echo "ASan+UBSan run of the same suite: $sp tests passed and $sf failed (log: $san_log)"
-    [ "$sf" = 0 ] || grep -E "FAIL|Failure|Error →|runtime error|ERROR: AddressSanitizer|LeakSanitizer" "$san_log" | head -n 40
+    [ "$sf" = 0 ] || grep -aE "FAIL|Failure|Error →|runtime error|ERROR: AddressSanitizer|LeakSanitizer" "$san_log" | head -n 40
     passed=$((passed + sp)); failed=$((failed + sf))
   else
     echo "ASan+UBSan run did not finish (log: $san_log):"; tail -n 40 "$san_log"
     failed=$((failed + 1))
   fi
   # valgrind memcheck of the pure-C tests: one test per program
-  mc=$(bash scripts/memcheck.sh 2>&1 | tee build/memcheck.log | grep -E '^memcheck ')
+  mc=$(bash scripts/memcheck.sh 2>&1 | tee build/memcheck.log | grep -aE '^memcheck ')
   echo "$mc"
   passed=$((passed + $(echo "$mc" | grep -c ': clean$')))
   failed=$((failed + $(echo "$mc" | grep -c ': FAILED')))

@@ -73,8 +73,10 @@ end)
 
 -- The compiler's message with a cycle's nodes sorted: the incremental graph
 -- declares nodes in another C order than a fresh compile (as its resource ids
--- differ), so a cycle may be reported from another of its nodes.
+-- differ), so a cycle may be reported from another of its nodes (and so at
+-- another node's file:line).
 local function problem(msg)
+  msg = msg:gsub("^[^\n:]+:%d+: (cycle: )", "%1")
   local path, rest = msg:match("^cycle: (.-) (%(.*)$")
   if not path then return msg end
   local names = {}

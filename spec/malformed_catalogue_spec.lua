@@ -44,6 +44,7 @@ local cases = {
     { "resolutions: 'main' = {1048576, 1048576}", "over 65536 per side", "lower it" } },
   { "resolution given as a string", top("resolutions", { main = "1080p" }), { "resolutions: 'main'", "{width, height}" } },
   { "outputs a number", top("outputs", 5), { "outputs: expected a resource name or a list" } },
+  { "outputs a string", top("outputs", "out"), { "outputs: expected a list of resource names", "outputs = { \"out\" }" } },
   { "output nobody makes", top("outputs", { "out", "fnal" }), { "outputs: no node creates 'fnal'" } },
   { "output name with NUL", top("outputs", { "o\0ut" }), { "outputs[1]", "NUL byte" } },
   { "external not a table", top("external", 3), { "external must be a table" } },
@@ -76,7 +77,7 @@ local cases = {
   { "size 2^40 (a float)", with_out({ format = "rgba8_unorm", size = { 2 ^ 40, 1 } }),
     { "node 'a': create 'out'", "positive integers, got {1099511627776.0, 1}" } },
   { "negative scale", with_out({ format = "rgba8_unorm", size = { "main", -1 } }),
-    { "node 'a': create 'out': size scale must be a positive number, got -1" } },
+    { "node 'a': create 'out': size scale must be a positive finite number, got -1" } },
   { "scale past any device", with_out({ format = "rgba8_unorm", size = { "main", 100000 } }),
     { "resource 'out': extent 800000x800000", "over 65536", "lower resolution 'main'" } },
   { "unknown resolution", with_out({ format = "rgba8_unorm", size = "half" }),
@@ -146,8 +147,8 @@ local cases = {
     { "node 'c': history 'out': cannot read the history of a renamed resource" } },
   { "output only from a broken node", (function()
       local p = base(); p.nodes[1].read = { "camera" }; return p end)(),
-    { "outputs: 'out' is never produced: its producer 'a' is broken", "read 'camera': no node creates it",
-      "fix 'a' or remove 'out' from outputs" } },
+    { "node 'a': read 'camera': no node creates 'camera'", "make the read optional",
+      "\n  outputs: 'out' is never produced (its producer 'a' is broken)" } },
   { "wider multiplex mode", (function()
       local p = plus({ name = "b", read = { "x" }, side_effects = true })
       p.dimensions = { eye = 2 }
@@ -155,10 +156,52 @@ local cases = {
       return p end)(),
     { "node 'b': read 'x': the resource has multiplex mode {eye}, wider than the node's {}" } },
   { "resource name with NUL", plus({ name = "b", read = { "o\0ut" }, side_effects = true }), { "node 'b'", "NUL byte" } },
+  -- numbers: NaN and infinity fail every comparison, so each check says "finite" or a range
+  { "NaN scale", with_out({ format = "rgba8_unorm", size = { "main", 0 / 0 } }),
+    { "node 'a': create 'out': size scale must be a positive finite number" } },
+  { "infinite scale", with_out({ format = "rgba8_unorm", size = { "main", 1, math.huge } }),
+    { "node 'a': create 'out': size scale must be a positive finite number, got inf" } },
+  { "blob size negative", plus({ name = "b", create = { bl = { blob = { size = -16 } } }, side_effects = true }),
+    { "node 'b': create 'bl': blob size must be an integer number of bytes from 0", "got -16" } },
+  { "blob size NaN", plus({ name = "b", create = { bl = { blob = { size = 0 / 0 } } }, side_effects = true }),
+    { "node 'b': create 'bl': blob size must be an integer" } },
+  { "blob size 2^60", plus({ name = "b", create = { bl = { blob = { size = 1 << 60 } } }, side_effects = true }),
+    { "node 'b': create 'bl': blob size", "(1 TiB), got 1152921504606846976" } },
+  { "blob size 2^60 as a float", plus({ name = "b", create = { bl = { blob = { size = 2 ^ 60 } } }, side_effects = true }),
+    { "node 'b': create 'bl': blob size" } },
+  { "blob field misspelt", plus({ name = "b", create = { bl = { blob = { sise = 16 } } }, side_effects = true }),
+    { "node 'b': create 'bl': blob: unknown field 'sise'", "expected one of size" } },
+  { "depth clear NaN", node_a("pass", { depth = { "out", clear = 0 / 0 } }),
+    { "node 'a': pass depth: depth clear must be a number from 0 to 1" } },
+  { "depth clear past 1", node_a("pass", { depth = { "out", clear = 2 } }),
+    { "node 'a': pass depth: depth clear must be a number from 0 to 1", "got 2" } },
+  { "color clear infinite", node_a("pass", { color = { { "out", clear = { 1, math.huge, 0, 1 } } } }),
+    { "node 'a': pass color[1]: color clear component 2 must be a finite number, got inf" } },
+  { "color clear past float", node_a("pass", { color = { { "out", clear = { 1, 0, 1e39, 1 } } } }),
+    { "node 'a': pass color[1]: color clear component 3 must be a finite number" } },
+  { "stencil clear 300", node_a("pass", { depth = { "out", stencil = 300 } }),
+    { "node 'a': pass depth: stencil clear must be an integer from 0 to 255, got 300" } },
+  { "external buffer negative", top("external", { eb = { buffer = -8 } }),
+    { "external 'eb': buffer must be a positive integer number of bytes, got -8" } },
+  -- names: a node after itself, a dimension named twice, NUL in the pipeline's name
+  { "after itself", node_a("after", { "a" }), { "node 'a': after 'a': a node cannot run after itself, remove it" } },
+  { "before itself", node_a("before", "a"), { "node 'a': before 'a': a node cannot run before itself, remove it" } },
+  { "multiplex names a dimension twice", (function()
+      local p = node_a("multiplex", { "eye", "eye" }); p.dimensions = { eye = 2 }; return p end)(),
+    { "node 'a': multiplex: dimension 'eye' is listed twice, list it once" } },
+  { "external multiplex twice", (function()
+      local p = top("external", { bb = { format = "rgba8_unorm", size = "main", multiplex = { "eye", "eye" } } })
+      p.dimensions = { eye = 2 }; return p end)(),
+    { "external 'bb': multiplex: dimension 'eye' is listed twice" } },
+  { "pipeline name with NUL", top("name", "fo\0rward"), { "pipeline: pipeline name 'fo\\0rward' contains a NUL byte" } },
 }
 -- an external that a node also creates
-cases[18][2].external = { bb = { format = "rgba8_unorm", size = "main" } }
-cases[18][3] = { "resource 'bb' is declared external but node 'b' also creates it" }
+for _, c in ipairs(cases) do
+  if c[1] == "external also created" then
+    c[2].external = { bb = { format = "rgba8_unorm", size = "main" } }
+    c[3] = { "resource 'bb' is declared external but node 'b' also creates it" }
+  end
+end
 
 local function snapshot(g)
   local rs = {}
@@ -244,6 +287,25 @@ describe("malformed calls", function()
     refuses({ "opts: unknown field 'bogus'" }, fg.compile, base(), { bogus = 1 })
     refuses({ "opts.profile" }, fg.compile, base(), { profile = { alignment = 3 } })
     refuses({ "opts.dimensions" }, fg.compile, base(), { dimensions = { eye = -1 } })
+    -- a misspelt key would leave the default alignment in place, silently
+    refuses({ "opts.profile: unknown field 'alignmnet'", "expected one of alignment, granularity" }, fg.compile, base(),
+            { profile = { alignmnet = 256 } })
+    refuses({ "opts.profile: unknown field 'granularty'" }, fg.compile, base(), { profile = { granularty = 1024 } })
+    refuses({ "opts.profile.alignment must be a power of two up to 1073741824" }, fg.compile, base(),
+            { profile = { alignment = 1 << 40 } })
+    refuses({ "opts.profile.granularity must be a power of two" }, fg.compile, base(), { profile = { granularity = 0 / 0 } })
+    refuses({ "opts.profile: unknown profile 'nvidia\\0'", "NUL byte" }, fg.compile, base(), { profile = "nvidia\0" })
+    refuses({ "opts.solver: unknown solver 'best\\0x'", "NUL byte" }, fg.compile, base(), { solver = "best\0x" })
+    refuses({ "opts.schedule", "'memory\\0'" }, fg.compile, base(), { schedule = "memory\0" })
+    refuses({ "opts.time_budget_ms" }, fg.compile, base(), { time_budget_ms = 0 / 0 })
+    refuses({ "opts.dimensions", "'eye'" }, fg.compile, base(), { dimensions = { eye = 0 / 0 } })
+    refuses({ "opts.resolutions", "'main'" }, fg.compile, base(), { resolutions = { main = { 0 / 0, 8 } } })
+    -- the same through graph:update keeps the graph
+    local g = fg.compile(base())
+    local before = snapshot(g)
+    refuses({ "opts.profile: unknown field 'alignmnet'" }, fg.compile, base(), { profile = { alignmnet = 256 } })
+    assert.are.same(before, snapshot(g))
+    g:close()
   end)
 
   it("graph methods", function()
@@ -252,12 +314,34 @@ describe("malformed calls", function()
     refuses({ "width must be a positive integer" }, g.set_resolution, g, "main", 0, 8)
     refuses({ "resource 'out': extent 65537x8", "over 65536", "lower resolution 'main'" }, g.set_resolution, g, "main", 65537, 8)
     refuses({ "unknown dimension 'eye'" }, g.set_dimension, g, "eye", 2)
+    -- "main\0x" would read as "main" in C and resize another resolution than the one named
+    local before = snapshot(g)
+    refuses({ "NUL byte" }, function() return g:set_resolution("main\0x", 16, 16) end)
+    refuses({ "NUL byte" }, function() return g:set_dimension("eye\0", 2) end)
+    refuses({ "number has no integer representation" }, function() return g:set_resolution("main", 0 / 0, 8) end)
+    assert.are.same(before, snapshot(g))
     g:close()
   end)
 
   it("fg.pack items", function()
     refuses({ "size" }, fg.pack, { { start = 0, stop = 1, size = -1 } }, {})
     refuses({ "opts.solver" }, fg.pack, { { start = 0, stop = 1, size = 4 } }, { solver = "x" })
+    refuses({ "item 1: field 'kind' must be an integer from 0 to 1" }, fg.pack, { { start = 0, stop = 1, size = 4, kind = 2 } })
+    refuses({ "item 1: field 'group' must be an integer from 0 to 4294967295" }, fg.pack,
+            { { start = 0, stop = 1, size = 4, group = 1 << 40 } })
+    refuses({ "item 1: field 'size'" }, fg.pack, { { start = 0, stop = 1, size = 0 / 0 } })
+    refuses({ "opts.period" }, fg.check_packing, { { start = 0, stop = 1, size = 4 } }, { 0 }, { period = 0 / 0 })
+    -- a __len that claims any count is not believed
+    local liar = setmetatable({}, { __len = function() return 1 << 62 end })
+    assert.are.equal(0, fg.pack_load(liar))
+  end)
+
+  it("fg.pack_load never wraps", function()
+    local big = { start = 0, stop = 1, size = 1 << 62 }
+    refuses({ "past 2^63 - 1 bytes" }, fg.pack_load, { big, big })
+    refuses({ "past 2^63 - 1 bytes" }, fg.pack_load, { big, big, big, big })
+    assert.are.equal(3 << 60, fg.pack_load({ { start = 0, stop = 1, size = 1 << 61 }, { start = 0, stop = 1, size = 1 << 60 } }))
+    refuses({ "past 2^62 bytes" }, fg.pack, { big, big })
   end)
 
   it("fg.allocator", function()

@@ -65,9 +65,33 @@ describe("rt:reload", function()
     ok, err = rt:reload(path)
     assert.is_nil(ok)
     assert.matches("rgba8_nope", err, 1, true)
-    assert.matches("node 'blur' is declared at " .. path .. ":" .. file.line_of(text, "name = 'blur'"), err, 1, true)
+    -- the problem starts with the file:line where the bad format is written
+    assert.matches(path .. ":" .. file.line_of(text, "rgba8_nope") .. ": node 'blur': create 'blurred'", err, 1, true)
     assert.has_error(function() fg.runtime(dev, path) end)
     rt:frame()
+    rt:close()
+  end)
+
+  it("a misspelt name: reported first at its file:line with the suggestion, what it pruned indented", function()
+    write{ seed = 1, blur = true }
+    local rt = fg.runtime(dev, path)
+    rt:frame()
+    local text = write{ seed = 1, blur = true, bad = "typo" }
+    local ok, err = rt:reload(path)
+    assert.is_nil(ok)
+    local lines = {}
+    for l in err:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    assert.are.equal("reload: the new pipeline does not compile (still running the previous one):", lines[1])
+    assert.are.equal(path .. ":" .. file.line_of(text, "noize") .. ": node 'blur': read 'noize': no node creates "
+                     .. "'noize' and it is not external; did you mean 'noise'?", lines[2])
+    assert.are.equal("  pruned because of it: node 'blur' is broken", lines[3])
+    assert.are.equal("  node 'out' is broken (read 'blurred': its creator 'blur' is broken)", lines[4])
+    assert.are.equal("  outputs: 'final' is never produced (its producer 'out' is broken)", lines[5])
+    -- a table (no path): the file is found from the run functions
+    ok, err = rt:reload(tbl{ seed = 1, blur = true, bad = "typo" })
+    assert.is_nil(ok)
+    assert.matches("did you mean 'noise'?", err, 1, true)
+    rt:frame()  -- still the previous pipeline
     rt:close()
   end)
 

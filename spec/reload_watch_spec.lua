@@ -43,6 +43,26 @@ describe("fg.watch", function()
     rt:close()
   end)
 
+  it("reports a misspelt name at its file:line with the suggestion and keeps rendering", function()
+    file.write(path, file.text(SHADERS, { seed = 1, blur = true }))
+    local rt = fg.runtime(dev, path)
+    local w <close> = fg.watch(rt, path)
+    rt:frame()
+    local text = file.text(SHADERS, { seed = 2, blur = true, bad = "typo" })
+    file.write(path, text)
+    local status, info = w:poll()
+    assert.are.equal("error", status)
+    assert.matches(path .. ":" .. file.line_of(text, "noize") .. ": node 'blur': read 'noize': no node creates 'noize' "
+                   .. "and it is not external; did you mean 'noise'?\n  pruned because of it: node 'blur' is broken", info,
+                   1, true)
+    assert.are.equal(info, w:last_error())
+    rt:frame()
+    file.write(path, file.text(SHADERS, { seed = 2, blur = true }))
+    assert.are.equal("reloaded", (w:poll()))
+    rt:frame()
+    rt:close()
+  end)
+
   it("survives 100 edits while frames run; TAA history is never reset", function()
     local good = { seed = 1 }
     local text = file.text(SHADERS, good)
@@ -89,7 +109,8 @@ describe("fg.watch", function()
         assert.are.equal(info, w:last_error())
         assert.matches(path .. ":%d+", info)
         if v.bad == "format" then
-          assert.matches("node 'blur' is declared at " .. path .. ":" .. file.line_of(text, "name = 'blur'"), info, 1, true)
+          -- the problem starts with the file:line where the bad format is written
+          assert.matches(path .. ":" .. file.line_of(text, "rgba8_nope") .. ": node 'blur': create 'blurred'", info, 1, true)
         end
         -- refused before any compile: a bad format is the schema's to find
         assert.are.equal(0, count.n, ctx)

@@ -86,21 +86,57 @@ end
 -- previous test's Xvfb to exit, and an Xvfb shutting down on the same number
 -- removes the new one's socket. `-a` still moves on from a number in use.
 math.randomseed(os.time(), math.floor(os.clock() * 1e6))
--- The command after it runs once the display answers (xwd as the probe, up
--- to 5 s): on a loaded machine a client could otherwise start before Xvfb
--- accepts connections ("cannot connect to the X display").
+-- The command after it runs once the display answers (xwd as the probe): on
+-- a loaded machine a client could otherwise start before Xvfb accepts
+-- connections ("cannot connect to the X display"). It goes on as soon as the
+-- display answers; the cap (60 s) is only for a server that never comes.
 local READY = [[sh -c 'i=0; while command -v xwd >/dev/null && ! xwd -root -silent >/dev/null 2>&1 && ]]
-  .. [[[ $i -lt 50 ]; do i=$((i+1)); sleep 0.1; done; exec "$@"' xvfb-ready]]
+  .. [[[ $i -lt 600 ]; do i=$((i+1)); sleep 0.1; done; exec "$@"' xvfb-ready]]
+-- No test waits on a clock: a broken frame ends the viewer at once (see
+-- stream); the timeout is the last resort for a true hang only, far above any
+-- run on a loaded machine.
 local function XVFB()
-  return ("timeout 120 xvfb-run -a -n %d -s '-screen 0 320x240x24' %s"):format(math.random(200, 30000), READY)
+  return ("timeout 900 xvfb-run -a -n %d -s '-screen 0 320x240x24' %s"):format(math.random(200, 30000), READY)
 end
--- run() under a fresh Xvfb; once in a while (seen on a loaded 2-core machine)
--- the client still finds no server to connect to: that is the test rig, not
--- the viewer, so such a run is tried again with a new server, at most twice.
-local function run_x(cmd)
+
+-- A viewer line that shows frames are broken (or a validation message): the
+-- run has failed, so waiting for its frame count or its captures is no use.
+local function broken(line) return line:find("^frame: error:") or line:find("^validation: ") end
+
+-- Runs cmd, handing each output line to on_line (which may edit the
+-- pipeline file). When fatal(line) is true the child is ended at once
+-- (`timeout` forwards the signal to its whole process group: xvfb-run, Xvfb,
+-- the viewer, a script) and a line saying so is added; the test then fails
+-- on its assertions in seconds. Returns the output and the exit status.
+local function stream(cmd, on_line, fatal)
+  local f = io.popen("sh -c " .. sh_quote('echo "PID=$$"; exec ' .. cmd) .. " 2>&1; echo \"EXIT=$?\"")
+  local pid, lines, stopped = nil, {}, false
+  for line in f:lines() do
+    if not pid and line:match("^PID=%d+$") then
+      pid = line:match("%d+")
+    else
+      lines[#lines + 1] = line
+      if on_line then on_line(line) end
+      if not stopped and pid and fatal and fatal(line) then
+        stopped = true
+        os.execute("kill -TERM " .. pid .. " 2>/dev/null")
+        lines[#lines + 1] = "view_spec: ended the viewer at the first broken frame: " .. line
+      end
+    end
+  end
+  f:close()
+  local out = table.concat(lines, "\n")
+  return out:gsub("\nEXIT=%d+%s*$", ""), tonumber(out:match("EXIT=(%d+)%s*$"))
+end
+
+-- stream() under a fresh Xvfb; once in a while (seen on a loaded 2-core
+-- machine) the client still finds no server to connect to: that is the test
+-- rig, not the viewer, so such a run is tried again with a new server, at most
+-- twice. By default a broken frame ends the run.
+local function run_x(cmd, on_line, fatal)
   local out, code
   for _ = 1, 3 do
-    out, code = run(XVFB() .. " " .. cmd)
+    out, code = stream(XVFB() .. " " .. cmd, on_line, fatal or broken)
     if not out:find("cannot connect to the X display", 1, true) then break end
   end
   return out, code
@@ -139,19 +175,14 @@ describe("framegraph view", function()
     if xvfb_missing() then return end
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
-    local cmd = ("%s %s %s --device software --validation --no-hud --size 96x64 --captures %s "
-      .. "--exit-after-reloads 2 --frames 3000 2>&1; echo \"EXIT=$?\""):format(XVFB(), VIEW_X, sh_quote(file), sh_quote(dir))
-    local f = io.popen(cmd)
-    local lines = {}
-    for line in f:lines() do
-      lines[#lines + 1] = line
+    local cmd = ("%s %s --device software --validation --no-hud --size 96x64 --captures %s "
+      .. "--exit-after-reloads 2 --frames 3000"):format(VIEW_X, sh_quote(file), sh_quote(dir))
+    local out, code = run_x(cmd, function(line)
       -- Edit while the viewer runs: first a good edit, then a broken one.
       if line:find("^capture: .*/0%.png") then write(file, pipeline("1.0"))
       elseif line:find("^capture: .*/1%.png") then write(file, pipeline("= 1")) end
-    end
-    f:close()
-    local out = table.concat(lines, "\n")
-    assert.matches("EXIT=0", out, 1, true)
+    end)
+    assert.are.equal(0, code, out)
     assert.matches("window)", out, 1, true)                -- a window, not the headless path
     assert.matches("reload: ok", out, 1, true)
     assert.matches("reload: error: " .. file .. ":3: unexpected symbol near '='", out, 1, true)
@@ -161,6 +192,69 @@ describe("framegraph view", function()
     assert.is_true(is_png(before) and is_png(after) and is_png(broken))
     assert.are_not.equal(before, after)                    -- blue 0 -> 1 changed the presented picture
     assert.are.equal(after, broken)                        -- the bad edit left the last good picture
+  end)
+
+  it("under Xvfb: a misspelt name is shown wrapped in the HUD with its file:line; reloads say what they did", function()
+    if xvfb_missing(true) then return end
+    local file, script = dir .. "/pipe.lua", dir .. "/x.sh"
+    local good = pipeline("0.0")
+    write(file, good)
+    local run_edit = good:gsub("{ blue }", "{ blue + 0.5 }")
+    local typo = run_edit:gsub('pass = { color = { "color" } }', 'pass = { color = { "colr" } }')
+    local structural = run_edit:gsub('size = "main" }', 'size = "main", usage = "color" }')
+    for k, text in ipairs({ run_edit, typo, structural }) do write(dir .. "/" .. k .. ".lua", text) end
+    write(script, ([[
+%s %s --device software --validation --size 320x200 --frames 3000 --captures %s --exit-after-reloads 3 &
+pid=$!
+# an edit lands whole (rename), as an editor's save does: a half-copied file read by the
+# watcher would count as a reload of its own
+put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
+wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+wait_for %s/0.png
+put %s/1.lua %s
+wait_for %s/1.png
+put %s/2.lua %s
+wait_for %s/2.png
+xwd -root -silent > %s/bad.xwd
+put %s/3.lua %s
+wait $pid
+]]):format(VIEW_X, sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file), sh_quote(dir),
+      sh_quote(dir), sh_quote(file), sh_quote(dir), sh_quote(dir), sh_quote(dir), sh_quote(file)))
+    local out, code = run_x("sh " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): swapped the run of 1 node (fill), no compile", out, 1, true)
+    assert.matches("reload: error: " .. file .. ":11: node 'fill': pass color 'colr': the node must create, modify or "
+                   .. "rename it; did you mean 'color'?", out, 1, true)
+    assert.matches("reload: ok (" .. file .. "): recompiled 1 node (fill), kept 0 history", out, 1, true)
+    -- the error wraps over more than the two lines of a good state's band (red text below row 26)
+    local bad = assert(read(dir .. "/bad.xwd"))
+    local red = 0
+    for py = 26, 70 do
+      for px = 0, 319 do
+        local c = xwd_pixel(bad, px, py)
+        if c[1] == 255 and c[2] == 96 and c[3] == 96 then red = red + 1 end
+      end
+    end
+    assert.is_true(red > 100, "red HUD pixels below the first two lines: " .. red)
+  end)
+
+  it("wraps HUD text at the window's width and says what a reload did", function()
+    local view = require("framegraph.view")
+    local lines = view.hud_wrap("f.lua:12: node 'resolve': read 'ao_': no node creates 'ao_'; did you mean 'ao'?\n"
+                                .. "  pruned because of it: node 'resolve' is broken", 30, 10)
+    for _, l in ipairs(lines) do assert.is_true(#l <= 30, l) end
+    assert.are.equal("f.lua:12: node 'resolve': read", lines[1])
+    assert.matches("did you mean 'ao'?", table.concat(lines, " "), 1, true)
+    assert.are.equal("  pruned because of it: node", lines[#lines - 1])  -- indented lines stay indented
+    local cut = view.hud_wrap(("word "):rep(100), 20, 3)
+    assert.are.equal(3, #cut)
+    assert.matches("more lines (printed in full)", cut[3], 1, true)
+    assert.are.equal("recompiled 2 nodes (blur, out), removed 1 node (old), kept 2 history",
+      view.reload_summary{ recompiled = true, changed = { "blur", "view_present" }, added = { "out" },
+                           removed = { "old" }, run_changed = {}, kept_history = 2 })
+    assert.are.equal("swapped the run of 1 node (grade), no compile",
+      view.reload_summary{ recompiled = false, changed = {}, added = {}, removed = {}, run_changed = { "grade" } })
   end)
 
   it("under Xvfb: --frames N --screenshot captures the presented image", function()
@@ -184,10 +278,15 @@ describe("framegraph view", function()
     write(script, ([[
 %s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 2 &
 pid=$!
-wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+# an edit lands whole (rename), as an editor's save does: a half-copied file read by the
+# watcher would count as a reload of its own
+put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
+# waits for a capture while the viewer lives (a dead or broken viewer ends the
+# wait at once, and the run fails on its exit status)
+wait_for() { while [ ! -s "$1" ] && kill -0 $pid 2>/dev/null; do sleep 0.1; done; sleep 0.3; }
 wait_for %s/0.png
 xwd -root -silent > %s/good.xwd
-cp %s %s
+put %s %s
 wait_for %s/1.png
 xwd -root -silent > %s/bad.xwd
 echo "-- still broken" >> %s
@@ -231,22 +330,22 @@ wait $pid
     write(file, pipeline("1.0"))
     local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
       .. "--frames 3000 --captures %s --exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
-    local f = io.popen(("%s sh -c %s 2>&1; echo \"EXIT=$?\""):format(XVFB(), sh_quote(inner)))
-    local lines, display, auth = {}, nil, nil
-    for line in f:lines() do
-      lines[#lines + 1] = line
+    local display, auth, errors = nil, nil, 0
+    local out, code = run_x("sh -c " .. sh_quote(inner), function(line)
       if line:find("^X=") then display, auth = line:match("^X=(%S+) (%S*)")
       elseif line:find("^capture: .*/0%.png") then
         write(file, pipeline("0.0", [[error("boom") cmd:draw(sh, {}, 3, { blue })]]))
       elseif line:find("^frame: error:") then
+        errors = errors + 1
         -- frames fail from now on: the display must still show blue = 1.0
         os.execute(("DISPLAY=%s XAUTHORITY=%s xwd -root -silent > %s"):format(display, sh_quote(auth), sh_quote(dump)))
         write(file, pipeline("0.0"))
       end
-    end
-    f:close()
-    local out = table.concat(lines, "\n")
-    assert.matches("EXIT=0", out, 1, true)
+    end, function(line)
+      -- the one expected frame error is the raising run; another means frames stay broken
+      return line:find("^validation: ") or (line:find("^frame: error:") and errors > 1)
+    end)
+    assert.are.equal(0, code, out)
     -- the runtime rolls back to the last good pipeline and says so (framegraph.runtime)
     assert.matches("frame: error: reload rolled back: node 'fill' run failed: " .. file .. ":12: boom", out, 1, true)
     assert.matches("validation messages: 0", out, 1, true)
@@ -327,6 +426,36 @@ end }), true)
     assert.are.equal(1, code)
     assert.matches("--output nope is not an output", out, 1, true)
     assert.matches("color[eye=1], color[eye=2]", out, 1, true)
+  end)
+
+  it("keeps the output's aspect ratio: a 4:3 picture in a wide window is centred between black bars", function()
+    local view = require("framegraph.view")
+    assert.are.same({ 40, 0, 80, 60 }, view.letterbox(64, 48, 160, 60))   -- pillarbox
+    assert.are.same({ 0, 15, 64, 30 }, view.letterbox(64, 30, 64, 60))    -- letterbox
+    assert.is_nil(view.letterbox(64, 48, 128, 96))                        -- same aspect: fills the window
+    local file, script = dir .. "/fixed.lua", dir .. "/lb.lua"
+    write(file, (pipeline("1.0"):gsub("main = { 64, 48, window = true }", "main = { 64, 48 }")))
+    write(script, ([[
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+package.cpath = "build/?.so;" .. package.cpath
+local px
+os.exit(require("framegraph.view").main({ %q, "--device", "software", "--validation", "--size", "160x60",
+  "--frames", "3" }, { frame = function(n, v)
+  if n == 3 then
+    local b = assert(v.runtime:read("view_backbuffer"))
+    local function at(x, y) local i = (y * 160 + x) * 4 return table.concat({ b:byte(i + 1, i + 3) }, ",") end
+    print("PIXELS " .. at(5, 30) .. " " .. at(80, 30) .. " " .. at(155, 30))
+  end
+end }), true)
+]]):format(file))
+    local out, code = run("env -u DISPLAY lua5.4 " .. sh_quote(script))
+    assert.are.equal(0, code, out)
+    assert.matches("validation messages: 0", out, 1, true)
+    local l1, l2, l3, c1, c2, c3, r1, r2, r3 = out:match("PIXELS (%d+),(%d+),(%d+) (%d+),(%d+),(%d+) (%d+),(%d+),(%d+)")
+    assert.are.same({ "0", "0", "0" }, { l1, l2, l3 })                     -- the bar on the left
+    assert.are.same({ "0", "0", "0" }, { r1, r2, r3 })                     -- and on the right
+    assert.is_true(math.abs(tonumber(c1) - 128) <= 6 and math.abs(tonumber(c2) - 128) <= 6 and c3 == "255",
+      out)                                                                 -- the picture's centre: u = v = 0.5
   end)
 
   it("cycles through outputs and multiplex indices with Tab (headless, through the key handler)", function()

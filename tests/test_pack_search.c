@@ -280,6 +280,121 @@ static void test_minimalloc(void) {
   free(off);
 }
 
+/* Reads data/dsa/NAME.1048576.csv (or FG_DSA_DIR's) into it; returns n, 0 when missing. */
+static size_t read_dsa(const char *name, fg_pack_item *it, size_t max) {
+  const char *dirs[] = {getenv("FG_DSA_DIR"), FG_DATA_DIR "/dsa"};
+  FILE *f = NULL;
+  for (size_t k = 0; k < sizeof dirs / sizeof *dirs && !f; k++) {
+    if (!dirs[k]) continue;
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.1048576.csv", dirs[k], name);
+    f = fopen(path, "r");
+  }
+  if (!f) return 0;
+  size_t n = 0;
+  char line[256];
+  while (fgets(line, sizeof line, f) && n < max) {
+    unsigned long long id, lo, hi, sz;
+    if (sscanf(line, "%llu,%llu,%llu,%llu", &id, &lo, &hi, &sz) == 4) it[n++] = (fg_pack_item){lo, hi, sz, 0, 0, 0};
+  }
+  fclose(f);
+  return n;
+}
+
+/* fg_pack's capacity mode: every MiniMalloc instance shipped settles at
+ * 1048576 with fits = 1 and a valid packing within it (the budget is only a
+ * ceiling: the call ends once settled; no time is asserted); below LOAD the
+ * answer is no, proved, with a valid packing still returned. */
+static void test_capacity_minimalloc(void) {
+  static const char *names[] = {"A", "B", "C", "D", "E", "F", "G", "H", "I", "J", "K"};
+  fg_pack_item *it = malloc(sizeof *it * 1024);
+  uint64_t *off = malloc(sizeof *off * 1024);
+  char err[256], msg[256];
+  int settled = 0;
+  for (size_t f = 0; f < sizeof names / sizeof *names; f++) {
+    size_t n = read_dsa(names[f], it, 1024);
+    CHECK(n > 100, "data/dsa/%s.1048576.csv: read %zu items (it ships with the repository)", names[f], n);
+    if (n <= 100) continue;
+    fg_pack_desc d = {0};
+    d.capacity = 1048576;
+    d.time_budget_ms = 60000; /* a loaded machine: only a ceiling */
+    fg_pack_result r;
+    CHECK(fg_pack(it, n, &d, off, &r, err, sizeof err) == 0, "%s: %s", names[f], err);
+    CHECK(r.fits && r.proved, "%s at capacity 1048576: fits %d proved %d (makespan %llu)", names[f], r.fits, r.proved,
+          (unsigned long long)r.makespan);
+    CHECK(r.makespan <= 1048576 && makespan(it, n, off) == r.makespan, "%s: makespan %llu", names[f],
+          (unsigned long long)r.makespan);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "%s: %s", names[f], msg);
+    settled += r.fits;
+    /* below LOAD: no, proved at once (no search runs), a valid packing returned */
+    d.capacity = r.load - 1;
+    CHECK(fg_pack(it, n, &d, off, &r, err, sizeof err) == 0, "%s: %s", names[f], err);
+    CHECK(!r.fits && r.proved && r.bound > d.capacity, "%s below LOAD: fits %d proved %d bound %llu", names[f], r.fits,
+          r.proved, (unsigned long long)r.bound);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "%s below LOAD: %s", names[f], msg);
+  }
+  printf("capacity: %d/%zu MiniMalloc instances fit at 1048576\n", settled, sizeof names / sizeof *names);
+  free(it); free(off);
+}
+
+/* The decision against brute force on tiny instances (lines and cycles):
+ * at the optimum it fits, one byte below it never does, and where it
+ * claims proof the claim is true. A cycle of three arcs meeting pairwise
+ * with no common point: LOAD 2, but no packing under 3 (the clique bound
+ * proves it without a search). Baselines with a capacity only compare. */
+static void test_capacity_small(void) {
+  char err[256], msg[256];
+  int proved_no = 0;
+  for (int rep = 0; rep < 200; rep++) {
+    int cyclic = rep & 1;
+    size_t n = 3 + rndu(4);
+    fg_pack_item it[8];
+    uint64_t T = 6, off[8];
+    for (size_t i = 0; i < n; i++) {
+      uint64_t s = cyclic ? rndu(T) : rndu(T - 1), e = cyclic ? (s + 1 + rndu(T - 1)) % T : s + 1 + rndu(T - s - 1);
+      it[i] = (fg_pack_item){s, e, 1 + rndu(5), (uint64_t)1 << rndu(2), 0, 0};
+    }
+    fg_pack_desc d = {0};
+    d.period = cyclic ? T : 0;
+    d.time_budget_ms = 60000;
+    uint64_t opt = brute_opt(it, n, d.period);
+    fg_pack_result r;
+    d.capacity = opt;
+    CHECK(fg_pack(it, n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(r.fits && r.proved && r.makespan <= opt, "rep %d: at the optimum %llu: fits %d proved %d makespan %llu", rep,
+          (unsigned long long)opt, r.fits, r.proved, (unsigned long long)r.makespan);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "rep %d: %s", rep, msg);
+    if (opt < 2) continue;
+    d.capacity = opt - 1;
+    CHECK(fg_pack(it, n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(!r.fits && r.makespan > opt - 1, "rep %d: below the optimum it fits?", rep);
+    CHECK(!r.proved || r.bound >= opt, "rep %d: proved with bound %llu below the optimum %llu", rep,
+          (unsigned long long)r.bound, (unsigned long long)opt);
+    CHECK(fg_check_packing(it, n, off, &d, msg, sizeof msg), "rep %d: %s", rep, msg);
+    proved_no += r.proved;
+  }
+  CHECK(proved_no > 0, "capacity: no infeasible tiny capacity proved");
+  fg_pack_item tri[3] = {{0, 4, 1, 1, 0, 0}, {2, 0, 1, 1, 0, 0}, {4, 2, 1, 1, 0, 0}}; /* period 6 */
+  uint64_t off[3];
+  fg_pack_desc d = {0};
+  d.period = 6;
+  d.capacity = 2;
+  fg_pack_result r;
+  CHECK(fg_pack(tri, 3, &d, off, &r, err, sizeof err) == 0, "%s", err);
+  CHECK(r.load == 2 && !r.fits && r.proved && r.bound == 3, "clique: load %llu fits %d proved %d bound %llu",
+        (unsigned long long)r.load, r.fits, r.proved, (unsigned long long)r.bound);
+  d.capacity = 3;
+  CHECK(fg_pack(tri, 3, &d, off, &r, err, sizeof err) == 0 && r.fits && r.proved, "clique at 3: fits %d", r.fits);
+  d.solver = "none"; /* a baseline: packs, compares */
+  CHECK(fg_pack(tri, 3, &d, off, &r, err, sizeof err) == 0 && r.fits == (r.makespan <= 3), "none: fits %d", r.fits);
+  d.capacity = 1; /* below LOAD: no, proved by LOAD alone */
+  CHECK(fg_pack(tri, 3, &d, off, &r, err, sizeof err) == 0 && !r.fits && r.proved, "none below LOAD");
+  d.capacity = 0; /* no capacity: fits, nothing proved */
+  d.solver = NULL;
+  CHECK(fg_pack(tri, 3, &d, off, &r, err, sizeof err) == 0 && r.fits && !r.proved, "no capacity");
+  printf("capacity small: %d infeasible capacities proved\n", proved_no);
+}
+
 int main(void) {
   test_small_optima(0);
   test_small_optima(1);
@@ -287,6 +402,8 @@ int main(void) {
   test_tight_feasible();
   test_best_budgets();
   test_minimalloc();
+  test_capacity_small();
+  test_capacity_minimalloc();
   if (failures) {
     fprintf(stderr, "%d failure(s)\n", failures);
     return 1;

@@ -317,7 +317,7 @@ int main(void) {
     CHECK(!s && strstr(err, "not SPIR-V"), "short shader: %s", err);
     size_t bytes;
     uint32_t *code = load_spv("dev_fill.comp", &bytes);
-    s = fg_vk_shader_create(dev, code, bytes / 2, NULL, err, sizeof err);  /* truncated module */
+    s = fg_vk_shader_create(dev, code, bytes / 8 * 4, NULL, err, sizeof err);  /* truncated module (whole words) */
     CHECK(!s && strstr(err, "corrupt"), "truncated shader: %s", err);
     free(code);
   }

@@ -242,6 +242,9 @@ typedef struct fg_graph_compile_desc {
   void *sizer_user;
   double pack_time_budget_ms;  /* passed to fg_pack; 0 = its default */
   fg_schedule schedule;        /* node order; 0 = FG_SCHEDULE_DEFAULT */
+  uint64_t pack_capacity;      /* 0 = none. Else each heap is packed as usual and, where that is
+                                  above it, packed again as fg_pack's decision at this capacity
+                                  (fg_pack_desc.capacity): heap.fits, heap.proved */
 } fg_graph_compile_desc;
 
 /* Full compile: validate, prune, order, expand, lifetimes, memory plan.
@@ -397,6 +400,8 @@ typedef struct fg_graph_heap {
   int replayed;               /* a re-plan kept the last packing's order (fg_pack_result.replayed) */
   uint64_t ref_bytes, ref_bound; /* the last searched packing's makespan and bound: what a
                                     re-plan's replay is measured against */
+  int fits, proved;           /* with pack_capacity: fg_pack_result's (bytes <= pack_capacity;
+                                 certain); without: 1, 0 */
 } fg_graph_heap;
 
 uint32_t fg_graph_heap_count(const fg_graph *g);

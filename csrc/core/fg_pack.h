@@ -72,6 +72,16 @@ typedef struct fg_pack_desc {
                             (result.replayed): a re-plan keeps the quality that search reached.
                             0 = search as usual */
   fg_pack_cache *cache;  /* optional, see fg_pack_cache_new */
+  uint64_t capacity;     /* 0 = minimise (the default). > 0: a decision, "does it fit in capacity
+                            bytes, and where?" (result.fits, result.proved). With "best" the
+                            budget goes to settling it: max(LOAD, a clique on cycles) above
+                            capacity answers no at once; else a packing within it is searched
+                            for, first by best's steps (1/16 of the budget), then by the exact
+                            decision search at this capacity (pack_decide.c). time_budget_ms 0
+                            means a work budget worth 1000 ms here (work_budget, if given, is
+                            it; deterministic like the default), and the call ends as soon as
+                            it is settled. The
+                            other solvers pack as usual and only compare */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {
@@ -87,6 +97,13 @@ typedef struct fg_pack_result {
                             skipped (very large n), the solver is a baseline (they report LOAD
                             only), or granularity rounding changed the weights */
   int replayed;          /* 1 when best returned the hint's replay as it was (hint_makespan) */
+  int fits;              /* with desc.capacity: 1 when makespan <= capacity; without: 1 */
+  int proved;            /* with desc.capacity: the answer is certain. fits = 1: always (the
+                            packing shows it). fits = 0, proved = 1: no packing fits (a lower
+                            bound is above capacity, or the exact search ran out of packings;
+                            bound is then above capacity). fits = 0, proved = 0: unknown
+                            within the budget; offsets are the best packing found. Without a
+                            capacity: 0 */
 } fg_pack_result;
 
 /* Returns 0 on success; on user error (unknown solver, bad item) returns -1
@@ -99,7 +116,8 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc,
 int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offsets,
                      const fg_pack_desc *desc, char *msg, size_t msglen);
 
-/* LOAD: maximum over time of the total size of live items. */
+/* LOAD: maximum over time of the total size of live items; UINT64_MAX when
+ * that sum does not fit in 64 bits (it saturates, never wraps). */
 uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period);
 
 /* Names of all strategies, NULL-terminated (for benches and Lua). */

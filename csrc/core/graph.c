@@ -1,55 +1,12 @@
 /* fg_graph: the compiler's driver (recompile_from: the stages of graph_ir.h
- * from the first one whose inputs changed), errors, plan strings, enum names
- * and the read-only plan accessors. Each stage lives in its own file; see
- * fg_graph.h for the contract. */
+ * from the first one whose inputs changed), profiles and the read-only plan
+ * accessors. Each stage lives in its own file and reports through
+ * graph_diag.c (problems, plan strings, the vocabulary's names), never back
+ * through this one; see fg_graph.h for the contract. */
 #include "graph_ir.h"
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ------------------------------------------------------------- enums -- */
-static const char *const usage_names[FG_USAGE_COUNT] = {FG_USAGES(FG_VOCAB_NAME2)};
-static const char *const stage_names[FG_STAGE_COUNT] = {"default", FG_STAGES(FG_VOCAB_NAME2)};
-
-const char *fg_usage_name(fg_usage u) { return (unsigned)u < FG_USAGE_COUNT ? usage_names[u] : "?"; }
-int fg_usage_from_name(const char *s) {
-  for (int i = 0; s && i < FG_USAGE_COUNT; i++) if (!strcmp(usage_names[i], s)) return i;
-  return -1;
-}
-const char *fg_stage_name(fg_stage s) { return (unsigned)s < FG_STAGE_COUNT ? stage_names[s] : "?"; }
-int fg_stage_from_name(const char *s) {
-  for (int i = 0; s && i < FG_STAGE_COUNT; i++) if (!strcmp(stage_names[i], s)) return i;
-  return -1;
-}
-const char *fg_access_name(fg_access a) {
-  static const char *const n[] = {"create", "modify", "read", "history", "rename"};
-  return (unsigned)a < 5 ? n[a] : "?";
-}
-const char *fg_schedule_name(fg_schedule s) {
-  return s == FG_SCHEDULE_DECLARED ? "declared" : s == FG_SCHEDULE_MEMORY || s == FG_SCHEDULE_DEFAULT ? "memory" : "?";
-}
-int fg_schedule_from_name(const char *s) {
-  if (s && !strcmp(s, "declared")) return FG_SCHEDULE_DECLARED;
-  if (s && !strcmp(s, "memory")) return FG_SCHEDULE_MEMORY;
-  return -1;
-}
-const char *fg_node_state_name(fg_node_state s) {
-  static const char *const n[] = {"active", "culled", "broken", "removed"};
-  return (unsigned)s < 4 ? n[s] : "?";
-}
-fg_stage fg_graph_default_stage(fg_usage u, int has_pass) {
-  switch (u) {
-  case FG_USAGE_SAMPLED: case FG_USAGE_STORAGE: case FG_USAGE_UNIFORM:
-    return has_pass ? FG_STAGE_FRAGMENT : FG_STAGE_COMPUTE;
-  case FG_USAGE_COLOR: return FG_STAGE_COLOR_OUTPUT;
-  case FG_USAGE_DEPTH: case FG_USAGE_DEPTH_READ: return FG_STAGE_FRAGMENT_TESTS;
-  case FG_USAGE_TRANSFER_SRC: case FG_USAGE_TRANSFER_DST: return FG_STAGE_TRANSFER;
-  case FG_USAGE_VERTEX: case FG_USAGE_INDEX: return FG_STAGE_VERTEX_INPUT;
-  case FG_USAGE_INDIRECT: return FG_STAGE_DRAW_INDIRECT;
-  default: return FG_STAGE_HOST;
-  }
-}
 
 int fg_graph_profile_by_name(const char *name, fg_graph_profile *out) {
   static const struct { const char *name; fg_graph_profile p; } profiles[] = {
@@ -93,7 +50,7 @@ void fg_graph_free(fg_graph *g) {
   for (uint32_t i = 0; i < g->st.n; i++) fg_free(&h, g->st.s[i]);
   fg_free(&h, g->st.s); fg_free(&h, g->st.hash); fg_free(&h, g->st.slots);
   VFREE(&h, g->nodes); VFREE(&h, g->dims); VFREE(&h, g->res); VFREE(&h, g->outputs);
-  VFREE(&h, g->externals); VFREE(&h, g->descs);
+  VFREE(&h, g->externals); VFREE(&h, g->descs); VFREE(&h, g->removed_made);
   fg_free(&h, g->err);
   VFREE(&h, g->pstr); VFREE(&h, g->inst); VFREE(&h, g->inst_index); VFREE(&h, g->uses);
   VFREE(&h, g->atts); VFREE(&h, g->edges); VFREE(&h, g->node_edges); VFREE(&h, g->logicals);
@@ -108,54 +65,8 @@ void fg_graph_free(fg_graph *g) {
 }
 
 /* ------------------------------------------------------------- errors -- */
-static void err_reset(fg_graph *g) {
-  g->errlen = 0;
-  g->nproblems = 0;
-  if (g->err) g->err[0] = 0;
-}
-
-void graph_problem(fg_graph *g, const char *fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (len < 0) return;
-  if ((size_t)len >= sizeof buf) len = sizeof buf - 1;
-  size_t need = g->errlen + (size_t)len + 2;
-  if (need > g->errcap) {
-    size_t nc = g->errcap ? g->errcap * 2 : 256;
-    while (nc < need) nc *= 2;
-    char *p = fg_realloc(&g->h, g->err, nc);
-    if (!p) return;
-    g->err = p;
-    g->errcap = nc;
-  }
-  if (g->nproblems++) g->err[g->errlen++] = '\n';
-  memcpy(g->err + g->errlen, buf, (size_t)len + 1);
-  g->errlen += (size_t)len;
-}
-
 const char *fg_graph_error(const fg_graph *g) { return g->err && g->errlen ? g->err : ""; }
 int fg_graph_compiled(const fg_graph *g) { return g->compiled; }
-
-uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...) {
-  char buf[512];
-  va_list ap;
-  va_start(ap, fmt);
-  int len = vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  if (len < 0) len = 0;
-  if ((size_t)len >= sizeof buf) len = sizeof buf - 1;
-  uint32_t off = g->pstr.n;
-  if (vec_grow(&g->h, (void **)&g->pstr.a, &g->pstr.cap, g->pstr.n + (uint32_t)len + 1, 1)) {
-    g->oom = 1;
-    return NONE;
-  }
-  memcpy(g->pstr.a + off, buf, (size_t)len + 1);
-  g->pstr.n += (uint32_t)len + 1;
-  return off;
-}
 
 /* ------------------------------------------------------------- driver -- */
 /* One fall-through switch: entering at a stage runs it and every later one.
@@ -170,7 +81,7 @@ static int recompile_from(fg_graph *g, graph_stage from) {
   int rc = 0;
   if (from == GRAPH_STAGE_VALIDATE) {
     plan_clear(g);
-    err_reset(g);
+    graph_problems_reset(g);
     if (g->oom) { graph_problem(g, "out of memory while declaring the graph"); return -1; }
   }
   switch (from) {
@@ -224,7 +135,7 @@ int fg_graph_compile(fg_graph *g, const fg_graph_compile_desc *desc) {
 int fg_graph_recompile(fg_graph *g) { return recompile_from(g, GRAPH_STAGE_VALIDATE); }
 
 int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t w, uint32_t h) {
-  err_reset(g);
+  graph_problems_reset(g);
   uint32_t id = graph_find_name(g, name);
   uint32_t r = NONE;
   for (uint32_t i = 0; id != NONE && i < g->res.n; i++) if (g->res.a[i].name == id) r = i;
@@ -254,7 +165,7 @@ int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width
 }
 
 int fg_graph_set_dimension(fg_graph *g, const char *name, uint32_t count) {
-  err_reset(g);
+  graph_problems_reset(g);
   uint32_t d = fg_graph_dimension_index(g, name);
   if (d == NONE) {
     graph_problem(g, "set_dimension: unknown dimension '%s'", name ? name : "(null)");

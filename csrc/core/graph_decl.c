@@ -144,9 +144,20 @@ uint32_t fg_graph_add_node(fg_graph *g, const fg_graph_node_desc *d) {
   return g->nodes.n - 1;
 }
 
+/* What a node made before a hot reload removed or re-declared it: readers
+ * left behind are pruned as declared, not taken for misspellings. */
+static void remember_made(fg_graph *g, const node *n) {
+  for (uint32_t k = 0; k < n->decls.n; k++) {
+    const decl *d = &n->decls.a[k];
+    uint32_t nm = d->access == FG_ACCESS_CREATE ? d->name : d->access == FG_ACCESS_RENAME ? d->to : NONE;
+    if (nm != NONE && VPUSH(&g->h, g->removed_made, nm)) g->oom = 1;
+  }
+}
+
 int fg_graph_node_reset(fg_graph *g, uint32_t ni, const fg_graph_node_desc *d) {
   if (ni >= g->nodes.n) return -1;
   node *n = &g->nodes.a[ni];
+  remember_made(g, n);
   n->decls.n = n->after.n = n->before.n = n->colors.n = 0;
   n->has_depth = 0;
   n->removed = 0;
@@ -170,6 +181,7 @@ int fg_graph_node_set_order_hint(fg_graph *g, uint32_t ni, uint32_t hint) {
 int fg_graph_node_remove(fg_graph *g, uint32_t ni) {
   if (ni >= g->nodes.n) return -1;
   node *n = &g->nodes.a[ni];
+  remember_made(g, n);
   n->decls.n = n->after.n = n->before.n = n->colors.n = 0;
   n->has_depth = 0;
   n->removed = 1;

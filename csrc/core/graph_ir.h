@@ -17,11 +17,13 @@
  *                                PLAN run again for it (else nothing changes)
  *
  * graph.c drives them (recompile_from: the first stage whose inputs changed,
- * then every later one); graph_decl.c holds the declaration API. */
+ * then every later one); graph_decl.c holds the declaration API; graph_diag.c
+ * the problems, plan strings and suggestions every stage reports with. */
 #ifndef FG_GRAPH_IR_H
 #define FG_GRAPH_IR_H
 #include "fg_graph.h"
 #include "fg_pack.h"
+#include "graph_diag.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +79,7 @@ typedef struct node {
   attach_decl depth;
   /* compile state */
   uint32_t mode, state, reason; /* reason: offset into plan strings (NONE = "") */
+  uint32_t broken_decl;         /* broken: the decl that broke it (NONE otherwise) */
   uint32_t inst_first, inst_count, order_pos;
 } node;
 
@@ -113,6 +116,7 @@ struct fg_graph {
   VEC(uint32_t) outputs;
   VEC(external) externals;
   VEC(res_desc_store) descs;
+  VEC(uint32_t) removed_made;     /* names that removed nodes created or renamed into */
   int oom;
   /* error text */
   char *err;
@@ -188,25 +192,10 @@ int graph_plan(fg_graph *g, int replan);              /* graph_plan.c; replan: w
 int graph_schedule(fg_graph *g);                      /* graph_schedule.c; after a full PLAN */
 
 /* ------------------------------------------------- shared helpers -- */
-/* graph.c */
-void graph_problem(fg_graph *g, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
-/* plan string arena: returns an offset (pointers fixed up after growth) */
-uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...)
-#if defined(__GNUC__)
-  __attribute__((format(printf, 2, 3)))
-#endif
-  ;
 /* graph_decl.c */
 uint32_t graph_intern(fg_graph *g, const char *s);
 uint32_t graph_find_name(const fg_graph *g, const char *s);  /* NONE if never interned */
 void graph_node_free(fg_graph *g, node *n);
-/* graph_validate.c: "{eye, tile}" */
-void graph_mode_str(const fg_graph *g, uint32_t mode, char *buf, size_t len);
-const char *graph_access_verb(uint8_t access);
 /* graph_plan.c: extent of a texture/external from its resolution; NONE when
  * the named resolution is unknown */
 uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32_t *w, uint32_t *h);

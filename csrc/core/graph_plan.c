@@ -208,6 +208,39 @@ static int assign_groups(fg_graph *g, const group_key *keys, uint32_t nk) {
   fg_free(&g->h, gids);
   return 0;
 }
+/* pack_capacity: the plan packed above it is packed again as a decision at
+ * it (fg_pack's capacity mode, the budget going to fitting it); the lower
+ * packing is kept when that one does not fit either. -1 with a problem on
+ * OOM or a packer error. */
+static int pack_decide(fg_graph *g, fg_pack_desc *pd, fg_pack_result *res, char *perr, size_t errlen) {
+  uint32_t n = g->items.n;
+  uint64_t *keep = malloc(sizeof(uint64_t) * (n ? n : 1));
+  if (!keep) {
+    graph_problem(g, "out of memory");
+    return -1;
+  }
+  memcpy(keep, g->offsets.a, sizeof(uint64_t) * n);
+  fg_pack_result r;
+  memset(&r, 0, sizeof r);
+  pd->capacity = g->cdesc.pack_capacity;
+  pd->offset_hint = NULL;
+  if (fg_pack(g->items.a, n, pd, g->offsets.a, &r, perr, errlen)) {
+    free(keep);
+    graph_problem(g, "memory plan: %s", perr[0] ? perr : "packing failed");
+    return -1;
+  }
+  if (!r.fits && r.makespan > res->makespan) { /* keep the lower packing, with what the decision said */
+    memcpy(g->offsets.a, keep, sizeof(uint64_t) * n);
+    r.makespan = res->makespan;
+    r.optimal = res->optimal;
+    if (res->bound > r.bound) r.bound = res->bound;
+  }
+  r.replayed = 0;
+  *res = r;
+  free(keep);
+  return 0;
+}
+
 
 /* ------------------------------------------------------------------ pack -- */
 static int packed_kind(const fg_graph_resource *R) { return R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER; }
@@ -263,9 +296,13 @@ static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
     graph_problem(g, "memory plan: %s", perr[0] ? perr : "packing failed");
     return -1;
   }
+  if (g->cdesc.pack_capacity && res.makespan > g->cdesc.pack_capacity && pack_decide(g, &pd, &res, perr, sizeof perr))
+    return -1;
+  if (g->cdesc.pack_capacity && res.makespan <= g->cdesc.pack_capacity) res.fits = res.proved = 1;
   for (uint32_t k = 0; k < g->items.n; k++) g->phys.a[g->item_phys.a[k]].offset = g->offsets.a[k];
   fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal, res.bound, res.bound_partial,
-                      res.replayed, res.replayed ? ref_bytes : res.makespan, res.replayed ? ref_bound : res.bound};
+                      res.replayed, res.replayed ? ref_bytes : res.makespan, res.replayed ? ref_bound : res.bound,
+                      res.fits, res.proved};
   if (VPUSH(&g->h, g->heaps, hp)) goto oom;
   g->stats.heap_bytes += res.makespan;
   g->stats.load_bytes += res.load;

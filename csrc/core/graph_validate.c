@@ -11,31 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void graph_mode_str(const fg_graph *g, uint32_t mode, char *buf, size_t len) {
-  size_t o = 0;
-  buf[o++] = '{';
-  int first = 1;
-  for (uint32_t d = 0; d < g->dims.n && o + 2 < len; d++) {
-    if (!(mode >> d & 1)) continue;
-    int k = snprintf(buf + o, len - o, "%s%s", first ? "" : ", ", S(g, g->dims.a[d].name));
-    if (k < 0) break;
-    o += (size_t)k;
-    if (o >= len) o = len - 1;
-    first = 0;
-  }
-  if (o + 2 <= len) { buf[o++] = '}'; buf[o] = 0; } else buf[len - 1] = 0;
-}
-
-const char *graph_access_verb(uint8_t a) {
-  switch (a) {
-  case FG_ACCESS_READ: return "read";
-  case FG_ACCESS_MODIFY: return "modify";
-  case FG_ACCESS_RENAME: return "rename";
-  case FG_ACCESS_HISTORY: return "history";
-  default: return "create";
-  }
-}
-
 /* ------------------------------------------------------ per-name tables -- */
 int graph_names_init(fg_graph *g, graph_names *c) {
   uint32_t N = g->nodes.n, ns = c->nstr = g->st.n;
@@ -80,8 +55,12 @@ static void check_node_mux(fg_graph *g, node *n, const char *nn) {
       size_t o = 0;
       for (uint32_t e = 0; e < g->dims.n && o < sizeof list; e++)
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", e ? ", " : "", S(g, g->dims.a[e].name));
-      graph_problem(g, "node '%s': multiplex: unknown dimension '%s' (declared dimensions: %s)", nn,
-                    S(g, n->mux.a[k]), g->dims.n ? list : "none");
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, n->mux.a[k]));
+      for (uint32_t e = 0; e < g->dims.n; e++) graph_suggest_feed(&sg, S(g, g->dims.a[e].name));
+      graph_problem(g, "node '%s': multiplex: unknown dimension '%s' (declared dimensions: %s)%s", nn,
+                    S(g, n->mux.a[k]), g->dims.n ? list : "none", graph_suggest_text(&sg, hint, sizeof hint));
     } else n->mode |= 1u << d;
   }
 }
@@ -98,8 +77,12 @@ static void check_create_desc(fg_graph *g, const decl *d, const char *nn, const 
       size_t o = 0;
       for (uint32_t e = 0; e < g->res.n && o < sizeof list; e++)
         o += (size_t)snprintf(list + o, sizeof list - o, "%s%s", e ? ", " : "", S(g, g->res.a[e].name));
-      graph_problem(g, "node '%s': create '%s': unknown resolution '%s' (declared resolutions: %s)", nn, rn,
-                    S(g, s->resolution), g->res.n ? list : "none");
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, s->resolution));
+      for (uint32_t e = 0; e < g->res.n; e++) graph_suggest_feed(&sg, S(g, g->res.a[e].name));
+      graph_problem(g, "node '%s': create '%s': unknown resolution '%s' (declared resolutions: %s)%s", nn, rn,
+                    S(g, s->resolution), g->res.n ? list : "none", graph_suggest_text(&sg, hint, sizeof hint));
     } else if (s->resolution == NONE && (w == 0 || h == 0))
       graph_problem(g, "node '%s': create '%s': size must be positive (got %ux%u)", nn, rn, w, h);
   } else if (rd->kind == FG_RES_BUFFER && rd->bytes == 0) {
@@ -160,10 +143,18 @@ static void check_node_pass(fg_graph *g, const node *n, const char *nn) {
           (e->usage == FG_USAGE_DEPTH_READ || e->usage == FG_USAGE_NONE))
         found = 1;  /* read-only depth attachment */
     }
-    if (!found)
-      graph_problem(g, "node '%s': pass %s '%s': the node must create, modify or rename it%s", nn,
+    if (!found) {
+      /* a misspelt attachment: the closest name the node writes or reads */
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, a->name));
+      for (uint32_t q = 0; q < n->decls.n; q++)
+        graph_suggest_feed(&sg, S(g, n->decls.a[q].access == FG_ACCESS_RENAME ? n->decls.a[q].to : n->decls.a[q].name));
+      graph_problem(g, "node '%s': pass %s '%s': the node must create, modify or rename it%s%s", nn,
                     k < n->colors.n ? "color" : "depth", S(g, a->name),
-                    k < n->colors.n ? "" : " (or read it as depth_read for a read-only depth attachment)");
+                    k < n->colors.n ? "" : " (or read it as depth_read for a read-only depth attachment)",
+                    graph_suggest_text(&sg, hint, sizeof hint));
+    }
   }
 }
 
@@ -221,9 +212,15 @@ static void find_node_creations(fg_graph *g, graph_names *c, uint32_t i) {
   }
   for (uint32_t k = 0; k < n->after.n + n->before.n; k++) {
     uint32_t o = k < n->after.n ? n->after.a[k] : n->before.a[k - n->after.n];
-    if (c->node_of[o] == NONE)
-      graph_problem(g, "node '%s': %s '%s': no node named '%s'", S(g, n->name), k < n->after.n ? "after" : "before",
-                    S(g, o), S(g, o));
+    if (c->node_of[o] == NONE) {
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, o));
+      for (uint32_t j = 0; j < g->nodes.n; j++)
+        if (!g->nodes.a[j].removed) graph_suggest_feed(&sg, S(g, g->nodes.a[j].name));
+      graph_problem(g, "node '%s': %s '%s': no node named '%s'%s", S(g, n->name), k < n->after.n ? "after" : "before",
+                    S(g, o), S(g, o), graph_suggest_text(&sg, hint, sizeof hint));
+    }
   }
 }
 
@@ -232,9 +229,15 @@ static void find_creators(fg_graph *g, graph_names *c) {
   for (uint32_t i = 0; i < g->nodes.n; i++)
     if (!g->nodes.a[i].removed) find_node_creations(g, c, i);
   for (uint32_t k = 0; k < g->outputs.n; k++)
-    if (c->creator[g->outputs.a[k]] == NONE)
-      graph_problem(g, "outputs: no node creates '%s' and it is not external", S(g, g->outputs.a[k]));
-    else c->is_output[g->outputs.a[k]] = 1;
+    if (c->creator[g->outputs.a[k]] == NONE) {
+      graph_suggest sg;
+      char hint[160];
+      graph_suggest_begin(&sg, S(g, g->outputs.a[k]));
+      for (uint32_t i = 0; i < c->nstr; i++)
+        if (c->creator[i] != NONE) graph_suggest_feed(&sg, S(g, i));
+      graph_problem(g, "outputs: no node creates '%s' and it is not external%s", S(g, g->outputs.a[k]),
+                    graph_suggest_text(&sg, hint, sizeof hint));
+    } else c->is_output[g->outputs.a[k]] = 1;
 }
 
 /* ---------------------------------------------------- 3. broken nodes -- */
@@ -263,9 +266,21 @@ static void mark_available(fg_graph *g, graph_names *c) {
   }
 }
 
+/* The closest resource name in scope (created, renamed into or external)
+ * to a name nothing provides: "; did you mean 'ao'?" or "". */
+static const char *suggest_resource(const fg_graph *g, const graph_names *c, uint32_t typed, char *buf, size_t len) {
+  graph_suggest sg;
+  graph_suggest_begin(&sg, S(g, typed));
+  for (uint32_t i = 0; i < c->nstr; i++)
+    if (c->creator[i] != NONE) graph_suggest_feed(&sg, S(g, i));
+  return graph_suggest_text(&sg, buf, len);
+}
+
 /* a node missing a required name breaks, which may make its products
  * missing for others: repeat until nothing changes */
 static void mark_broken(fg_graph *g, graph_names *c) {
+  char hint[160];
+  for (uint32_t i = 0; i < g->nodes.n; i++) g->nodes.a[i].broken_decl = NONE;
   for (;;) {
     mark_available(g, c);
     int newly = 0;
@@ -277,12 +292,14 @@ static void mark_broken(fg_graph *g, graph_names *c) {
         if (d->access == FG_ACCESS_CREATE || d->optional || c->avail[d->name]) continue;
         uint32_t cr = c->creator[d->name];
         n->state = FG_NODE_BROKEN;
+        n->broken_decl = k;
         if (cr < EXTERNAL_CREATOR)  /* an active creator that does not provide it is being broken too */
           n->reason = graph_pstr_add(g, "%s '%s': its creator '%s' is broken", graph_access_verb(d->access),
                                      S(g, d->name), S(g, g->nodes.a[cr].name));
         else
-          n->reason = graph_pstr_add(g, "%s '%s': no node creates it and it is not external",
-                                     graph_access_verb(d->access), S(g, d->name));
+          n->reason = graph_pstr_add(g, "%s '%s': no node creates it and it is not external%s",
+                                     graph_access_verb(d->access), S(g, d->name),
+                                     suggest_resource(g, c, d->name, hint, sizeof hint));
         newly = 1;
         break;
       }
@@ -291,15 +308,70 @@ static void mark_broken(fg_graph *g, graph_names *c) {
   }
 }
 
-/* An output nothing active provides would compile into a graph that renders
- * nothing for it, silently: say which producer broke and why. */
-static void check_outputs_provided(fg_graph *g, graph_names *c) {
-  for (uint32_t k = 0; k < g->outputs.n; k++) {
-    uint32_t nm = g->outputs.a[k], cr = c->creator[nm];
-    if (c->avail[nm] || cr >= EXTERNAL_CREATOR) continue;
-    const node *p = &g->nodes.a[cr];
-    graph_problem(g, "outputs: '%s' is never produced: its producer '%s' is broken (%s); fix '%s' or remove '%s' "
-                     "from outputs", S(g, nm), S(g, p->name), PS(g, p->reason), S(g, p->name), S(g, nm));
+/* The node whose own unresolved name broke broken node i (i itself when
+ * nothing creates the name it needs). */
+static uint32_t broken_root(const fg_graph *g, const graph_names *c, uint32_t i) {
+  for (uint32_t steps = 0; steps <= g->nodes.n; steps++) {
+    const node *n = &g->nodes.a[i];
+    if (n->state != FG_NODE_BROKEN || n->broken_decl == NONE) return i;
+    uint32_t cr = c->creator[n->decls.a[n->broken_decl].name];
+    if (cr >= EXTERNAL_CREATOR || cr == i) return i;
+    i = cr;
+  }
+  return i;
+}
+
+static uint32_t output_root(const fg_graph *g, const graph_names *c, uint32_t nm) {
+  uint32_t cr = c->creator[nm];
+  if (c->avail[nm] || cr >= EXTERNAL_CREATOR) return NONE;
+  return broken_root(g, c, cr);
+}
+
+/* A name nothing provides is reported where it is written, first, with the
+ * closest name in scope; what it pruned follows, indented, so the message
+ * never sends the reader to a node that is only missing its inputs. It is a
+ * problem when it looks misspelt (a close name exists) or when it leaves an
+ * output unproduced; otherwise the node stays broken (pruned) as declared
+ * (also when the name was made by a node a hot reload removed). */
+/* a name a removed node made (graph:update, rt:reload): its readers are
+ * pruned as declared, even when another name resembles it */
+static int made_by_removed(const fg_graph *g, uint32_t nm) {
+  for (uint32_t i = 0; i < g->removed_made.n; i++)
+    if (g->removed_made.a[i] == nm) return 1;
+  return 0;
+}
+
+static void report_unresolved(fg_graph *g, graph_names *c) {
+  char hint[160];
+  for (uint32_t r = 0; r < g->nodes.n; r++) {
+    const node *rn = &g->nodes.a[r];
+    if (rn->state != FG_NODE_BROKEN || broken_root(g, c, r) != r) continue;
+    int typo = 0, lost = 0;
+    for (uint32_t k = 0; k < rn->decls.n; k++) {
+      const decl *d = &rn->decls.a[k];
+      if (d->access == FG_ACCESS_CREATE || d->optional || c->creator[d->name] != NONE) continue;
+      if (suggest_resource(g, c, d->name, hint, sizeof hint)[0] && !made_by_removed(g, d->name)) typo = 1;
+    }
+    for (uint32_t k = 0; k < g->outputs.n; k++) lost |= output_root(g, c, g->outputs.a[k]) == r;
+    if (!typo && !lost) continue;
+    for (uint32_t k = 0; k < rn->decls.n; k++) {
+      const decl *d = &rn->decls.a[k];
+      if (d->access == FG_ACCESS_CREATE || d->optional || c->creator[d->name] != NONE) continue;
+      const char *h = suggest_resource(g, c, d->name, hint, sizeof hint);
+      graph_problem(g, "node '%s': %s '%s': no node creates '%s' and it is not external%s", S(g, rn->name),
+                    graph_access_verb(d->access), S(g, d->name), S(g, d->name),
+                    h[0] ? h : d->access == FG_ACCESS_READ || d->access == FG_ACCESS_HISTORY
+                                 ? " (create it in a node, declare it external, or make the read optional)"
+                                 : " (create it in a node or declare it external)");
+    }
+    graph_problem(g, "  pruned because of it: node '%s' is broken", S(g, rn->name));
+    for (uint32_t i = 0; i < g->nodes.n; i++)
+      if (i != r && g->nodes.a[i].state == FG_NODE_BROKEN && broken_root(g, c, i) == r)
+        graph_problem(g, "  node '%s' is broken (%s)", S(g, g->nodes.a[i].name), PS(g, g->nodes.a[i].reason));
+    for (uint32_t k = 0; k < g->outputs.n; k++)
+      if (output_root(g, c, g->outputs.a[k]) == r)
+        graph_problem(g, "  outputs: '%s' is never produced (its producer '%s' is broken)", S(g, g->outputs.a[k]),
+                      S(g, g->nodes.a[c->creator[g->outputs.a[k]]].name));
   }
 }
 
@@ -415,7 +487,7 @@ int graph_validate(fg_graph *g, graph_names *c) {
   find_creators(g, c);
   if (g->nproblems) return -1;
   mark_broken(g, c);
-  check_outputs_provided(g, c);
+  report_unresolved(g, c);
   if (g->nproblems) return -1;
   if (add_logicals(g, c)) { graph_problem(g, "out of memory"); return -1; }
   follow_renames(g, c);

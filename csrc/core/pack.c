@@ -3,6 +3,7 @@
 #include "pack_best.h"
 #include "pack_cache.h"
 #include "pack_check.h"
+#include "pack_decide.h"
 #include "pack_greedy.h"
 #include "pack_inst.h"
 #include "pack_tune.h"
@@ -118,7 +119,9 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     if (!d.work_budget) d.work_budget = HUGE_WORK;
   }
   double def_ns = (d.offset_hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS) * 1e6;
-  int bigger = solver && solver->fn == pk_best && n && (clk.wall ? ms * 1e6 > def_ns : (double)d.work_budget > def_ns);
+  /* (not in capacity mode: a decision has its own budget and answer) */
+  int bigger = solver && solver->fn == pk_best && n && !d.capacity &&
+               (clk.wall ? ms * 1e6 > def_ns : (double)d.work_budget > def_ns);
   uint64_t *first = bigger ? malloc(sizeof(uint64_t) * n) : NULL;
   fg_pack_result r0;
   if (first) {
@@ -165,9 +168,10 @@ static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *de
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
-  fg_pack_result r = {0, 0, 0, 0, 0, 0};
+  fg_pack_result r = {0, 0, 0, 0, 0, 0, 1, 0};
   if (n == 0) {
     r.optimal = 1;
+    r.proved = desc->capacity > 0;
     if (res) *res = r;
     return 0;
   }
@@ -179,7 +183,10 @@ static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *de
   in.cache = desc->cache;
   r.load = pk_profile(&in, NULL, 1);
   pk_outcome oc = {0, r.load, in.cyclic, 0};
-  int rc = solver->fn(&in, desc, r.load, offsets, &oc);
+  pk_decision dc = {0, 0, 0, 0, 0};
+  int decide = desc->capacity && solver == &solvers[0]; /* best: the capacity is the question */
+  int rc = decide ? pk_decide(&in, desc, r.load, offsets, &dc) : solver->fn(&in, desc, r.load, offsets, &oc);
+  if (decide) oc = (pk_outcome){dc.optimal, dc.bound, dc.bound_partial, 0};
   pk_free(&in);
   if (rc) {
     fg_errf(err, errlen, "out of memory");
@@ -192,6 +199,10 @@ static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *de
   r.bound = r.optimal ? r.makespan : oc.bound;
   r.bound_partial = r.optimal ? 0 : oc.bound_partial;
   r.replayed = oc.replayed;
+  if (desc->capacity) { /* the other solvers only compare: no is proved by LOAD alone */
+    r.fits = r.makespan <= desc->capacity;
+    r.proved = decide ? dc.proved : r.fits || r.load > desc->capacity;
+  }
   if (res) *res = r;
   return 0;
 }

@@ -22,6 +22,11 @@ int pk_check_items(const fg_pack_item *it, size_t n, uint64_t period, char *err,
       fg_errf(err, errlen, "item %zu: align %llu is not a power of two", i + 1, ULL(it[i].align));
       return -1;
     }
+    if (it[i].kind > 1) { /* a third class would fall silently into one of the two */
+      fg_errf(err, errlen, "item %zu: kind %lu is unknown (0 = linear, buffers; 1 = optimal, images)", i + 1,
+              (unsigned long)it[i].kind);
+      return -1;
+    }
     if (period) {
       if (it[i].start >= period || it[i].stop > period) {
         fg_errf(err, errlen, "item %zu: start %llu / stop %llu outside the cycle [0, %llu) (period)",
@@ -40,12 +45,17 @@ int pk_check_items(const fg_pack_item *it, size_t n, uint64_t period, char *err,
 
 /* ------------------------------------------------------------------- LOAD */
 
-typedef struct ev { uint64_t t; int64_t d; } ev;
+/* An event adds or removes one item's size; sizes are kept unsigned (an
+ * int64 would turn a size past 2^63 negative). */
+typedef struct ev { uint64_t t, sz; int add; } ev;
 static int ev_cmp(const void *a, const void *b) {
   const ev *x = a, *y = b;
   if (x->t != y->t) return x->t < y->t ? -1 : 1;
-  return (x->d > y->d) - (x->d < y->d); /* ends (negative) first */
+  return x->add - y->add; /* ends first */
 }
+
+/* Sums saturate: a LOAD past 2^64 - 1 reads as UINT64_MAX, never wraps. */
+static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
 
 uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period) {
   if (n == 0) return 0;
@@ -57,21 +67,29 @@ uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period) {
     uint64_t s = items[i].start, t = pk_norm_stop(&items[i], period), sz = items[i].size;
     if (period && t == 0 && s > 0) t = period; /* [s, T): no wrap */
     if (period && s >= t) { /* wraps (or whole): live at 0 */
-      base += sz;
-      if (s != t) { e[m++] = (ev){t, -(int64_t)sz}; e[m++] = (ev){s, (int64_t)sz}; }
+      base = sat_add(base, sz);
+      if (s != t) { e[m++] = (ev){t, sz, 0}; e[m++] = (ev){s, sz, 1}; }
     } else {
-      e[m++] = (ev){s, (int64_t)sz};
-      e[m++] = (ev){t, -(int64_t)sz};
+      e[m++] = (ev){s, sz, 1};
+      e[m++] = (ev){t, sz, 0};
     }
   }
   qsort(e, m, sizeof(ev), ev_cmp);
+  /* live bytes = base + added - removed; once a sum saturates the answer is
+   * UINT64_MAX (the removals can no longer be subtracted exactly) */
   uint64_t cur = base, best = base;
-  for (size_t k = 0; k < m; k++) {
-    cur += (uint64_t)e[k].d;
+  int saturated = base == UINT64_MAX;
+  for (size_t k = 0; k < m && !saturated; k++) {
+    if (e[k].add) {
+      if (cur > UINT64_MAX - e[k].sz) saturated = 1;
+      else cur += e[k].sz;
+    } else {
+      cur -= e[k].sz;
+    }
     if (cur > best) best = cur;
   }
   free(e);
-  return best;
+  return saturated ? UINT64_MAX : best;
 }
 
 /* ---------------------------------------------------------------- checker */
@@ -179,7 +197,10 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
     }
     if (g > 1) {
       live_set *other = &kind[1 - ki];
-      uint64_t plo = lo / g * g, phi = (hi + g - 1) / g * g;
+      /* the pages [plo, phi) the item touches; phi saturates at 2^64 - 1,
+       * where no valid item starts (offset + size would overflow) */
+      uint64_t plo = lo / g * g, phi = hi / g * g;
+      if (hi % g) phi = phi > UINT64_MAX - g ? UINT64_MAX : phi + g;
       size_t q = ls_last_below(other, offsets, phi);
       if (q > 0) {
         size_t j = other->ix[q - 1];

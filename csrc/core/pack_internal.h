@@ -2,6 +2,8 @@
  * packers themselves include only the layers they use, each calling only
  * the files on the lines below its own:
  *   pack.c                      the solver table and fg_pack
+ *   pack_decide                 the capacity mode (desc.capacity): bounds, best's
+ *                               steps, the decision search at that capacity
  *   pack_best                   best: drives everything below; its steps in
  *                               pack_best_start, pack_dive, pack_best_improve
  *                               (pack_best_int.h), its knobs in pack_tune.h
@@ -20,6 +22,7 @@
 #include "pack_bound.h"
 #include "pack_cache.h"
 #include "pack_check.h"
+#include "pack_decide.h"
 #include "pack_greedy.h"
 #include "pack_inst.h"
 #include "pack_place.h"

@@ -26,6 +26,17 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
  * absolute deadline (fg_now_ns clock; 0 = none). Same return codes. */
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline_ns, uint64_t *off);
 
+/* fg_pack's capacity mode (pack_decide.c): the same decision, but where the
+ * capacity leaves slack each preorder still resumes where its last round
+ * stopped, as at the load, instead of restarting with random key factors:
+ * at one fixed capacity (no bisection around it) that settles MiniMalloc's
+ * instances with slack (C, D, J at 1048576: 0.1 s each, where the restarts
+ * took seconds or ran out). partial (n slots, or NULL), when nothing was
+ * found: the deepest partial packing under cap, completed by first fit
+ * (*have_partial says whether it was written). */
+int pk_search_decide_at(const pk_inst *in, uint64_t cap, uint64_t deadline_ns, uint64_t *off, uint64_t *partial,
+                        int *have_partial);
+
 /* pk_search_improve leaves larger instances alone (memory 8 n^2 bytes). */
 #define PS_MAX_N 2048
 

@@ -39,19 +39,25 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
 }
 
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget, uint64_t *setup_ns);
+                  int *have_partial, uint64_t *budget, uint64_t *setup_ns, int resume_only);
 
 int pk_search_decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out) {
-  return decide(in, cap, deadline, out, NULL, NULL, NULL, NULL);
+  return decide(in, cap, deadline, out, NULL, NULL, NULL, NULL, 0);
+}
+
+int pk_search_decide_at(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
+                        int *have_partial) {
+  return decide(in, cap, deadline, out, partial, have_partial, NULL, NULL, 1);
 }
 
 /* partial, when given, receives when nothing was found the deepest partial
  * packing under cap, completed by first fit (its makespan may exceed cap);
  * *have_partial says whether it was written. */
 /* budget, when given: nodes left for this and later calls (counted down;
- * at 0 the call ends as if out of time) */
+ * at 0 the call ends as if out of time). resume_only: never the restarts
+ * with slack below (fg_pack's capacity mode, see pk_search_decide_at) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
-                  int *have_partial, uint64_t *budget, uint64_t *setup_ns) {
+                  int *have_partial, uint64_t *budget, uint64_t *setup_ns, int resume_only) {
   uint64_t t_in = setup_ns ? pk_now() : 0;
   if (setup_ns) *setup_ns = 0;
   if (have_partial) *have_partial = 0;
@@ -103,7 +109,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
    * load (tight sections) the preorders resume as they are: perfect fits
    * need their order, and MiniMalloc's instances are solved there. */
   uint64_t rs = 0x9e3779b97f4a7c15ull ^ cap;
-  if (!S.tight && !(jbuf = malloc(sizeof(uint32_t) * n))) goto out;
+  if (!S.tight && !resume_only && !(jbuf = malloc(sizeof(uint32_t) * n))) goto out;
   for (int round = 0;; round++) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
     if (jbuf && round > 0) {
@@ -229,7 +235,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     cap = at_lb ? lb : first ? (M - lo > pad ? lo + pad : lo) : lo + (M - lo) / 2;
     int have_part = 0;
     uint64_t su = 0;
-    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, &su);
+    int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, &su, 0);
     if (su > setup) setup = su;
     if (r < 0) { free(tmp); free(part); return -1; }
     if (r == PS_FOUND) {

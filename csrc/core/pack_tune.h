@@ -97,6 +97,12 @@
 /* on small instances the exact search first gets 1 / EXACT_SHARE_DIV of the time left */
 #define EXACT_SHARE_DIV 2
 
+/* ---- fg_pack's capacity mode (pack_decide.c) ---- */
+/* its budget when desc gives none: it ends once settled, and MiniMalloc's instances take 0.2 s */
+#define DECIDE_DEFAULT_BUDGET_MS 1000.0
+/* best's steps get 1 / DECIDE_BEST_DIV of it: they settle generous capacities, the search tight ones */
+#define DECIDE_BEST_DIV 16
+
 /* ---- the decision search's driver (pk_search_improve) ---- */
 /* the first attempt (at the bound plus padding) gets NUM / DEN of the time left */
 #define PS_FIRST_SLICE_NUM 3

@@ -2,14 +2,33 @@
  * valid only inside the node's run. Maps the names a node declared to its
  * uses and calls fg_rt_cmd_* / fg_rt_bind_* (fg_vk_cmd.h), which decide what a
  * declared usage allows and record. */
+#include "graph_diag.h"  /* "did you mean" for undeclared names */
+#include "fg_lua_push.h"
 #include "fg_lua_runtime.h"
 #include "fg_vk_cmd.h"
+#include <math.h>
 #include <string.h>
+
+/* Vertices of one cmd:draw: far more than a pass needs, far less than what
+ * takes a software rasterizer minutes (2^31 hung lavapipe's queue). */
+#define FG_MAX_DRAW_VERTICES (1 << 24)
 
 static lcmd *check_cmd(lua_State *L) {
   lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
-  if (!c->valid) luaL_error(L, "cmd used outside its node's run (keep no reference to cmd)");
+  if (!c->valid || !c->o || !c->o->rt)
+    luaL_error(L, "cmd is closed: it is valid only inside its node's run, which has returned (keep no reference "
+               "to cmd)");
   return c;
+}
+
+/* A shader made on another device cannot record into this runtime's commands. */
+static struct fg_vk_shader *check_shader(lua_State *L, lcmd *c, int idx, const char *what) {
+  struct fg_vk_shader *s = fg_lua_checkshader(L, idx);
+  if (fg_vk_shader_device(s) != c->o->dev)
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s: shader '%s' was made on another device (another fg.vulkan); "
+                                          "make it with this runtime's device", what,
+                                          fg_vk_shader_get_info(s)->name));
+  return s;
 }
 
 static const char *node_name(lcmd *c) { return fg_graph_instance_get(c->o->g, c->slot)->name; }
@@ -29,8 +48,17 @@ static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *
   if (history)
     luaL_error(L, "node '%s': %s binds the history of '%s' but the node declares no history read of it; "
                "add history = { %s = 'storage' } (or 'sampled') to the node", in->name, what, name, name);
-  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare; add it to the node's "
-             "create/read/modify (with the usage the command needs)", in->name, what, name);
+  for (uint32_t u = 0; u < in->use_count; u++)
+    if (in->uses[u].access == FG_ACCESS_HISTORY && !strcmp(in->uses[u].name, name))
+      luaL_error(L, "node '%s': %s binds '%s', which the node reads only as last frame's copy (history); bind it "
+                 "as {\"%s\", history = true}", in->name, what, name, name);
+  graph_suggest sg;
+  char hint[160];
+  graph_suggest_begin(&sg, name);
+  for (uint32_t u = 0; u < in->use_count; u++) graph_suggest_feed(&sg, in->uses[u].name);
+  luaL_error(L, "node '%s': %s uses resource '%s' that the node did not declare%s; add it to the node's "
+             "create/read/modify (with the usage the command needs)", in->name, what, name,
+             graph_suggest_text(&sg, hint, sizeof hint));
   return 0;
 }
 
@@ -60,36 +88,6 @@ static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
   return h;
 }
 
-/* Push constants: a string (raw bytes) or a list of numbers packed as 32-bit
- * (integers as int32/uint32, others as float). */
-static size_t get_push(lua_State *L, int idx, uint8_t *buf, size_t cap, const void **out) {
-  *out = NULL;
-  if (lua_isnoneornil(L, idx)) return 0;
-  if (lua_type(L, idx) == LUA_TSTRING) {
-    size_t n;
-    *out = lua_tolstring(L, idx, &n);
-    return n;
-  }
-  luaL_argexpected(L, lua_istable(L, idx), idx, "push constants as a string or a list of numbers");
-  size_t n = (size_t)luaL_len(L, idx);
-  if (n * 4 > cap) luaL_argerror(L, idx, "too many push constants (at most 256 bytes)");
-  for (size_t i = 0; i < n; i++) {
-    lua_geti(L, idx, (lua_Integer)i + 1);
-    if (lua_isinteger(L, -1)) {
-      uint32_t v = (uint32_t)(int64_t)lua_tointeger(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else if (lua_isnumber(L, -1)) {
-      float v = (float)lua_tonumber(L, -1);
-      memcpy(buf + 4 * i, &v, 4);
-    } else {
-      luaL_error(L, "push constant %d is a %s; expected a number", (int)i + 1, luaL_typename(L, -1));
-    }
-    lua_pop(L, 1);
-  }
-  *out = buf;
-  return n * 4;
-}
-
 /* One bindings entry (at the top of the stack, binding number bnum) ->
  * *out; raises with the runtime's message when the binding is not legal. */
 static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint32_t bnum, uint32_t n,
@@ -107,11 +105,12 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
   }
   const char *name = NULL;
   int nearest = 0, history = 0;
+  size_t nlen = 0;
   if (lua_type(L, -1) == LUA_TSTRING) {
-    name = lua_tostring(L, -1);
+    name = lua_tolstring(L, -1, &nlen);
   } else if (lua_istable(L, -1)) {
     lua_geti(L, -1, 1);
-    name = lua_tostring(L, -1);
+    name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &nlen) : NULL;
     lua_pop(L, 1);
     lua_getfield(L, -1, "sampler");
     nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
@@ -122,6 +121,9 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
   }
   if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
                         node_name(c), what, (int)bnum);
+  if (strlen(name) != nlen)
+    luaL_error(L, "node '%s': %s binding %d: resource name '%s\\0...' holds a NUL byte", node_name(c), what, (int)bnum,
+               name);
   const fg_vk_shader_binding *rb = fg_vk_shader_find_binding(si, bnum);
   if (!rb) luaL_error(L, "node '%s': %s binding %d ('%s') does not exist in shader '%s'", node_name(c), what,
                       (int)bnum, name, si->name);
@@ -142,9 +144,11 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
   luaL_checktype(L, idx, LUA_TTABLE);
   lua_pushnil(L);
   while (lua_next(L, idx)) {
-    if (!lua_isinteger(L, -2))
-      luaL_error(L, "node '%s': %s bindings must be indexed by binding number, e.g. {[0] = 'src', [1] = 'dst'}",
-                 node_name(c), what);
+    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0 || lua_tointeger(L, -2) > UINT32_MAX)
+      luaL_error(L, "node '%s': %s bindings must be indexed by binding number (0..2^32-1), e.g. {[0] = 'src', "
+                 "[1] = 'dst'}", node_name(c), what);
+    if (n >= FG_VK_MAX_BINDINGS)
+      luaL_error(L, "node '%s': %s has more than %d bindings", node_name(c), what, FG_VK_MAX_BINDINGS);
     get_binding(L, c, si, (uint32_t)lua_tointeger(L, -2), n, &out[n], what);
     n++;
     lua_pop(L, 1);
@@ -155,10 +159,13 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
 /* cmd:dispatch(shader, bindings, gx [, gy, gz, push]) */
 static int cmd_dispatch(lua_State *L) {
   lcmd *c = check_cmd(L);
-  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:dispatch");
   const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
-  lua_Integer gx = luaL_checkinteger(L, 4), gy = luaL_optinteger(L, 5, 1), gz = luaL_optinteger(L, 6, 1);
-  luaL_argcheck(L, gx > 0 && gy > 0 && gz > 0, 4, "group counts must be positive");
+  /* Checked against the device before any cast: 2^32 would wrap to 0. */
+  const uint32_t *lim = c->o->dev->props.limits.maxComputeWorkGroupCount;
+  lua_Integer gx = fg_lua_checkrange(L, 4, 1, lim[0], "group count x (the device's maxComputeWorkGroupCount[0])");
+  lua_Integer gy = lua_isnoneornil(L, 5) ? 1 : fg_lua_checkrange(L, 5, 1, lim[1], "group count y (the device's maxComputeWorkGroupCount[1])");
+  lua_Integer gz = lua_isnoneornil(L, 6) ? 1 : fg_lua_checkrange(L, 6, 1, lim[2], "group count z (the device's maxComputeWorkGroupCount[2])");
   if (!si->is_compute) return luaL_argerror(L, 2, "cmd:dispatch needs a compute shader (use cmd:draw for fragment shaders)");
   if (fg_graph_instance_get(c->o->g, c->slot)->has_pass)
     return luaL_error(L, "node '%s': cmd:dispatch inside a render pass; move the dispatch to a node without pass",
@@ -167,7 +174,7 @@ static int cmd_dispatch(lua_State *L) {
   uint32_t n = get_bindings(L, c, 3, si, b, "cmd:dispatch");
   uint8_t pbuf[256];
   const void *push;
-  size_t pn = get_push(L, 7, pbuf, sizeof pbuf, &push);
+  size_t pn = fg_lua_push_pack(L, 7, si, node_name(c), "cmd:dispatch", pbuf, sizeof pbuf, &push);
   uint32_t groups[3] = {(uint32_t)gx, (uint32_t)gy, (uint32_t)gz};
   char err[1024];
   if (fg_rt_cmd_dispatch(c->o->rt, c->cmd, s, b, n, groups, push, (uint32_t)pn, err, sizeof err))
@@ -178,9 +185,9 @@ static int cmd_dispatch(lua_State *L) {
 /* cmd:draw(shader, bindings, vertices [, push]) inside the node's pass */
 static int cmd_draw(lua_State *L) {
   lcmd *c = check_cmd(L);
-  struct fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:draw");
   const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
-  lua_Integer verts = luaL_optinteger(L, 4, 3);
+  lua_Integer verts = lua_isnoneornil(L, 4) ? 3 : fg_lua_checkrange(L, 4, 1, FG_MAX_DRAW_VERTICES, "vertex count");
   const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
   if (!in->has_pass)
     return luaL_error(L, "node '%s': cmd:draw outside a render pass; give the node pass = {color = {...}}", in->name);
@@ -189,7 +196,7 @@ static int cmd_draw(lua_State *L) {
   uint32_t n = get_bindings(L, c, 3, si, b, "cmd:draw");
   uint8_t pbuf[256];
   const void *push;
-  size_t pn = get_push(L, 5, pbuf, sizeof pbuf, &push);
+  size_t pn = fg_lua_push_pack(L, 5, si, in->name, "cmd:draw", pbuf, sizeof pbuf, &push);
   char err[1024];
   if (fg_rt_cmd_draw(c->o->rt, c->cmd, c->slot, s, b, n, (uint32_t)verts, push, (uint32_t)pn, err, sizeof err))
     return luaL_error(L, "node '%s': cmd:draw: %s", in->name, err);
@@ -205,13 +212,39 @@ static void no_pass(lua_State *L, lcmd *c, const char *what) {
 /* cmd:clear(name, {r, g, b, a}) (buffers: {value} as uint32 fill) */
 static int cmd_clear(lua_State *L) {
   lcmd *c = check_cmd(L);
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = fg_lua_checkname(L, 2, "resource name");
   no_pass(L, c, "cmd:clear");
   uint32_t u = find_use(L, c, name, "cmd:clear");
-  use_res(L, c, u, name);
+  fg_rt_res *r = use_res(L, c, u, name);
   double v[4] = {0, 0, 0, 0};
+  if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   if (lua_istable(L, 3))
-    for (int i = 0; i < 4; i++) { lua_geti(L, 3, i + 1); v[i] = lua_tonumber(L, -1); lua_pop(L, 1); }
+    for (int i = 0; i < 4; i++) {
+      lua_geti(L, 3, i + 1);
+      if (!lua_isnil(L, -1) && lua_type(L, -1) != LUA_TNUMBER)
+        luaL_error(L, "node '%s': cmd:clear('%s'): value %d is a %s; expected a number", node_name(c), name, i + 1,
+                   luaL_typename(L, -1));
+      v[i] = lua_tonumber(L, -1);
+      lua_pop(L, 1);
+      if (!isfinite(v[i]) || fabs(v[i]) > 3.4e38)
+        luaL_error(L, "node '%s': cmd:clear('%s'): value %d is %f; clear values must be finite (and fit a float)",
+                   node_name(c), name, i + 1, v[i]);
+    }
+  /* What the clear casts to: integer texels and buffer words take integers in
+   * their range, depth [0, 1] (no depth_range_unrestricted), stencil a byte. */
+  int cls = r->is_image ? fg_vk_format_class(r->format) : 1;
+  if (r->is_image && (r->aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT))) {
+    if (v[0] < 0 || v[0] > 1)
+      luaL_error(L, "node '%s': cmd:clear('%s'): depth %f is outside [0, 1]", node_name(c), name, v[0]);
+    if (v[1] < 0 || v[1] > 255 || v[1] != floor(v[1]))
+      luaL_error(L, "node '%s': cmd:clear('%s'): stencil %f must be an integer in 0..255", node_name(c), name, v[1]);
+  } else if (cls) {
+    double lo = cls == 2 ? -2147483648.0 : 0, hi = cls == 2 ? 2147483647.0 : 4294967295.0;
+    for (int i = 0; i < (r->is_image ? 4 : 1); i++)
+      if (v[i] != floor(v[i]) || v[i] < lo || v[i] > hi)
+        luaL_error(L, "node '%s': cmd:clear('%s'): value %d (%f) must be an integer in %.0f..%.0f for %s",
+                   node_name(c), name, i + 1, v[i], lo, hi, r->is_image ? "an integer format" : "a buffer fill");
+  }
   char err[1024];
   if (fg_rt_cmd_clear(c->o->rt, c->cmd, c->slot, u, name, v, "cmd:clear", err, sizeof err))
     return luaL_error(L, "%s", err);
@@ -223,7 +256,7 @@ static int cmd_clear(lua_State *L) {
 static int copy_upload(lua_State *L, lcmd *c) {
   const char *what = "cmd:copy";
   lupload *h = check_upload(L, c, 2, what);
-  const char *dn = luaL_checkstring(L, 3);
+  const char *dn = fg_lua_checkname(L, 3, "resource name");
   no_pass(L, c, what);
   uint32_t du = find_use(L, c, dn, what);
   fg_rt_res *d = use_res(L, c, du, dn);
@@ -231,8 +264,7 @@ static int copy_upload(lua_State *L, lcmd *c) {
   if (fg_rt_cmd_transfer_check(c->o->rt, c->slot, du, dn, 1, what, err, sizeof err)) return luaL_error(L, "%s", err);
   lua_Integer off = 0;
   if (!d->is_image) {
-    off = luaL_optinteger(L, 4, 0);
-    luaL_argcheck(L, off >= 0, 4, "the destination offset must be >= 0");
+    off = lua_isnoneornil(L, 4) ? 0 : fg_lua_checkrange(L, 4, 0, (lua_Integer)d->bytes, "the destination offset (within the buffer)");
   }
   if (fg_rt_cmd_copy_upload(c->o->rt, c->cmd, c->slot, du, dn, h->offset, h->size, (uint64_t)off, err, sizeof err))
     return luaL_error(L, "%s", err);
@@ -250,12 +282,27 @@ static int copy_or_blit(lua_State *L, int blit) {
                                 node_name(c), luaL_optstring(L, 3, "name"));
     return copy_upload(L, c);
   }
-  const char *sn = luaL_checkstring(L, 2), *dn = luaL_checkstring(L, 3);
+  const char *sn = fg_lua_checkname(L, 2, "source name"), *dn = fg_lua_checkname(L, 3, "destination name");
   no_pass(L, c, what);
   uint32_t su = find_use(L, c, sn, what), du = find_use(L, c, dn, what);
   use_res(L, c, su, sn);
   use_res(L, c, du, dn);
   char err[1024];
+  if (blit && !lua_isnoneornil(L, 4)) {  /* cmd:blit(src, dst, {x, y, width, height}) */
+    luaL_checktype(L, 4, LUA_TTABLE);
+    int32_t rect[4];
+    for (int i = 0; i < 4; i++) {
+      lua_geti(L, 4, i + 1);
+      if (!lua_isinteger(L, -1))
+        return luaL_error(L, "node '%s': cmd:blit: the rectangle is {x, y, width, height} in whole pixels",
+                          node_name(c));
+      rect[i] = (int32_t)lua_tointeger(L, -1);
+      lua_pop(L, 1);
+    }
+    if (fg_rt_cmd_blit_rect(c->o->rt, c->cmd, c->slot, su, sn, du, dn, rect, err, sizeof err))
+      return luaL_error(L, "%s", err);
+    return 0;
+  }
   if (fg_rt_cmd_copy(c->o->rt, c->cmd, c->slot, su, sn, du, dn, blit, err, sizeof err)) return luaL_error(L, "%s", err);
   return 0;
 }

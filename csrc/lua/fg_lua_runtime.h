@@ -1,6 +1,14 @@
-/* Shared by the runtime binding (runtime.c: framegraph.runtime, .upload,
+/* Shared by the runtime binding (runtime.c: framegraph.runtime, frames and
+ * .upload; runtime_plan.c: read-backs and re-plans; runtime_image.c: external
  * .image) and the command binding (cmd.c: framegraph.cmd): the userdata
- * layouts and the runtime's uservalue slots. */
+ * layouts, the runtime's uservalue slots and the lifetime rule.
+ *
+ * Lifetime rule: every handle knows whether it is still valid and a call on
+ * one that is not raises "<what> is closed ...". A runtime closed inside a
+ * node's run closes when the frame ends (`closing`); cmd and ctx are valid
+ * only inside their node's run. Calls that would destroy what the recording
+ * command buffer uses (re-plans, reload, read-backs) are refused inside run
+ * (fg_lua_rt_idle); docs/runtime.md has the table. */
 #ifndef FG_LUA_RUNTIME_H
 #define FG_LUA_RUNTIME_H
 #include "fg_lua.h"
@@ -19,8 +27,10 @@ typedef struct lrt {
   fg_graph *g;
   fg_vk_device *dev;
   fg_rt_sizer_ctx sizer;
-  lua_State *L;
+  lua_State *L;        /* non-NULL while a frame records (inside node runs) */
   int self;            /* stack index of the runtime during a frame */
+  int closing;         /* rt:close() inside a node's run: closes when the frame ends */
+  uint32_t slot;       /* the node instance recording (while L) */
   char err[2048];
 } lrt;
 
@@ -42,5 +52,29 @@ typedef struct lupload {
 static inline int upload_valid(const lupload *h) {
   return h->o && h->o->rt && h->ring_frame == fg_rt_upload_frame(h->o->rt);
 }
+
+/* The runtime at idx, open (else raises "runtime is closed ..."). */
+lrt *fg_lua_rt_check(lua_State *L, int idx);
+/* Raises when `what` is called inside a node's run of this runtime. */
+void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what);
+/* Raises unless the runtime holds a plan (a re-plan whose restore failed too). */
+void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what);
+/* A string argument that names something or a file: refused when it holds a
+ * NUL byte (C would silently truncate it). */
+const char *fg_lua_checkname(lua_State *L, int idx, const char *what);
+/* An integer argument in [lo, hi], refused before any cast (NaN, inf,
+ * fractions and out-of-range values raise naming `what`). */
+lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what);
+/* The candidate nearest to `name` by edit distance, or NULL when none is close. */
+const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n);
+/* runtime.c: run functions and ctx tables per instance slot (graph at UV_GRAPH). */
+void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self);
+void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx);
+/* runtime_image.c: asks pipeline.external[name].provide(index) for this frame's images. */
+void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
+/* runtime_image.c: raises when an image given to the last frames was closed since. */
+void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *what);
+void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's */
+void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
 
 #endif

@@ -48,7 +48,9 @@ static void read_compile_opts(lua_State *L, int ot, fg_graph_compile_desc *cd) {
   cd->solver = fg_lua_field_str(L, ot, "solver");  /* copied by fg_graph_compile */
   lua_getfield(L, ot, "time_budget_ms");
   cd->pack_time_budget_ms = lua_tonumber(L, -1);  /* 0 (the default) when absent */
-  lua_pop(L, 1);
+  lua_getfield(L, ot, "capacity");
+  cd->pack_capacity = (uint64_t)lua_tointeger(L, -1);  /* checked by the options' rule; 0 when absent */
+  lua_pop(L, 2);
   const char *sched = fg_lua_field_str(L, ot, "schedule");
   cd->schedule = sched ? (fg_schedule)fg_schedule_from_name(sched) : FG_SCHEDULE_DEFAULT;
 }
@@ -361,6 +363,8 @@ static int l_stats(lua_State *L) {
     lua_pushboolean(L, hp->optimal); lua_setfield(L, -2, "optimal");
     lua_pushboolean(L, hp->bound_partial); lua_setfield(L, -2, "bound_partial");
     lua_pushboolean(L, hp->replayed); lua_setfield(L, -2, "replayed");
+    lua_pushboolean(L, hp->fits); lua_setfield(L, -2, "fits");
+    lua_pushboolean(L, hp->proved); lua_setfield(L, -2, "proved");
     lua_rawseti(L, -2, h + 1);
   }
   lua_setfield(L, -2, "heaps");
@@ -368,9 +372,18 @@ static int l_stats(lua_State *L) {
   return 1;
 }
 
+/* A name argument: C would read "main\0x" as "main" and change another
+ * resolution than the one named, so a NUL byte is refused. */
+static const char *name_arg(lua_State *L, int arg) {
+  size_t n;
+  const char *s = luaL_checklstring(L, arg, &n);
+  if (strlen(s) != n) luaL_argerror(L, arg, "the name contains a NUL byte (\\0): names must be plain text, remove it");
+  return s;
+}
+
 static int l_set_resolution(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = name_arg(L, 2);
   lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
   if (w <= 0 || w > UINT32_MAX) luaL_argerror(L, 3, "width must be a positive integer");
   if (h <= 0 || h > UINT32_MAX) luaL_argerror(L, 4, "height must be a positive integer");
@@ -381,7 +394,7 @@ static int l_set_resolution(lua_State *L) {
 
 static int l_set_dimension(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  const char *name = luaL_checkstring(L, 2);
+  const char *name = name_arg(L, 2);
   lua_Integer n = luaL_checkinteger(L, 3);
   if (n <= 0 || n > 65536) luaL_argerror(L, 3, "count must be a positive integer");
   if (fg_graph_set_dimension(g, name, (uint32_t)n)) return raise_graph_error(L, g);
@@ -396,10 +409,18 @@ static int l_pipeline(lua_State *L) {
 }
 
 /* --- low-level hooks for graph:update (lua/framegraph/graph.lua) --- */
+/* A declared node's index at arg, checked before the cast: the hooks are
+ * reachable from Lua, and an index past the node list must raise, not reach C. */
+static uint32_t node_index(lua_State *L, fg_graph *g, int arg) {
+  lua_Integer i = luaL_checkinteger(L, arg);
+  if (i < 0 || i >= (lua_Integer)fg_graph_node_count(g))
+    luaL_argerror(L, arg, lua_pushfstring(L, "node index %I out of range (0..%I)", i, (lua_Integer)fg_graph_node_count(g) - 1));
+  return (uint32_t)i;
+}
 /* g:_node_find(name) -> 0-based C node index or nil */
 static int l_node_find(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  uint32_t i = fg_graph_node_find(g, luaL_checkstring(L, 2));
+  uint32_t i = fg_graph_node_find(g, name_arg(L, 2));
   if (i == FG_GRAPH_NONE) return 0;
   lua_pushinteger(L, i);
   return 1;
@@ -417,7 +438,7 @@ static int l_node_redeclare(lua_State *L) {
     ni = fg_graph_add_node(g, &nd);
     if (ni == FG_GRAPH_NONE) return luaL_error(L, "framegraph: out of memory");
   } else {
-    ni = (uint32_t)luaL_checkinteger(L, 2);
+    ni = node_index(L, g, 2);
     if (fg_graph_node_reset(g, ni, &nd)) return luaL_error(L, "framegraph: out of memory");
   }
   fg_lua_declare_node_body(L, g, ni, 3, nd.name);
@@ -426,12 +447,12 @@ static int l_node_redeclare(lua_State *L) {
 }
 static int l_node_remove(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  fg_graph_node_remove(g, (uint32_t)luaL_checkinteger(L, 2));
+  fg_graph_node_remove(g, node_index(L, g, 2));
   return 0;
 }
 static int l_node_set_user(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  uint32_t ni = (uint32_t)luaL_checkinteger(L, 2);
+  uint32_t ni = node_index(L, g, 2);
   lua_Integer pos = luaL_checkinteger(L, 3);
   fg_graph_node_set_user(g, ni, pos);
   fg_graph_node_set_order_hint(g, ni, pos > 0 && pos < UINT32_MAX ? (uint32_t)pos : 0);
@@ -510,9 +531,14 @@ static const luaL_Reg graph_methods[] = {
   {"order", l_order}, {"nodes", l_nodes}, {"instances", l_instances}, {"edges", l_edges},
   {"resources", l_resources}, {"stats", l_stats}, {"set_resolution", l_set_resolution},
   {"set_dimension", l_set_dimension}, {"pipeline", l_pipeline}, {"close", l_close},
-  {"_node_find", l_node_find}, {"_node_redeclare", l_node_redeclare}, {"_node_remove", l_node_remove},
-  {"_node_set_user", l_node_set_user}, {"_recompile", l_recompile},
-  {"_opts", l_opts}, {"_set_pipeline", l_set_pipeline}, {"_replace", l_replace}, {NULL, NULL}};
+  {NULL, NULL}};
+
+/* The hooks of graph:update and the runtime's reload, called as
+ * hooks.name(graph, ...): not methods, so no user object offers them. */
+static const luaL_Reg graph_hooks[] = {
+  {"node_find", l_node_find}, {"node_redeclare", l_node_redeclare}, {"node_remove", l_node_remove},
+  {"node_set_user", l_node_set_user}, {"recompile", l_recompile}, {"opts", l_opts},
+  {"set_pipeline", l_set_pipeline}, {"replace", l_replace}, {NULL, NULL}};
 
 static const luaL_Reg graph_meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 
@@ -524,6 +550,8 @@ void fg_lua_open_graph(lua_State *L) {
   lua_setfield(L, -4, "graph_methods");  /* graph.lua adds update/dot/svg here */
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
+  luaL_newlib(L, graph_hooks);
+  lua_setfield(L, -2, "graph_hooks");
   lua_pushcfunction(L, l_compile);
   lua_setfield(L, -2, "compile");
 }

@@ -87,6 +87,14 @@ static fg_stage stage_of(lua_State *L, const char *s) {
   return (fg_stage)u;
 }
 
+/* A size scale: positive and finite (the schema says so first; this guards
+ * core.compile called alone, where NaN would reach a float-to-int cast). */
+static double finite_scale(lua_State *L, int idx) {
+  lua_Number v = lua_tonumber(L, idx);
+  if (!(v > 0) || v > 1e300) luaL_error(L, "size scale must be a positive finite number, got %f", (double)v);
+  return v;
+}
+
 /* size = "main" | {"main", s} | {"main", sx, sy} | {w, h} */
 static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
   lua_getfield(L, t, "size");
@@ -99,8 +107,8 @@ static void read_size(lua_State *L, int t, fg_graph_res_desc *d) {
     lua_rawgeti(L, s, 3);
     if (lua_type(L, -3) == LUA_TSTRING) {
       d->resolution = plain_str(L, -3);
-      d->scale_x = lua_isnumber(L, -2) ? lua_tonumber(L, -2) : 1.0;
-      d->scale_y = lua_isnumber(L, -1) ? lua_tonumber(L, -1) : d->scale_x;
+      d->scale_x = lua_isnumber(L, -2) ? finite_scale(L, -2) : 1.0;
+      d->scale_y = lua_isnumber(L, -1) ? finite_scale(L, -1) : d->scale_x;
     } else {
       d->width = clamp_u32(num_int(L, -3, 0));
       d->height = clamp_u32(num_int(L, -2, 1));
@@ -123,7 +131,16 @@ static void read_res_desc(lua_State *L, int t, fg_graph_res_desc *d, int externa
   lua_getfield(L, t, "blob");
   if (!lua_isnil(L, -1)) {
     d->kind = FG_RES_BLOB;
-    if (lua_istable(L, -1)) { lua_Integer b = fg_lua_field_int(L, lua_gettop(L), "size", 0); d->bytes = b < 0 ? 0 : (uint64_t)b; }
+    if (lua_istable(L, -1)) {
+      lua_getfield(L, -1, "size");
+      int isint = 0;
+      lua_Integer b = lua_isnil(L, -1) ? 0 : lua_tointegerx(L, -1, &isint);
+      if (!lua_isnil(L, -1) && (!isint || b < 0 || (uint64_t)b > FG_MAX_RESOURCE_BYTES))
+        luaL_error(L, "blob size must be an integer number of bytes from 0 to %I (1 TiB)",
+                   (lua_Integer)FG_MAX_RESOURCE_BYTES);
+      lua_pop(L, 1);
+      d->bytes = (uint64_t)b;
+    }
   }
   lua_pop(L, 1);
   if (external) d->kind = FG_RES_EXTERNAL;
@@ -251,6 +268,15 @@ static void e_before(lua_State *L, fg_graph *g, uint32_t node, const char *nn, c
 }
 
 /* attachment: "name" or {"name", clear = {r,g,b,a} | depth, stencil = n} */
+/* A clear value as a float: finite and within float's range (a cast of a
+ * larger double is undefined); def when it is no number. */
+static float clear_float(lua_State *L, int idx, double def) {
+  if (!lua_isnumber(L, idx)) return (float)def;
+  lua_Number v = lua_tonumber(L, idx);
+  if (!(v >= -3.4e38 && v <= 3.4e38)) luaL_error(L, "pass: a clear value must be a finite number, got %f", (double)v);
+  return (float)v;
+}
+
 static void read_attachment(lua_State *L, fg_graph *g, uint32_t node, const char *nn, int v, int depth) {
   const char *name = NULL;
   float clear[4] = {0, 0, 0, 0};
@@ -266,16 +292,22 @@ static void read_attachment(lua_State *L, fg_graph *g, uint32_t node, const char
       has_clear = 1;
       for (int i = 0; i < 4; i++) {
         lua_rawgeti(L, -1, i + 1);
-        clear[i] = (float)(lua_isnumber(L, -1) ? lua_tonumber(L, -1) : (i == 3 ? 1.0 : 0.0));
+        clear[i] = clear_float(L, -1, i == 3 ? 1.0 : 0.0);
         lua_pop(L, 1);
       }
     } else if (lua_isnumber(L, -1)) {
       has_clear = 1;
-      clear[0] = (float)lua_tonumber(L, -1);
+      clear[0] = clear_float(L, -1, 1.0);
     }
     lua_pop(L, 1);
     lua_getfield(L, v, "stencil");
-    if (lua_isnumber(L, -1)) { has_stencil = 1; stencil = (uint32_t)lua_tointeger(L, -1); }
+    if (lua_isnumber(L, -1)) {
+      int isint = 0;
+      lua_Integer sv = lua_tointegerx(L, -1, &isint);
+      if (!isint || sv < 0 || sv > 255) luaL_error(L, "node '%s': pass: stencil clear must be an integer from 0 to 255", nn);
+      has_stencil = 1;
+      stencil = (uint32_t)sv;
+    }
     lua_pop(L, 1);
   }
   if (!name) luaL_error(L, "node '%s': pass: attachment without a resource name", nn);

@@ -10,11 +10,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Pushes the string at idx quoted, a NUL byte shown as \0 (C would stop at
+ * it and the message would name another string). */
+static const char *push_quoted(lua_State *L, int idx) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  luaL_addchar(&b, '\'');
+  for (size_t i = 0; i < n; i++) {
+    if (s[i]) luaL_addchar(&b, s[i]);
+    else luaL_addstring(&b, "\\0");
+  }
+  luaL_addchar(&b, '\'');
+  luaL_pushresult(&b);
+  return lua_tostring(L, -1);
+}
+
+static int has_nul(lua_State *L, int idx) {
+  size_t n;
+  const char *s = lua_tolstring(L, idx, &n);
+  return strlen(s) != n;
+}
+
 /* Pushes how a bad value reads in a message: 'text' for strings, the number,
  * else the type name. */
 static const char *push_got(lua_State *L, int idx) {
   switch (lua_type(L, idx)) {
-  case LUA_TSTRING: return lua_pushfstring(L, "'%s'", lua_tostring(L, idx));
+  case LUA_TSTRING: return push_quoted(L, idx);
   case LUA_TNUMBER: return luaL_tolstring(L, idx, NULL);
   default: return lua_pushstring(L, luaL_typename(L, idx));
   }
@@ -60,41 +83,71 @@ static const char *opt_solver(lua_State *L, int idx, const char *key) {
   }
   const char *list = push_solver_list(L);
   const char *m;
-  if (lua_type(L, idx) == LUA_TSTRING)
-    m = lua_pushfstring(L, "opts.%s: unknown solver '%s' (expected one of %s)", key, lua_tostring(L, idx), list);
-  else
+  if (lua_type(L, idx) == LUA_TSTRING) {
+    const char *q = push_quoted(L, idx);
+    m = lua_pushfstring(L, "opts.%s: unknown solver %s (expected one of %s)%s", key, q, list,
+                        has_nul(L, idx) ? "; it contains a NUL byte (\\0): remove it" : "");
+    lua_remove(L, -2);
+  } else {
     m = lua_pushfstring(L, "opts.%s: expected a solver name (one of %s), got %s", key, list, luaL_typename(L, idx));
+  }
   lua_remove(L, -2);
   return m;
 }
 
 /* profile: a name of FG_PROFILES, or a table whose alignment, granularity and
- * buffer_alignment (each optional) are powers of two. */
+ * buffer_alignment (each optional) are powers of two up to 1 GiB (larger
+ * would only be a typo, and keeps the planner's sums far from wrapping), and
+ * memory_type_bits (optional) a non-zero 32-bit mask. Any other key is a
+ * misspelling and refused. */
 static const char *opt_profile(lua_State *L, int idx, const char *key) {
   if (lua_type(L, idx) == LUA_TSTRING) {
     static const char *const names[] = {FG_PROFILES(FG_VOCAB_NAME5)};
     const char *s = lua_tostring(L, idx);
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
       if (!strcmp(s, names[i]) && strlen(s) == lua_rawlen(L, idx)) return NULL;
-    return lua_pushfstring(L, "opts.%s: unknown profile '%s' (expected %s or a table {alignment=, granularity=})", key,
-                           s, FG_PROFILE_NAMES_JOINED);
+    const char *q = push_quoted(L, idx);
+    const char *m = lua_pushfstring(L, "opts.%s: unknown profile %s (expected %s or a table {alignment=, granularity=})%s",
+                                    key, q, FG_PROFILE_NAMES_JOINED,
+                                    has_nul(L, idx) ? "; it contains a NUL byte (\\0): remove it" : "");
+    lua_remove(L, -2);
+    return m;
   }
   if (lua_type(L, idx) != LUA_TTABLE)
     return lua_pushfstring(L, "opts.%s: expected a profile name or a table, got %s", key, luaL_typename(L, idx));
-  static const char *const fields[] = {"alignment", "granularity", "buffer_alignment"};
+  static const char *const fields[] = {"alignment", "granularity", "buffer_alignment", "memory_type_bits"};
   int n = 0;  /* one line per bad field, concatenated at the end */
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 4; i++) {
     lua_getfield(L, idx, fields[i]);
     lua_Integer v = lua_isinteger(L, -1) ? lua_tointeger(L, -1) : 0;
-    if (!lua_isnil(L, -1) && (v <= 0 || (v & (v - 1)))) {
+    int bad = i < 3 ? (v <= 0 || (v & (v - 1)) || v > ((lua_Integer)1 << 30)) : (v <= 0 || v > (lua_Integer)UINT32_MAX);
+    if (!lua_isnil(L, -1) && bad) {
       luaL_tolstring(L, -1, NULL);
-      lua_pushfstring(L, "%sopts.%s.%s must be a power of two, got %s", n ? "\n" : "", key, fields[i],
-                      lua_tostring(L, -1));
+      lua_pushfstring(L, i < 3 ? "%sopts.%s.%s must be a power of two up to 1073741824, got %s"
+                               : "%sopts.%s.%s must be a non-zero 32-bit mask of memory types, got %s",
+                      n ? "\n" : "", key, fields[i], lua_tostring(L, -1));
       lua_replace(L, -3);
       lua_pop(L, 1);
       n++;
     } else {
       lua_pop(L, 1);
+    }
+  }
+  /* a misspelt key ({alignmnet = 256}) would silently leave the default */
+  lua_pushnil(L);
+  while (lua_next(L, idx)) {
+    lua_pop(L, 1);
+    luaL_checkstack(L, 4, "opts.profile: too many problems");
+    int known = 0;
+    if (lua_type(L, -1) == LUA_TSTRING && !has_nul(L, -1))
+      for (int i = 0; i < 4; i++) known |= !strcmp(lua_tostring(L, -1), fields[i]);
+    if (!known) {
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? push_quoted(L, -1) : luaL_tolstring(L, -1, NULL);
+      lua_pushfstring(L, "%sopts.%s: unknown field %s (expected one of alignment, granularity, buffer_alignment, "
+                         "memory_type_bits)", n ? "\n" : "", key, k);
+      lua_remove(L, -2);  /* the key's text */
+      lua_insert(L, -2);  /* the message below the key: lua_next goes on with the key */
+      n++;
     }
   }
   if (!n) return NULL;
@@ -104,8 +157,7 @@ static const char *opt_profile(lua_State *L, int idx, const char *key) {
 
 /* schedule: "declared" or "memory" (fg_schedule_from_name). */
 static const char *opt_schedule(lua_State *L, int idx, const char *key) {
-  if (lua_type(L, idx) == LUA_TSTRING && fg_schedule_from_name(lua_tostring(L, idx)) >= 0 &&
-      strlen(lua_tostring(L, idx)) == lua_rawlen(L, idx))
+  if (lua_type(L, idx) == LUA_TSTRING && fg_schedule_from_name(lua_tostring(L, idx)) >= 0 && !has_nul(L, idx))
     return NULL;
   return fail(L, idx, key, "'declared' or 'memory'");
 }
@@ -140,6 +192,7 @@ static const struct option {
   {"upload_bytes", NULL, R},
   {"upload_segment", NULL, R},
   {"memory_budget", opt_count, R},
+  {"capacity", opt_count, C | R | P},
 };
 #undef C
 #undef R

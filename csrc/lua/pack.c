@@ -7,18 +7,44 @@
 #include "fg_lua_options.h"
 #include "fg_pack.h"
 
-/* Integer field of item `item` (the table at idx); def when absent (def < 0: required). */
-static uint64_t int_field(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
-                          lua_Integer min) {
+/* Integer field of item `item` (the table at idx) in [min, max]; def when
+ * absent (def < 0: required). Checked before any narrowing cast. */
+static uint64_t int_field_in(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
+                             lua_Integer min, lua_Integer max) {
   lua_getfield(L, idx, key);
   int isnum = 0;
   lua_Integer v = lua_tointegerx(L, -1, &isnum);
   int absent = lua_isnil(L, -1);
   lua_pop(L, 1);
   if (absent && def >= 0) return (uint64_t)def;
-  if (!isnum || v < min)
-    luaL_argerror(L, arg, lua_pushfstring(L, "item %d: field '%s' must be an integer >= %d", (int)item, key, (int)min));
+  if (!isnum || v < min || v > max) {
+    if (max == LUA_MAXINTEGER)
+      luaL_argerror(L, arg, lua_pushfstring(L, "item %d: field '%s' must be an integer >= %d", (int)item, key, (int)min));
+    luaL_argerror(L, arg, lua_pushfstring(L, "item %d: field '%s' must be an integer from %d to %I", (int)item, key,
+                                          (int)min, max));
+  }
   return (uint64_t)v;
+}
+static uint64_t int_field(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
+                          lua_Integer min) {
+  return int_field_in(L, arg, idx, item, key, def, min, LUA_MAXINTEGER);
+}
+
+/* The length of the list at arg, without __len (which could claim any
+ * count) and small enough that the arrays sized by it cannot wrap. */
+static size_t list_len(lua_State *L, int arg, const char *what) {
+  size_t n = (size_t)lua_rawlen(L, arg);
+  if (n > ((size_t)1 << 28)) luaL_argerror(L, arg, lua_pushfstring(L, "too many %s (at most 268435456)", what));
+  return n;
+}
+
+/* A result byte count as a Lua integer: past 2^63 - 1 it would read as a
+ * negative number, so such a packing is refused instead. */
+static lua_Integer bytes_int(lua_State *L, uint64_t v, const char *fn) {
+  if (v > (uint64_t)LUA_MAXINTEGER)
+    luaL_error(L, "%s: the result reaches past 2^63 - 1 bytes, more than a Lua integer holds: the items' sizes are "
+                  "too large (no memory is this big); use smaller sizes", fn);
+  return (lua_Integer)v;
 }
 
 /* An option already checked by fg_lua_check_options: absent = 0. */
@@ -32,7 +58,7 @@ static uint64_t opt_u64(lua_State *L, int idx, const char *key) {
 /* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
 static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
   luaL_checktype(L, arg, LUA_TTABLE);
-  size_t cnt = (size_t)luaL_len(L, arg);
+  size_t cnt = list_len(L, arg, "items");
   fg_pack_item *it = lua_newuserdatauv(L, sizeof(fg_pack_item) * (cnt ? cnt : 1), 0);
   for (size_t i = 0; i < cnt; i++) {
     if (lua_geti(L, arg, (lua_Integer)i + 1) != LUA_TTABLE)
@@ -42,8 +68,8 @@ static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
     it[i].stop = int_field(L, arg, t, i + 1, "stop", -1, 0);
     it[i].size = int_field(L, arg, t, i + 1, "size", -1, 1);
     it[i].align = int_field(L, arg, t, i + 1, "align", 1, 1);
-    it[i].kind = (uint32_t)int_field(L, arg, t, i + 1, "kind", 0, 0);
-    it[i].group = (uint32_t)int_field(L, arg, t, i + 1, "group", 0, 0);
+    it[i].kind = (uint32_t)int_field_in(L, arg, t, i + 1, "kind", 0, 0, 1);  /* 0 linear, 1 optimal */
+    it[i].group = (uint32_t)int_field_in(L, arg, t, i + 1, "group", 0, 0, (lua_Integer)UINT32_MAX);
     lua_pop(L, 1);
   }
   *n = cnt;
@@ -61,6 +87,7 @@ static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   d->node_budget = opt_u64(L, arg, "node_budget");
   d->work_budget = opt_u64(L, arg, "work_budget");
   d->seed = opt_u64(L, arg, "seed");
+  d->capacity = opt_u64(L, arg, "capacity");
   lua_getfield(L, arg, "time_budget_ms");
   d->time_budget_ms = lua_tonumber(L, -1);  /* 0 when absent */
   lua_getfield(L, arg, "solver");
@@ -78,23 +105,30 @@ static int l_pack(lua_State *L) {
   fg_pack_result r;
   char err[256];
   if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
-  lua_createtable(L, 0, 6);
-  lua_createtable(L, (int)n, 0);
+  bytes_int(L, r.makespan, "fg.pack");  /* every offset is below it */
+  lua_createtable(L, 0, 8);
+  lua_createtable(L, n < INT32_MAX ? (int)n : 0, 0);
   for (size_t i = 0; i < n; i++) {
     lua_pushinteger(L, (lua_Integer)off[i]);
     lua_seti(L, -2, (lua_Integer)i + 1);
   }
   lua_setfield(L, -2, "offsets");
-  lua_pushinteger(L, (lua_Integer)r.makespan);
+  lua_pushinteger(L, bytes_int(L, r.makespan, "fg.pack"));
   lua_setfield(L, -2, "makespan");
-  lua_pushinteger(L, (lua_Integer)r.load);
+  lua_pushinteger(L, bytes_int(L, r.load, "fg.pack"));
   lua_setfield(L, -2, "load");
   lua_pushboolean(L, r.optimal);
   lua_setfield(L, -2, "optimal");
-  lua_pushinteger(L, (lua_Integer)r.bound);
+  lua_pushinteger(L, bytes_int(L, r.bound, "fg.pack"));
   lua_setfield(L, -2, "bound");
   lua_pushboolean(L, r.bound_partial);
   lua_setfield(L, -2, "bound_partial");
+  if (d.capacity) { /* a decision's answer; without a capacity the result is as it always was */
+    lua_pushboolean(L, r.fits);
+    lua_setfield(L, -2, "fits");
+    lua_pushboolean(L, r.proved);
+    lua_setfield(L, -2, "proved");
+  }
   return 1;
 }
 
@@ -105,8 +139,9 @@ static int l_check_packing(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   fg_pack_desc d;
   read_opts(L, 3, &d, FG_OPTS_CHECK_PACKING);
-  if ((size_t)luaL_len(L, 2) != n)
-    return luaL_argerror(L, 2, lua_pushfstring(L, "expected %d offsets, got %d", (int)n, (int)luaL_len(L, 2)));
+  size_t noff = list_len(L, 2, "offsets");
+  if (noff != n)
+    return luaL_argerror(L, 2, lua_pushfstring(L, "expected %I offsets, got %I", (lua_Integer)n, (lua_Integer)noff));
   uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);
   for (size_t i = 0; i < n; i++) {
     lua_geti(L, 2, (lua_Integer)i + 1);
@@ -132,7 +167,11 @@ static int l_pack_load(lua_State *L) {
   fg_pack_item *it = read_items(L, 1, &n);
   lua_Integer period = luaL_optinteger(L, 2, 0);
   luaL_argcheck(L, period >= 0, 2, "period must be >= 0");
-  lua_pushinteger(L, (lua_Integer)fg_pack_load(it, n, (uint64_t)period));
+  uint64_t load = fg_pack_load(it, n, (uint64_t)period);  /* saturates at UINT64_MAX */
+  if (load > (uint64_t)LUA_MAXINTEGER)
+    return luaL_argerror(L, 1, "the live sizes add up past 2^63 - 1 bytes, more than a Lua integer holds: "
+                               "the items' sizes are too large; use smaller sizes");
+  lua_pushinteger(L, (lua_Integer)load);
   return 1;
 }
 

@@ -1,5 +1,7 @@
-/* Lua binding of the frame runtime ("framegraph.runtime"); the command object
- * nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
+/* Lua binding of the frame runtime ("framegraph.runtime"): creation, frames,
+ * uploads and the lifetime rule's helpers (fg_lua_runtime.h); read-backs and
+ * re-plans are runtime_plan.c, external images runtime_image.c, and the
+ * command object nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
  * metatable per type, __index method table, __gc/__close release, idempotent
  * close. Misuse raises; system failures return nil, message.
  *
@@ -11,71 +13,83 @@
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
  * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
 #include "fg_lua_runtime.h"
-#include "fg_vk_image.h"
-#include "fg_vk_pixels.h"
+#include "graph_diag.h"  /* "did you mean" for ctx.blob */
 #include "fg_vk_window.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* An image made for `external` resources (dev:external_image): the runtime
- * transitions it but never allocates it; it tracks its layout across frames. */
-typedef struct limage {
-  fg_vk_device *dev;
-  fg_vk_image img;
-  fg_format format;
-  uint32_t width, height;
-} limage;
+/* ------------------------------------------------------ the lifetime rule -- */
 
-static int img_close(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
-  if (m->dev) {
-    fg_vk_image_destroy(m->dev, &m->img);
-    fg_vk_release(m->dev);
-    m->dev = NULL;
-  }
-  return 0;
-}
-
-/* dev:external_image(format, width, height) -> image | nil, err */
-static int dev_external_image(lua_State *L) {
-  fg_vk_device *dev = fg_lua_checkdevice(L, 1);
-  const char *fname = luaL_checkstring(L, 2);
-  lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
-  fg_format f = fg_format_from_name(fname);
-  if (f == FG_FORMAT_UNDEFINED) return luaL_argerror(L, 2, lua_pushfstring(L, "unknown format '%s' (one of %s)", fname, fg_format_names()));
-  luaL_argcheck(L, w > 0 && w <= 16384, 3, "width must be in 1..16384");
-  luaL_argcheck(L, h > 0 && h <= 16384, 4, "height must be in 1..16384");
-  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
-  memset(m, 0, sizeof *m);
-  luaL_setmetatable(L, FG_LUA_IMAGE);
-  m->dev = fg_vk_retain(dev);
-  m->format = f;
-  m->width = (uint32_t)w;
-  m->height = (uint32_t)h;
-  fg_vk_image_desc desc = {.format = f, .width = m->width, .height = m->height};
-  int r = fg_vk_image_create(dev, &desc, &m->img);
-  if (r) {
-    lua_pushcfunction(L, img_close);
-    lua_pushvalue(L, -2);
-    lua_call(L, 1, 0);
-    luaL_pushfail(L);
-    lua_pushfstring(L, "creating an external image %dx%d %s failed (VkResult %d)", (int)w, (int)h, fname, (int)r);
-    return 2;
-  }
-  return 1;
-}
-
-static int img_tostring(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
-  lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
-                  m->dev ? "" : ", closed");
-  return 1;
-}
-
-static lrt *check_rt(lua_State *L, int idx) {
+lrt *fg_lua_rt_check(lua_State *L, int idx) {
   lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
-  if (!o->rt) luaL_argerror(L, idx, "runtime is closed or has no valid plan (a failed reload)");
+  if (!o->rt) luaL_argerror(L, idx, "runtime is closed (rt:close() was called); make a new one with fg.runtime");
+  if (o->closing)
+    luaL_argerror(L, idx, "runtime is closed (rt:close() was called in a node's run; it goes when this frame ends)");
   return o;
+}
+#define check_rt fg_lua_rt_check
+
+void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
+  if (o->L)
+    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "
+               "frame being recorded uses; call it between frames (after rt:frame returns)", what);
+}
+
+void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {
+  if (!fg_rt_planned(o->rt))
+    luaL_error(L, "%s: the runtime has no valid plan (a re-plan failed and so did restoring the previous one: %s); "
+               "call rt:reload, rt:set_resolution or rt:set_dimension with values that fit, or close it", what,
+               o->err);
+}
+
+const char *fg_lua_checkname(lua_State *L, int idx, const char *what) {
+  size_t n;
+  const char *s = luaL_checklstring(L, idx, &n);
+  if (strlen(s) != n)
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s holds a NUL byte at position %d ('%s\\0...'); names and paths "
+                                          "cannot contain NUL", what, (int)strlen(s) + 1, s));
+  return s;
+}
+
+lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what) {
+  if (lua_type(L, idx) == LUA_TNUMBER && !lua_isinteger(L, idx)) {
+    lua_Number v = lua_tonumber(L, idx);
+    lua_Integer i;
+    if (isnan(v) || isinf(v) || !lua_numbertointeger(v, &i) || (lua_Number)i != v)
+      luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %I..%I, got %f", what, lo, hi, v));
+  }
+  lua_Integer v = luaL_checkinteger(L, idx);
+  if (v < lo || v > hi) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be in %I..%I, got %I", what, lo, hi, v));
+  return v;
+}
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (la >= 63 || lb >= 63) return (size_t)-1;
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
+
+const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n) {
+  const char *best = NULL;
+  size_t bd = (size_t)-1, limit = strlen(name) / 3 + 1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = edit_distance(name, cands[i]);
+    if (d < bd) { bd = d; best = cands[i]; }
+  }
+  return bd <= limit ? best : NULL;
 }
 
 /* ---------------------------------------------------------- creation -- */
@@ -100,6 +114,14 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
       lua_insert(L, -2);
       lua_settable(L, t);
     }
+    /* memory_budget is each heap's capacity too (unless capacity is given): a heap packed above
+     * it is packed again as a decision at it (fg_graph_compile_desc.pack_capacity) */
+    lua_getfield(L, t, "capacity");
+    if (lua_isnil(L, -1)) {
+      lua_getfield(L, opts, "memory_budget");
+      lua_setfield(L, t, "capacity");
+    }
+    lua_pop(L, 1);
   }
   uint64_t align = 0, gran = o->dev->props.limits.bufferImageGranularity;
   lua_getfield(L, t, "profile");
@@ -162,13 +184,24 @@ static int push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_
 /* rt:upload(bytes [, align]) -> upload | nil, err: data for the next frame. */
 static int rt_upload(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_rt_planned(L, o, "rt:upload");
   return push_upload(L, o, 1, 2, 3, "rt:upload");
 }
 
 /* ctx.upload(bytes [, align]): the same, for data made while recording. */
+static void check_ctx(lua_State *L, lrt *o, const char *what) {
+  uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
+  if (!o || !o->rt) luaL_error(L, "%s: runtime is closed", what);
+  if (!o->L || o->slot != slot) {
+    const fg_graph_instance *in = slot < fg_graph_instance_count(o->g) ? fg_graph_instance_get(o->g, slot) : NULL;
+    luaL_error(L, "%s: ctx is closed: the ctx of node '%s' is valid only inside its run (keep no reference to ctx)",
+               what, in ? in->name : "?");
+  }
+}
+
 static int l_ctx_upload(lua_State *L) {
   lrt *o = lua_touserdata(L, lua_upvalueindex(1));
-  if (!o || !o->rt) return luaL_error(L, "ctx.upload: the runtime is closed");
+  check_ctx(L, o, "ctx.upload");
   return push_upload(L, o, lua_upvalueindex(1), 1, 2, "ctx.upload");
 }
 
@@ -220,7 +253,7 @@ static int rt_upload_stats(lua_State *L) {
 }
 
 /* Run functions and ctx tables per instance slot. Needs the graph at uv 2. */
-static void build_slots(lua_State *L, lrt *o, int self) {
+void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
   uint32_t n = fg_graph_instance_count(o->g);
   uint32_t nd = fg_graph_dim_count(o->g);
   lua_getiuservalue(L, self, UV_GRAPH);
@@ -261,7 +294,8 @@ static void build_slots(lua_State *L, lrt *o, int self) {
     lua_remove(L, -2);
     lua_setfield(L, -2, "blob");
     lua_pushvalue(L, self);
-    lua_pushcclosure(L, l_ctx_upload, 1);
+    lua_pushinteger(L, (lua_Integer)s);
+    lua_pushcclosure(L, l_ctx_upload, 2);
     lua_setfield(L, -2, "upload");
     lua_rawseti(L, ctxs, s + 1);
   }
@@ -270,6 +304,14 @@ static void build_slots(lua_State *L, lrt *o, int self) {
   lua_pushvalue(L, ctxs);
   lua_setiuservalue(L, self, UV_CTX);
   lua_settop(L, nodes - 3);
+}
+
+/* t[k] = top of the stack, without metamethods: the frame records while this
+ * runs, and a user's metatable on ctx must not raise out of the recording. */
+static void raw_setfield(lua_State *L, int t, const char *k) {
+  lua_pushstring(L, k);
+  lua_insert(L, -2);
+  lua_rawset(L, t);
 }
 
 /* Width/height in ctx: the pass's render area, else the first image used. */
@@ -288,16 +330,16 @@ static void set_ctx_extent(lua_State *L, lrt *o, int ctx, uint32_t slot) {
     if (r && r->is_image) { w = r->width; h = r->height; }
   }
   lua_pushinteger(L, w);
-  lua_setfield(L, ctx, "width");
+  raw_setfield(L, ctx, "width");
   lua_pushinteger(L, h);
-  lua_setfield(L, ctx, "height");
+  raw_setfield(L, ctx, "height");
 }
 
 static int l_blob(lua_State *L) {
   lrt *o = lua_touserdata(L, lua_upvalueindex(1));
-  const char *name = luaL_checkstring(L, 1);
+  check_ctx(L, o, "ctx.blob");
+  const char *name = fg_lua_checkname(L, 1, "blob name");
   int self = lua_upvalueindex(1);
-  if (!o || !o->rt) return luaL_error(L, "ctx.blob: the runtime is closed");
   lua_getiuservalue(L, self, UV_INPUTS);
   if (lua_istable(L, -1)) {
     lua_getfield(L, -1, name);
@@ -307,14 +349,29 @@ static int l_blob(lua_State *L) {
   lua_pop(L, 1);
   /* A multiplexed blob has one copy per index: key it by the physical
    * resource this instance uses (so camera[eye=2] and gbuffer[eye=2] share
-   * one table, apart from eye 1's); names the node did not declare keep one
-   * table per name. */
+   * one table, apart from eye 1's); an optional blob nobody provides this
+   * frame keeps one table per name; a name the node did not declare (and no
+   * rt:frame input) is refused. */
   uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2)), ph = FG_GRAPH_NONE;
   const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
+  int declared = 0;
   for (uint32_t u = 0; in && u < in->use_count && ph == FG_GRAPH_NONE; u++) {
     const fg_graph_use *us = &in->uses[u];
-    if (!us->missing && (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))))
-      ph = fg_rt_use_phys(o->rt, slot, u);
+    if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
+      declared = 1;
+      if (!us->missing) ph = fg_rt_use_phys(o->rt, slot, u);
+    }
+  }
+  if (in && !declared) {
+    /* a misspelt name would hand back a fresh empty table and fail a line later */
+    graph_suggest sg;
+    char hint[160];
+    graph_suggest_begin(&sg, name);
+    for (uint32_t u = 0; u < in->use_count; u++) graph_suggest_feed(&sg, in->uses[u].name);
+    return luaL_error(L, "node '%s': ctx.blob('%s'): the node declares no '%s'%s; a blob is declared like any "
+                      "resource: create = { %s = { blob = true } } in the node that makes it, read = { \"%s\" } in "
+                      "the nodes that use it", in->name, name, name, graph_suggest_text(&sg, hint, sizeof hint), name,
+                      name);
   }
   lua_getiuservalue(L, self, UV_BLOBS);
   lua_geti(L, -1, (lua_Integer)fg_rt_parity(o->rt) + 1);
@@ -332,7 +389,7 @@ static int l_blob(lua_State *L) {
   return 1;
 }
 
-static void set_graph(lua_State *L, lrt *o, int self, int graph_idx) {
+void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx) {
   lua_pushvalue(L, graph_idx);
   lua_setiuservalue(L, self, UV_GRAPH);
   o->g = fg_lua_checkgraph(L, graph_idx);
@@ -388,7 +445,7 @@ static int l_runtime(lua_State *L) {
     lua_pop(L, 2);
   }
   fg_lua_compile(L, 2, opts, fg_rt_sizer, &o->sizer);
-  set_graph(L, o, self, lua_gettop(L));
+  fg_lua_rt_set_graph(L, o, self, lua_gettop(L));
   o->rt = fg_rt_create(dev, o->g, &desc, o->err, sizeof o->err);
   if (!o->rt) {
     luaL_pushfail(L);
@@ -400,13 +457,23 @@ static int l_runtime(lua_State *L) {
   c->o = o;
   luaL_setmetatable(L, FG_LUA_CMD);
   lua_setiuservalue(L, self, UV_CMD);
-  build_slots(L, o, self);
+  fg_lua_rt_build_slots(L, o, self);
   lua_pushvalue(L, self);
   return 1;
 }
 
+static void close_now(lrt *o) {
+  o->closing = 0;
+  if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
+  if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
+  o->g = NULL;
+}
+
+/* Inside a node's run the frame still records with the runtime's objects:
+ * closing waits for the frame's end (rt:frame closes it after the submit). */
 static int rt_close(lua_State *L) {
   lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  if (o->L) { o->closing = 1; return 0; }
   if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
   if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
   o->g = NULL;
@@ -420,20 +487,33 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   lua_State *L = o->L;
   int top = lua_gettop(L);
   lua_getiuservalue(L, o->self, UV_RUN);
+  if (!lua_istable(L, -1)) { lua_settop(L, top); return 0; }
   lua_rawgeti(L, -1, slot + 1);
   if (!lua_isfunction(L, -1)) { lua_settop(L, top); return 0; }
+  /* The ctx tables are rebuilt with the run functions (build_slots); one
+   * missing means that rebuild raised half way: refuse the frame. */
+  lua_getiuservalue(L, o->self, UV_CTX);
+  int have_ctx = lua_istable(L, -1) && lua_rawgeti(L, -1, slot + 1) == LUA_TTABLE;
+  lua_settop(L, top + 2);
+  if (!have_ctx) {
+    fg_errf(o->err, sizeof o->err, "node slot %u has no ctx: the node table could not be read when the plan was "
+            "last built; rt:reload the pipeline", slot);
+    lua_settop(L, top);
+    return 1;
+  }
   lua_getiuservalue(L, o->self, UV_CMD);
   lcmd *c = lua_touserdata(L, -1);
   c->o = o;
   c->cmd = cmd;
   c->slot = slot;
   c->valid = 1;
+  o->slot = slot;
   lua_getiuservalue(L, o->self, UV_CTX);
   lua_rawgeti(L, -1, slot + 1);
   lua_remove(L, -2);
   int ctx = lua_gettop(L);
   lua_pushinteger(L, (lua_Integer)fg_rt_frame_index(rt));
-  lua_setfield(L, ctx, "frame");
+  raw_setfield(L, ctx, "frame");
   set_ctx_extent(L, o, ctx, slot);
   int rc = lua_pcall(L, 2, 0, 0);
   c->valid = 0;
@@ -464,81 +544,92 @@ static void push_stats(lua_State *L, lrt *o) {
   lua_pushinteger(L, st.instances); lua_setfield(L, -2, "instances");
 }
 
-/* Asks pipeline.external[name].provide(index) for this frame's images. */
-static void provide_externals(lua_State *L, lrt *o) {
-  uint32_t n = fg_rt_resource_count(o->rt), parity = fg_rt_parity(o->rt), nd = fg_graph_dim_count(o->g);
-  int top = lua_gettop(L);
-  lua_newtable(L);
-  int keep = lua_gettop(L);
-  lua_getiuservalue(L, 1, UV_GRAPH);
-  fg_lua_graph_pipeline(L, lua_gettop(L));
-  lua_getfield(L, -1, "external");
-  int ext = lua_gettop(L);
-  for (uint32_t i = 0; i < n; i++) {
-    fg_rt_res *r = fg_rt_resource(o->rt, i);
-    if (!r->is_external || r->g->frame != parity) continue;
-    if (!lua_istable(L, ext)) luaL_error(L, "external resource '%s' but pipeline.external is missing", r->g->name);
-    lua_getfield(L, ext, r->g->name);
-    if (lua_istable(L, -1)) lua_getfield(L, -1, "provide");
-    else lua_pushnil(L);
-    if (!lua_isfunction(L, -1))
-      luaL_error(L, "external resource '%s' needs pipeline.external.%s.provide = function(index) return image end "
-                 "(an image from dev:external_image)", r->g->name, r->g->name);
-    lua_createtable(L, 0, (int)nd);
-    for (uint32_t d = 0; d < nd; d++) {
-      lua_pushinteger(L, (lua_Integer)r->g->index[d] + 1);
-      lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
-    }
-    lua_call(L, 1, 1);
-    fg_vk_window *win = fg_lua_testwindow(L, -1);
-    if (win) {  /* a window's acquired swapchain image, presented after the frame */
-      fg_vk_window_target t;
-      if (fg_vk_window_target_get(win, &t))
-        luaL_error(L, "external '%s': provide returned a window with no acquired image; call win:acquire() "
-                   "before rt:frame()", r->g->name);
-      if (fg_rt_format_back(t.format) != r->g->format || t.width != r->width || t.height != r->height)
-        luaL_error(L, "external '%s': the window's swapchain is %dx%d %s; the pipeline declares %dx%d %s (follow "
-                   "the window size with rt:set_resolution)", r->g->name, (int)t.width, (int)t.height,
-                   fg_format_get(fg_rt_format_back(t.format))->name, (int)r->width, (int)r->height,
-                   fg_format_get(r->g->format)->name);
-      fg_rt_set_external(o->rt, i, t.image, t.view, t.layout);
-      fg_rt_set_present(o->rt, i, t.acquired, t.presentable);
-      lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
-      lua_pop(L, 1);
-      continue;
-    }
-    limage *m = luaL_testudata(L, -1, FG_LUA_IMAGE);
-    if (!m || !m->dev)
-      luaL_error(L, "external '%s': provide(index) must return an open image from dev:external_image, got %s",
-                 r->g->name, luaL_typename(L, -1));
-    if (m->format != r->g->format || m->width != r->width || m->height != r->height)
-      luaL_error(L, "external '%s': provide returned a %dx%d %s image; the pipeline declares %dx%d %s", r->g->name,
-                 (int)m->width, (int)m->height, fg_format_get(m->format)->name, (int)r->width, (int)r->height,
-                 fg_format_get(r->g->format)->name);
-    fg_rt_set_external(o->rt, i, m->img.image, m->img.view, &m->img.layout);
-    lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
-    lua_pop(L, 1);
-  }
-  lua_pushvalue(L, keep);
-  lua_setiuservalue(L, 1, UV_EXT);  /* keeps the images alive while in flight */
-  lua_settop(L, top);
-}
 
 /* rt:frame([inputs]) -> stats of the frame ({barriers, batches, ...}) */
+static int provide_protected(lua_State *L) {
+  lrt *o = lua_touserdata(L, 1);
+  lua_settop(L, 1);
+  fg_lua_rt_provide_externals(L, o);
+  return 0;
+}
+
+/* Frame inputs override blobs by name: a key that names no blob is a typo. */
+static void check_inputs(lua_State *L, lrt *o, int t) {
+  uint32_t n = fg_graph_resource_count(o->g), nb = 0;
+  const char *blobs[64];
+  for (uint32_t i = 0; i < n && nb < 64; i++) {
+    const fg_graph_resource *r = fg_graph_resource_get(o->g, i);
+    if (r->kind != FG_RES_BLOB) continue;
+    int seen = 0;
+    for (uint32_t k = 0; k < nb; k++) seen |= !strcmp(blobs[k], r->name);
+    if (!seen) blobs[nb++] = r->name;
+    if (!seen && r->final_name && strcmp(r->final_name, r->name) && nb < 64) blobs[nb++] = r->final_name;
+  }
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    if (lua_type(L, -1) != LUA_TSTRING)
+      luaL_error(L, "rt:frame: inputs are keyed by blob name, got a %s key", luaL_typename(L, -1));
+    size_t len;
+    const char *k = lua_tolstring(L, -1, &len);
+    if (strlen(k) != len) luaL_error(L, "rt:frame: input name '%s\\0...' holds a NUL byte", k);
+    int found = 0;
+    for (uint32_t b = 0; b < nb && !found; b++) found = !strcmp(blobs[b], k);
+    if (found) continue;
+    const char *near = fg_lua_nearest(k, blobs, nb);
+    luaL_Buffer B;
+    luaL_buffinit(L, &B);
+    for (uint32_t b = 0; b < nb; b++) {
+      if (b) luaL_addstring(&B, ", ");
+      luaL_addstring(&B, blobs[b]);
+    }
+    luaL_pushresult(&B);
+    if (near) luaL_error(L, "rt:frame: input '%s' names no blob of the pipeline; did you mean '%s'? (blobs: %s)", k,
+                         near, lua_tostring(L, -1));
+    luaL_error(L, "rt:frame: input '%s' names no blob of the pipeline (blobs: %s)", k,
+               nb ? lua_tostring(L, -1) : "none");
+  }
+}
+
 static int rt_frame(lua_State *L) {
   lrt *o = check_rt(L, 1);
-  if (o->L) return luaL_error(L, "rt:frame called from inside a node's run (recursion)");
-  if (!lua_isnoneornil(L, 2)) luaL_checktype(L, 2, LUA_TTABLE);
+  if (o->L) return luaL_error(L, "rt:frame called from inside a node's run or an external's provide() (recursion)");
+  fg_lua_rt_planned(L, o, "rt:frame");
+  if (!lua_isnoneornil(L, 2)) {
+    luaL_checktype(L, 2, LUA_TTABLE);
+    check_inputs(L, o, 2);
+  }
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, 1, UV_INPUTS);
-  provide_externals(L, o);
+  /* provide() is user code run for this frame: what run may not do (close,
+   * re-plan, reload) it may not do either, so the frame counts as recording. */
   o->L = L;
   o->self = 1;
+  o->slot = UINT32_MAX;
+  lua_pushcfunction(L, provide_protected);
+  lua_pushvalue(L, 1);
+  if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
+    o->L = NULL;
+    if (o->closing) close_now(o);
+    return lua_error(L);
+  }
+  if (o->closing) {
+    o->L = NULL;
+    close_now(o);
+    return luaL_error(L, "rt:frame: the runtime was closed by an external's provide(); no frame was recorded");
+  }
   int rc = fg_rt_frame(o->rt, node_cb, o, o->err, sizeof o->err);
   o->L = NULL;
   lua_pushnil(L);
   lua_setiuservalue(L, 1, UV_INPUTS);
+  if (o->closing) {  /* rt:close() in a run: the frame is submitted (or dropped), now it goes */
+    if (!rc) push_stats(L, o);
+    close_now(o);
+    if (rc == -1) return luaL_error(L, "%s", o->err);
+    if (rc) { luaL_pushfail(L); lua_pushstring(L, o->err); return 2; }
+    return 1;
+  }
   if (rc == -1) return luaL_error(L, "%s", o->err);
   if (rc) {
     luaL_pushfail(L);
@@ -584,224 +675,33 @@ static int rt_memory(lua_State *L) {
   return 1;
 }
 
-static int rt_graph(lua_State *L) {
-  check_rt(L, 1);
-  lua_getiuservalue(L, 1, UV_GRAPH);
-  return 1;
-}
-
-/* Physical resource for a name (as created or renamed to), frame copy of the
- * last submitted frame, multiplex index {dim = i} (1-based) or a number
- * for the resource's first dimension. Raises on unknown names. */
-static uint32_t find_phys(lua_State *L, lrt *o, const char *name, int index_idx, uint32_t parity) {
-  const fg_graph *g = o->g;
-  uint32_t nd = fg_graph_dim_count(g);
-  uint32_t idx[FG_GRAPH_MAX_DIMS] = {0};
-  uint32_t n = fg_graph_resource_count(g);
-  for (uint32_t i = 0; i < n; i++) {
-    const fg_graph_resource *r = fg_graph_resource_get(g, i);
-    if (strcmp(r->name, name) && (!r->final_name || strcmp(r->final_name, name))) continue;
-    if (lua_istable(L, index_idx)) {
-      for (uint32_t d = 0; d < nd; d++) {
-        lua_getfield(L, index_idx, fg_graph_dim_name(g, d));
-        if (lua_isinteger(L, -1)) idx[d] = (uint32_t)(lua_tointeger(L, -1) - 1);
-        lua_pop(L, 1);
-      }
-    } else if (lua_isinteger(L, index_idx)) {
-      for (uint32_t d = 0; d < nd; d++)
-        if (r->mode & (1u << d)) { idx[d] = (uint32_t)(lua_tointeger(L, index_idx) - 1); break; }
-    }
-    uint32_t ph = fg_graph_physical(g, r->logical, parity, idx);
-    if (ph == FG_GRAPH_NONE) luaL_error(L, "resource '%s' has no copy for that index (check the dimension names and 1-based indices)", name);
-    return ph;
-  }
-  luaL_error(L, "no resource named '%s' in the compiled graph (culled, or a typo?)", name);
-  return FG_GRAPH_NONE;
-}
-
-static uint32_t last_parity(lrt *o) {
-  uint64_t f = fg_rt_frame_index(o->rt);
-  return f ? (uint32_t)((f - 1) & 1) : 0;
-}
-
-/* rt:read(name [, index]) -> bytes | nil, err */
-static int rt_read(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  uint32_t ph = find_phys(L, o, name, 3, last_parity(o));
-  void *data; size_t len;
-  if (fg_rt_read(o->rt, ph, &data, &len, o->err, sizeof o->err)) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  lua_pushlstring(L, data, len);
-  free(data);
-  return 1;
-}
-
-/* rt:save_png(name, path [, index]) -> true | nil, err */
-static int rt_save_png(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  const char *path = luaL_checkstring(L, 3);
-  uint32_t ph = find_phys(L, o, name, 4, last_parity(o));
-  fg_rt_res *r = fg_rt_resource(o->rt, ph);
-  if (!r->is_image) return luaL_error(L, "rt:save_png: '%s' is a buffer; save_png needs a texture", name);
-  fg_format f = r->g->format;
-  if (!fg_pixels_png_supported(f))
-    return luaL_error(L, "rt:save_png: format '%s' of '%s' is not supported (rgba8, bgra8, rgba16_sfloat, "
-                      "rgba32_sfloat, r32_sfloat, r8_unorm are)", fg_format_get(f)->name, name);
-  int rc = fg_rt_save_png(o->rt, ph, path, o->err, sizeof o->err);
-  if (rc == -2) return luaL_error(L, "out of memory");
-  if (rc) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
-/* Reload primitives; rt:reload itself is Lua (lua/framegraph/runtime.lua:
- * one loader, one compile, roll back on a failing run). */
-
-/* rt:_compile(pipeline [, opts]) -> graph: compiles with the runtime's
- * options (or `opts`, made from rt:_opts()) and the device's memory
- * requirements; raises the compile error. */
-static int rt_compile(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  luaL_checktype(L, 2, LUA_TTABLE);
-  lua_settop(L, 3);
-  if (lua_isnil(L, 3)) lua_getiuservalue(L, 1, UV_OPTS), lua_replace(L, 3);
-  luaL_checktype(L, 3, LUA_TTABLE);
-  fg_lua_compile(L, 2, 3, fg_rt_sizer, &o->sizer);
-  return 1;
-}
-
-/* rt:_opts() -> the compile options the runtime was made with */
-static int rt_opts(lua_State *L) {
-  check_rt(L, 1);
-  lua_getiuservalue(L, 1, UV_OPTS);
-  return 1;
-}
-
-/* rt:_adopt(graph) -> true, kept | nil, err: runs `graph` from the next
- * frame, keeping the contents of unchanged history resources. When it cannot
- * be placed the previous graph keeps running. */
-static int rt_adopt(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  fg_graph *g = fg_lua_checkgraph(L, 2);
-  uint32_t kept = 0;
-  int rc = fg_rt_rebuild_keep_history(o->rt, g, o->g, &kept, o->err, sizeof o->err);
-  if (rc) {
-    luaL_pushfail(L);
-    if (rc == -1) lua_pushfstring(L, "reload: %s (still running the previous pipeline)", o->err);
-    else lua_pushfstring(L, "reload failed: %s", o->err);
-    return 2;
-  }
-  set_graph(L, o, 1, 2);
-  build_slots(L, o, 1);
-  lua_pushboolean(L, 1);
-  lua_pushinteger(L, (lua_Integer)kept);
-  return 2;
-}
-
-/* rt:_fail_allocations(n): test hook, the next n device allocations fail as
- * out of device memory (docs/RELIABILITY.md, "Exhaustion"). */
-static int rt_fail_allocations(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  lua_Integer n = luaL_checkinteger(L, 2);
-  luaL_argcheck(L, n >= 0 && n <= 1000000, 2, "a count in 0..1000000");
-  fg_rt_fail_allocations(o->rt, (uint32_t)n);
-  return 0;
-}
-
-/* rt:_slots(): takes the run functions again from the graph's pipeline (a
- * reload that changed only run functions). */
-static int rt_slots(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  build_slots(L, o, 1);
-  return 0;
-}
-
-/* After set_resolution/set_dimension changed the graph in place: re-place the
- * resources and rebuild the node slots; true, or fail + message (the graph
- * change itself is kept). */
-static int replace_after_change(lua_State *L, lrt *o) {
-  if (fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-    luaL_pushfail(L);
-    lua_pushstring(L, o->err);
-    return 2;
-  }
-  build_slots(L, o, 1);
-  lua_pushboolean(L, 1);
-  return 1;
-}
-
-/* rt:set_resolution(name, w, h): re-plans sizes in place; memory is reused
- * when the new plan fits (a smaller extent needs no allocation). */
-static int rt_set_resolution(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
-  luaL_argcheck(L, w > 0 && w <= 65536, 3, "width must be in 1..65536");
-  luaL_argcheck(L, h > 0 && h <= 65536, 4, "height must be in 1..65536");
-  fg_rt_wait_idle(o->rt);
-  uint32_t ow = 0, oh = 0;
-  int had = fg_graph_get_resolution(o->g, name, &ow, &oh) == 0;
-  if (fg_graph_set_resolution(o->g, name, (uint32_t)w, (uint32_t)h))
-    return luaL_error(L, "rt:set_resolution('%s'): %s", name, fg_graph_error(o->g));
-  if (!fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-    build_slots(L, o, 1);
-    lua_pushboolean(L, 1);
-    return 1;
-  }
-  /* The new size does not fit (budget, device heap, allocation): go back to
-   * the old one, which did, so the runtime keeps rendering. */
-  luaL_pushfail(L);
-  lua_pushfstring(L, "rt:set_resolution('%s', %d, %d): %s", name, (int)w, (int)h, o->err);
-  if (had && !fg_graph_set_resolution(o->g, name, ow, oh) && !fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
-    build_slots(L, o, 1);
-    lua_pushfstring(L, " (kept %dx%d)", (int)ow, (int)oh);
-    lua_concat(L, 2);
-  }
-  return 2;
-}
-
-/* rt:set_dimension(name, n): re-expands the multiplexing and re-places. */
-static int rt_set_dimension(lua_State *L) {
-  lrt *o = check_rt(L, 1);
-  const char *name = luaL_checkstring(L, 2);
-  lua_Integer n = luaL_checkinteger(L, 3);
-  luaL_argcheck(L, n > 0 && n <= 65536, 3, "count must be in 1..65536");
-  fg_rt_wait_idle(o->rt);
-  if (fg_graph_set_dimension(o->g, name, (uint32_t)n))
-    return luaL_error(L, "rt:set_dimension('%s'): %s", name, fg_graph_error(o->g));
-  return replace_after_change(L, o);
-}
 
 static int rt_tostring(lua_State *L) {
   lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
-  if (o->rt) lua_pushfstring(L, "framegraph.runtime (%d instances)", (int)fg_graph_instance_count(o->g));
+  if (o->rt && !fg_rt_planned(o->rt)) lua_pushliteral(L, "framegraph.runtime (no valid plan)");
+  else if (o->rt && o->closing) lua_pushliteral(L, "framegraph.runtime (closing at the end of this frame)");
+  else if (o->rt) lua_pushfstring(L, "framegraph.runtime (%d instances)", (int)fg_graph_instance_count(o->g));
   else lua_pushliteral(L, "framegraph.runtime (closed)");
+  return 1;
+}
+
+/* core.runtime_state(rt) -> "closed" | "closing" (closed in a run) |
+ * "recording" (inside a node's run) | "planless" | "open": for the Lua layer
+ * (rt:reload refuses inside run, views and watchers know when they are stale). */
+static int l_runtime_state(lua_State *L) {
+  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  if (!o->rt) lua_pushliteral(L, "closed");
+  else if (o->closing) lua_pushliteral(L, "closing");
+  else if (o->L) lua_pushliteral(L, "recording");
+  else if (!fg_rt_planned(o->rt)) lua_pushliteral(L, "planless");
+  else lua_pushliteral(L, "open");
   return 1;
 }
 
 static const luaL_Reg rt_methods[] = {
   {"frame", rt_frame},
-  {"read", rt_read},
-  {"save_png", rt_save_png},
   {"memory", rt_memory},
   {"stats", rt_stats},
-  {"_compile", rt_compile},
-  {"_opts", rt_opts},
-  {"_adopt", rt_adopt},
-  {"_slots", rt_slots},
-  {"_fail_allocations", rt_fail_allocations},
-  {"set_resolution", rt_set_resolution},
-  {"set_dimension", rt_set_dimension},
-  {"graph", rt_graph},
   {"upload", rt_upload},
   {"upload_stats", rt_upload_stats},
   {"close", rt_close},
@@ -832,19 +732,10 @@ void fg_lua_open_runtime(lua_State *L) {
   lua_pushcfunction(L, up_valid); lua_setfield(L, -2, "valid");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
-  luaL_newmetatable(L, FG_LUA_IMAGE);
-  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__gc");
-  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, img_tostring); lua_setfield(L, -2, "__tostring");
-  lua_newtable(L);
-  lua_pushcfunction(L, img_close); lua_setfield(L, -2, "close");
-  lua_setfield(L, -2, "__index");
-  lua_pop(L, 1);
-  luaL_getmetatable(L, FG_LUA_DEVICE);
-  lua_getfield(L, -1, "__index");
-  lua_pushcfunction(L, dev_external_image);
-  lua_setfield(L, -2, "external_image");
-  lua_pop(L, 2);
+  fg_lua_open_runtime_plan(L);
+  fg_lua_open_runtime_image(L);
   lua_pushcfunction(L, l_runtime);
   lua_setfield(L, -2, "runtime");
+  lua_pushcfunction(L, l_runtime_state);
+  lua_setfield(L, -2, "runtime_state");
 }

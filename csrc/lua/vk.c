@@ -3,6 +3,7 @@
  * whose __index is a method table, __gc and __close both releasing, and an
  * idempotent close. Others extend the device methods from their own files
  * (opened after this one): luaL_getmetatable(L, FG_LUA_DEVICE), field __index. */
+#include "fg_lua_push.h"
 #include "fg_lua.h"
 #include "fg_vk.h"
 #include "fg_vk_shader.h"
@@ -333,6 +334,7 @@ static int sh_info(lua_State *L) {
 
 static const luaL_Reg sh_methods[] = {
   {"info", sh_info},
+  {"pack", fg_lua_shader_pack},  /* push.c */
   {"close", sh_close},
   {NULL, NULL},
 };
@@ -350,11 +352,20 @@ static const luaL_Reg sh_meta[] = {
 static int dev_compute(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
   fg_vk_shader *s = fg_lua_checkshader(L, 2);
+  if (fg_vk_shader_device(s) != dev)
+    return luaL_argerror(L, 2, "shader was made on another device (another fg.vulkan); make it with this device");
   luaL_checktype(L, 3, LUA_TTABLE);
   uint32_t g[3];
   for (int i = 0; i < 3; i++) {
-    lua_Integer v = luaL_optinteger(L, 4 + i, 1);
-    luaL_argcheck(L, v >= 0 && v <= UINT32_MAX, 4 + i, "group count must be a non-negative 32-bit integer");
+    lua_Integer v = 1, max = dev->props.limits.maxComputeWorkGroupCount[i];
+    int isint = lua_isnoneornil(L, 4 + i) || lua_isinteger(L, 4 + i);
+    if (!lua_isnoneornil(L, 4 + i) && lua_type(L, 4 + i) == LUA_TNUMBER && !lua_isinteger(L, 4 + i))
+      isint = lua_numbertointeger(lua_tonumber(L, 4 + i), &v) && (lua_Number)v == lua_tonumber(L, 4 + i);
+    if (!isint) return luaL_argerror(L, 4 + i, "group count must be an integer");
+    if (!lua_isnoneornil(L, 4 + i)) v = luaL_checkinteger(L, 4 + i);
+    if (v < 1 || v > max)
+      return luaL_argerror(L, 4 + i, lua_pushfstring(L, "group count must be in 1..%I (the device's "
+                                                     "maxComputeWorkGroupCount), got %I", max, v));
     g[i] = (uint32_t)v;
   }
   size_t push_len = 0;
@@ -364,16 +375,19 @@ static int dev_compute(lua_State *L) {
   /* The strings stay referenced by the buffers table during the run. */
   lua_pushnil(L);
   while (lua_next(L, 3)) {
-    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0)
-      return luaL_error(L, "dev:compute: buffer keys must be binding numbers");
+    if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0 || lua_tointeger(L, -2) > UINT32_MAX)
+      return luaL_error(L, "dev:compute: buffer keys must be binding numbers (0..2^32-1)");
     if (n == FG_VK_MAX_BINDINGS) return luaL_error(L, "dev:compute: more than %d buffers", FG_VK_MAX_BINDINGS);
     fg_vk_compute_buffer *b = &bufs[n];
     memset(b, 0, sizeof *b);
     b->binding = (uint32_t)lua_tointeger(L, -2);
     if (lua_type(L, -1) == LUA_TSTRING) b->data = lua_tolstring(L, -1, &b->size);
-    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0) b->size = (size_t)lua_tointeger(L, -1);
-    else return luaL_error(L, "dev:compute: buffer %I must be a string (contents) or a positive size",
-                           (lua_Integer)b->binding);
+    else if (lua_isinteger(L, -1) && lua_tointeger(L, -1) > 0 &&
+             lua_tointeger(L, -1) <= (lua_Integer)dev->props.limits.maxStorageBufferRange)
+      b->size = (size_t)lua_tointeger(L, -1);
+    else return luaL_error(L, "dev:compute: buffer %I must be a string (contents) or a size in 1..%I (the "
+                           "device's maxStorageBufferRange)", (lua_Integer)b->binding,
+                           (lua_Integer)dev->props.limits.maxStorageBufferRange);
     n++;
     lua_pop(L, 1);
   }

@@ -8,7 +8,7 @@
  *   win:recreate() -> true | nil, err      win:size() -> w, h      win:format() -> "bgra8_unorm"
  *   win:set_title(s)      win:request_size(w, h) (a "resize" event follows)      win:close()
  * A window returned by an external's provide() is rendered into by rt:frame. */
-#include "fg_lua.h"
+#include "fg_lua_runtime.h"
 #include "fg_vk_window.h"
 #include "fg_vk_runtime.h"
 #include "fg_png.h"
@@ -38,7 +38,8 @@ static int l_window_open(lua_State *L) {
   lua_Integer w = luaL_optinteger(L, 2, 640), h = luaL_optinteger(L, 3, 360);
   luaL_argcheck(L, w > 0 && w <= 16384, 2, "width must be in 1..16384");
   luaL_argcheck(L, h > 0 && h <= 16384, 3, "height must be in 1..16384");
-  fg_vk_window_desc d = {.width = (uint32_t)w, .height = (uint32_t)h, .title = luaL_optstring(L, 4, "framegraph")};
+  fg_vk_window_desc d = {.width = (uint32_t)w, .height = (uint32_t)h,
+                         .title = lua_isnoneornil(L, 4) ? "framegraph" : fg_lua_checkname(L, 4, "title")};
   lwindow *o = lua_newuserdatauv(L, sizeof *o, 0);
   o->w = NULL;
   luaL_setmetatable(L, FG_LUA_WINDOW);
@@ -52,9 +53,17 @@ static int l_window_open(lua_State *L) {
   return 1;
 }
 
+static void window_free(void *p) { fg_vk_window_destroy(p); }
+
+/* A window closed from a node's run is the frame's external target: its
+ * swapchain goes after the frame's submit (fg_vk_defer). */
 static int win_close(lua_State *L) {
   lwindow *o = luaL_checkudata(L, 1, FG_LUA_WINDOW);
-  if (o->w) { fg_vk_window_destroy(o->w); o->w = NULL; }
+  if (o->w) {
+    fg_vk_window *w = o->w;
+    o->w = NULL;
+    fg_vk_defer(fg_vk_window_device(w), window_free, w);
+  }
   return 0;
 }
 
@@ -162,7 +171,7 @@ static int win_format(lua_State *L) {
 
 static int win_set_title(lua_State *L) {
   fg_vk_window *w = check_win(L);
-  fg_vk_window_set_title(w, luaL_checkstring(L, 2));
+  fg_vk_window_set_title(w, fg_lua_checkname(L, 2, "title"));
   return 0;
 }
 
@@ -204,6 +213,7 @@ static int l_clock(lua_State *L) {
 
 static int l_sleep(lua_State *L) {
   double s = luaL_checknumber(L, 1);
+  luaL_argcheck(L, s == s && s <= 86400, 1, "seconds must be a number up to 86400 (not NaN)");
   if (s > 0) {
     struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
     nanosleep(&ts, NULL);

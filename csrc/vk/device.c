@@ -498,6 +498,46 @@ void fg_vk_release(fg_vk_device *dev) {
 
 void fg_vk_destroy(fg_vk_device *dev) { fg_vk_release(dev); }
 
+typedef struct fg_vk_deferred {
+  void (*fn)(void *);
+  void *p;
+  struct fg_vk_deferred *next;
+} fg_vk_deferred;
+
+void fg_vk_recording_begin(fg_vk_device *dev) { dev->recording++; }
+
+static void run_deferred(fg_vk_device *dev) {
+  if (!dev->deferred) return;
+  vkDeviceWaitIdle(dev->device);
+  while (dev->deferred) {
+    fg_vk_deferred *d = dev->deferred;
+    dev->deferred = d->next;
+    d->fn(d->p);
+    free(d);
+  }
+}
+
+void fg_vk_recording_end(fg_vk_device *dev) {
+  if (dev->recording > 0 && --dev->recording == 0) run_deferred(dev);
+}
+
+void fg_vk_defer(fg_vk_device *dev, void (*fn)(void *), void *p) {
+  if (dev->recording > 0) {
+    fg_vk_deferred *d = malloc(sizeof *d);
+    if (d) {
+      d->fn = fn;
+      d->p = p;
+      d->next = dev->deferred;
+      dev->deferred = d;
+      return;
+    }
+    /* No memory to wait with: leaking beats destroying under the recording. */
+    return;
+  }
+  if (dev->device) vkDeviceWaitIdle(dev->device);
+  fn(p);
+}
+
 int fg_vk_find_memory_type(const fg_vk_device *dev, uint32_t bits, VkMemoryPropertyFlags props) {
   for (uint32_t i = 0; i < dev->memprops.memoryTypeCount; i++)
     if ((bits & (1u << i)) && (dev->memprops.memoryTypes[i].propertyFlags & props) == props) return (int)i;

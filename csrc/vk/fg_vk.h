@@ -54,7 +54,20 @@ typedef struct fg_vk_device {
   /* volk's globals follow the last instance loaded, which may lack debug utils. */
   PFN_vkDestroyDebugUtilsMessengerEXT destroy_messenger;
   int has_present;                /* desc.present: surface + swapchain extensions enabled */
+  /* Frames being recorded on this device (fg_vk_recording_begin/end) and what
+   * waits for them to end before it is destroyed (fg_vk_defer). */
+  int recording;
+  struct fg_vk_deferred *deferred;
 } fg_vk_device;
+
+/* Lifetimes against recording: while any runtime records a frame on `dev`,
+ * an object its command buffer may use (a shader's pipeline, an external
+ * image) must not be destroyed. fg_vk_defer(dev, fn, p) runs fn(p) when the
+ * last recording ends (after its submit, the device idle), or now (after the
+ * device is idle) when none records. Calls nest. */
+void fg_vk_recording_begin(fg_vk_device *dev);
+void fg_vk_recording_end(fg_vk_device *dev);
+void fg_vk_defer(fg_vk_device *dev, void (*fn)(void *), void *p);
 
 /* Returns NULL and writes a message (e.g. "no Vulkan 1.3 device found") on failure. */
 fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen);

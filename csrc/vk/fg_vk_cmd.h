@@ -66,6 +66,11 @@ int fg_rt_cmd_clear(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t use,
 int fg_rt_cmd_copy(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t src_use, const char *src_name,
                    uint32_t dst_use, const char *dst_name, int blit, char *err, size_t errlen);
 
+/* Blits all of texture `src_use` into the rectangle {x, y, width, height} of
+ * texture `dst_use` (the viewer's letterbox); the rest of dst is untouched. */
+int fg_rt_cmd_blit_rect(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t src_use, const char *src_name,
+                        uint32_t dst_use, const char *dst_name, const int32_t rect[4], char *err, size_t errlen);
+
 /* Copies [offset, offset + size) of the upload ring into `use`: a texture
  * (tightly packed rows; the upload must cover it and be texel- and 4-aligned)
  * or a buffer at byte dst_offset. The caller has run fg_rt_cmd_transfer_check. */

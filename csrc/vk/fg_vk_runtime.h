@@ -97,6 +97,8 @@ typedef int (*fg_rt_node_fn)(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_
 /* Records and submits one frame. Returns 0; -1 when the callback failed (the
  * frame is dropped, nothing submitted); -2 on a Vulkan failure (err set). */
 int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen);
+/* Nonzero while the runtime holds a plan (a rebuild that failed twice leaves none). */
+int fg_rt_planned(const fg_rt *rt);
 
 /* State for the binding while a node records. */
 uint64_t fg_rt_frame_index(const fg_rt *rt);   /* frame being recorded (or next) */

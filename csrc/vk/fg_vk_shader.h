@@ -28,13 +28,41 @@ typedef struct fg_vk_shader_binding {
   VkShaderStageFlags stages; /* stages that use it */
   int readonly, writeonly;   /* from NonWritable / NonReadable (storage resources) */
   char name[64];             /* OpName of the variable (or of its block type), "" if stripped */
+  /* uniform buffers: the block's members in fg_vk_shader_info.block_members
+   * [block_first, block_first + block_count), its size and type name */
+  uint32_t block_first, block_count, block_bytes;
+  char block_name[48];
 } fg_vk_shader_binding;
+
+/* One member of the push-constant block, as reflected (OpMemberName, Offset,
+ * MatrixStride, ArrayStride): what cmd:dispatch/cmd:draw pack a named or
+ * positional push table by. Matrices are column-major (GLSL's default). */
+#define FG_VK_MAX_PUSH_MEMBERS 32
+typedef enum fg_vk_push_scalar {
+  FG_VK_PUSH_FLOAT = 0, FG_VK_PUSH_INT, FG_VK_PUSH_UINT, FG_VK_PUSH_BOOL,
+  FG_VK_PUSH_OTHER  /* a struct or anything else: raw bytes only */
+} fg_vk_push_scalar;
+typedef struct fg_vk_push_member {
+  char name[48];           /* "" when stripped: then only positional values reach it */
+  uint32_t offset, size;   /* bytes within the block */
+  uint8_t scalar;          /* fg_vk_push_scalar */
+  uint8_t width;           /* bytes per scalar: 4 (8 for double / 64-bit ints) */
+  uint8_t comps, cols;     /* vector components (1 = scalar), matrix columns (1 = not a matrix) */
+  uint32_t matrix_stride;  /* bytes between columns */
+  uint32_t array_len;      /* 0 = not an array */
+  uint32_t array_stride;
+} fg_vk_push_member;
 
 typedef struct fg_vk_shader_info {
   VkShaderStageFlags stages;   /* COMPUTE_BIT, or VERTEX_BIT|FRAGMENT_BIT for a graphics program */
   int is_compute;
   uint32_t local_size[3];      /* compute only */
   uint32_t push_bytes;         /* size of the push-constant range (0 = none) */
+  char push_block[48];         /* the block's type name ("Push"), "" when stripped */
+  uint32_t push_member_count;  /* members of the largest block, in offset order */
+  fg_vk_push_member push_members[FG_VK_MAX_PUSH_MEMBERS];
+  uint32_t block_member_count; /* the uniform buffers' members (see fg_vk_shader_binding) */
+  fg_vk_push_member block_members[FG_VK_MAX_PUSH_MEMBERS * 2];
   uint32_t color_outputs;      /* fragment: number of color outputs (highest location + 1) */
   uint8_t output_class[8];     /* fragment, per color location < 8: 0 float, 1 unsigned int, 2 signed int
                                   (an attachment format of another class leaves the values undefined) */
@@ -64,7 +92,8 @@ typedef struct fg_vk_shader_desc {
  * device without VK_KHR_push_descriptor. The shader takes a device reference. */
 fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size_t bytes,
                                   const fg_vk_shader_desc *desc, char *err, size_t errlen);
-void fg_vk_shader_destroy(fg_vk_shader *s);  /* waits for nothing: do not destroy while in flight */
+void fg_vk_shader_destroy(fg_vk_shader *s);  /* waits for frames in flight; deferred while one records (fg_vk_defer) */
+fg_vk_device *fg_vk_shader_device(const fg_vk_shader *s);  /* the device it was made on */
 const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s);
 
 /* Lua-style names of descriptor types: "storage_image", "sampled_image",
@@ -73,6 +102,34 @@ const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s);
  * (check the name: VK_DESCRIPTOR_TYPE_SAMPLER is 0 too). */
 const char *fg_vk_descriptor_type_id(VkDescriptorType t);
 int fg_vk_descriptor_type_parse(const char *id, VkDescriptorType *out);
+
+/* Packing by the reflected members: the push-constant block (cmd:dispatch /
+ * cmd:draw) or a uniform buffer's block (sh:pack(binding, values) for an
+ * upload). A member holds fg_vk_push_scalars(m) numbers: array element by
+ * element, a matrix column by column, a vector component by component. */
+typedef struct fg_vk_block {
+  const char *shader, *name;   /* for messages: the shader, the block's type name ("" stripped) */
+  const char *what;            /* "push constants" or "uniform buffer N" */
+  uint32_t bytes, count;
+  const fg_vk_push_member *members;
+  char what_buf[32];
+} fg_vk_block;
+/* The push block (binding < 0) or the uniform buffer at `binding`: 0 when
+ * the shader has no such block. */
+int fg_vk_shader_block(const fg_vk_shader_info *si, int binding, fg_vk_block *out);
+uint32_t fg_vk_push_scalars(const fg_vk_push_member *m);
+const fg_vk_push_member *fg_vk_push_find(const fg_vk_block *b, const char *name);
+/* The member whose scalar covers byte `off` of the block, and that scalar's
+ * index (NULL: padding between members). */
+const fg_vk_push_member *fg_vk_push_at(const fg_vk_block *b, uint32_t off, uint32_t *k);
+/* GLSL spelling of the member's type: "float", "vec3", "mat4", "uint[4]". */
+const char *fg_vk_push_type_name(const fg_vk_push_member *m, char *buf, size_t len);
+/* Writes scalar k of member m into `data` (b->bytes bytes). A float member
+ * converts an integer value (1 becomes 1.0, never the bits of 1); an
+ * int/uint/bool member takes only whole numbers in its range. 0, or -1 with a
+ * message naming the member. */
+int fg_vk_push_put(const fg_vk_block *b, const fg_vk_push_member *m, uint32_t k, double v, uint8_t *data,
+                   char *err, size_t errlen);
 
 /* Only reflects (no device); for tools and tests. */
 int fg_vk_spirv_reflect(const uint32_t *spirv, size_t bytes, fg_vk_shader_info *out, char *err, size_t errlen);

@@ -29,6 +29,7 @@ typedef struct fg_vk_window_desc {
 /* NULL + message: no display, no presentable queue, no surface support... */
 fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *desc, char *err, size_t errlen);
 void fg_vk_window_destroy(fg_vk_window *w);   /* waits for the device; NULL is fine */
+fg_vk_device *fg_vk_window_device(const fg_vk_window *w);  /* the device it was opened on */
 
 enum { FG_WIN_EV_NONE, FG_WIN_EV_KEY, FG_WIN_EV_RESIZE, FG_WIN_EV_CLOSE, FG_WIN_EV_EXPOSE };
 typedef struct fg_vk_window_event {

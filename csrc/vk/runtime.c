@@ -212,10 +212,25 @@ static int check_memory_fits(fg_rt *rt, char *err, size_t errlen) {
     if (hp->bytes >= biggest) { biggest = hp->bytes; big_h = h; big_t = t; }
   }
   if (rt->desc.memory_budget && total > rt->desc.memory_budget) {
+    /* which of the packer's three answers (fg_pack_result.fits, proved; each heap packed at the
+     * budget as its capacity): proved that none fits, fits alone but not together, or unknown */
+    uint64_t bounds = 0;
+    int no = 0, all_fit = 1;
+    for (uint32_t h = 0; h < n; h++) {
+      const fg_graph_heap *hp = fg_graph_heap_get(g, h);
+      bounds += hp->bound;
+      no |= !hp->fits && hp->proved;
+      all_fit &= hp->fits;
+    }
+    const char *why = bounds > rt->desc.memory_budget || no
+                          ? "no packing can fit it (proved: a lower bound is above it)"
+                      : all_fit ? "each heap fits it alone, not all together"
+                                : "unknown whether a packing fits it (none found within the packing time budget: "
+                                  "raise opts.time_budget_ms)";
     fg_errf(err, errlen, "memory_budget: the plan needs %llu bytes (largest: plan heap %u, memory type %u, %llu "
-            "bytes), over the budget of %llu bytes; lower the resolutions or raise opts.memory_budget",
+            "bytes), over the budget of %llu bytes: %s; lower the resolutions or raise opts.memory_budget",
             (unsigned long long)total, big_h, big_t, (unsigned long long)biggest,
-            (unsigned long long)rt->desc.memory_budget);
+            (unsigned long long)rt->desc.memory_budget, why);
     return -1;
   }
   for (uint32_t dh = 0; dh < mp->memoryHeapCount; dh++)
@@ -637,10 +652,13 @@ static int build_plan(fg_rt *rt, char *err, size_t errlen) {
 
 static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   rt->g = g;
+  rt->has_plan = 0;
   if (!fg_graph_compiled(g)) { fg_errf(err, errlen, "the graph is not compiled"); return -1; }
   if (place_memory(rt, err, errlen)) return -1;
   if (create_objects(rt, err, errlen)) return -1;
-  return build_plan(rt, err, errlen);
+  if (build_plan(rt, err, errlen)) return -1;
+  rt->has_plan = 1;
+  return 0;
 }
 
 fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc, char *err, size_t errlen) {
@@ -703,6 +721,7 @@ void fg_rt_wait_queue(fg_rt *rt) {
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   fg_rt_wait_idle(rt);
   fg_rt_wait_queue(rt);  /* the old timeline is destroyed below */
+  rt->has_plan = 0;
   free_plan(rt);
   free_objects(rt);
   /* A new plan starts a new history: the first frame initialises it again. */

@@ -246,7 +246,7 @@ static void present_transition(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint3
   barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
 }
 
-int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
+static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
   VkDevice d = rt->dev->device;
   uint64_t n = rt->frame;
   uint32_t p = (uint32_t)(n & 1);
@@ -256,7 +256,6 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
   rt->present_phys = FG_GRAPH_NONE;
   rt->present_wait = rt->present_signal = VK_NULL_HANDLE;
   if (present >= rt->nres || !rt->res[present].image || rt->res[present].g->frame != p) present = FG_GRAPH_NONE;
-  if (!rt->res && rt->nres == 0 && !rt->ri) { fg_errf(err, errlen, "the runtime has no valid plan"); return -2; }
   /* Two frames in flight, one on a CPU device: lavapipe (Mesa 22.3) runs a
    * submission while the previous one is still running without ordering
    * their work on different images that share memory, whatever the
@@ -357,6 +356,23 @@ int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errle
   rt->frame = n + 1;
   return 0;
 }
+
+/* Objects the node callbacks close while the frame records (shaders, external
+ * images) go after the submit: fg_vk_defer. */
+int fg_rt_frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
+  if (!rt->has_plan) {
+    fg_errf(err, errlen, "the runtime has no valid plan (placing the last one failed)");
+    return -2;
+  }
+  fg_vk_device *dev = fg_vk_retain(rt->dev);
+  fg_vk_recording_begin(dev);
+  int rc = frame(rt, fn, user, err, errlen);
+  fg_vk_recording_end(dev);
+  fg_vk_release(dev);
+  return rc;
+}
+
+int fg_rt_planned(const fg_rt *rt) { return rt && rt->has_plan; }
 
 /* ------------------------------------------------------------ access -- */
 

@@ -59,6 +59,7 @@ struct fg_rt {
   VkCommandBuffer cmd[2];
   VkSemaphore timeline;
   uint64_t frame;                   /* frames submitted */
+  int has_plan;                     /* objects and barriers of a plan exist (a failed rebuild: none) */
   /* Presentation (fg_rt_set_present), for the next frame only. */
   uint32_t present_phys;
   VkSemaphore present_wait, present_signal;

@@ -80,6 +80,7 @@ static void record_read(VkCommandBuffer cmd, void *user) {
 int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, size_t errlen) {
   *data = NULL;
   *len = 0;
+  if (!rt->has_plan) { fg_errf(err, errlen, "the runtime has no valid plan (placing the last one failed)"); return -1; }
   if (phys >= rt->nres) { fg_errf(err, errlen, "no such physical resource %u", phys); return -1; }
   fg_rt_res *r = &rt->res[phys];
   if (!rt->frame) { fg_errf(err, errlen, "no frame has been rendered yet: call rt:frame() first"); return -1; }

@@ -178,6 +178,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
     fg_errf(err, errlen, "%s: opts.vertex is a %s shader, not a vertex shader", name, fg_vk_spirv_model_name(vmodel));
     goto done;
   }
+  if (!fg_vk_spirv_validate(vcode, vbytes, vname, err, errlen)) goto done;
   s->vmodule = make_module(dev, vcode, vbytes);
   if (!s->vmodule) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed for the vertex shader", name); goto done; }
   if (s->info.color_outputs > FG_VK_MAX_COLOR) {
@@ -260,6 +261,7 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   /* A bad size reaches the reflector as-is and is refused there before any read. */
   if (!fg_vk_reflect_module(code ? code : spirv, bytes, name, &s->info, &model, s->entry, sizeof s->entry, err, errlen))
     goto fail;
+  if (!fg_vk_spirv_validate(code, bytes, name, err, errlen)) goto fail;
   if (model == SpvModelVertex) {
     fg_errf(err, errlen, "%s: is a vertex shader; pass the fragment shader to fg.shader and the vertex shader "
             "as opts.vertex (or none for the built-in fullscreen triangle)", name);
@@ -298,8 +300,8 @@ fail:
   return NULL;
 }
 
-void fg_vk_shader_destroy(fg_vk_shader *s) {
-  if (!s) return;
+static void shader_free(void *p) {
+  fg_vk_shader *s = p;
   VkDevice d = s->dev->device;
   /* A shader dropped by Lua (e.g. the old pipeline after a reload) may still
    * be in use by frames in flight. */
@@ -314,3 +316,11 @@ void fg_vk_shader_destroy(fg_vk_shader *s) {
   fg_vk_release(s->dev);
   free(s);
 }
+
+/* A shader closed (or collected) while a frame records may be in its command
+ * buffer: it goes when the recording ends. */
+void fg_vk_shader_destroy(fg_vk_shader *s) {
+  if (s) fg_vk_defer(s->dev, shader_free, s);
+}
+
+fg_vk_device *fg_vk_shader_device(const fg_vk_shader *s) { return s->dev; }

@@ -27,6 +27,9 @@ struct fg_vk_shader {
   uint32_t ngfx, capgfx;
 };
 
+/* SPIRV-Tools' validator (spirv_validate.c): 1, or 0 + message naming `name`. */
+int fg_vk_spirv_validate(const uint32_t *words, size_t bytes, const char *name, char *err, size_t errlen);
+
 /* Reflects one module into out (bindings appended/merged, stage added).
  * entry/entry_len receive the entry point name. */
 int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,

@@ -1,5 +1,6 @@
 /* A small SPIR-V reflector: entry point, local size, set-0 descriptor
- * bindings, push-constant block size, fragment outputs and inputs. */
+ * bindings, the push-constant block (size, members by name, offset and type),
+ * fragment outputs and inputs. */
 #include "shader_internal.h"
 #include "fg_util.h"
 #include <stdio.h>
@@ -8,7 +9,7 @@
 
 /* ---- SPIR-V constants (from the SPIR-V specification) ---- */
 enum {
-  SpvOpName = 5, SpvOpEntryPoint = 15, SpvOpExecutionMode = 16,
+  SpvOpName = 5, SpvOpMemberName = 6, SpvOpEntryPoint = 15, SpvOpExecutionMode = 16,
   SpvOpTypeVoid = 19, SpvOpTypeBool = 20, SpvOpTypeInt = 21, SpvOpTypeFloat = 22, SpvOpTypeVector = 23,
   SpvOpTypeMatrix = 24, SpvOpTypeImage = 25, SpvOpTypeSampler = 26, SpvOpTypeSampledImage = 27,
   SpvOpTypeArray = 28, SpvOpTypeRuntimeArray = 29, SpvOpTypeStruct = 30, SpvOpTypePointer = 32,
@@ -17,7 +18,7 @@ enum {
 };
 enum { SpvModeLocalSize = 17, SpvModeLocalSizeId = 38 };
 enum {
-  SpvDecBlock = 2, SpvDecBufferBlock = 3, SpvDecArrayStride = 6, SpvDecMatrixStride = 7, SpvDecBuiltIn = 11,
+  SpvDecRowMajor = 4, SpvDecBlock = 2, SpvDecBufferBlock = 3, SpvDecArrayStride = 6, SpvDecMatrixStride = 7, SpvDecBuiltIn = 11,
   SpvDecNonWritable = 24, SpvDecNonReadable = 25, SpvDecLocation = 30, SpvDecBinding = 33,
   SpvDecDescriptorSet = 34, SpvDecOffset = 35,
 };
@@ -119,6 +120,85 @@ static uint64_t type_size(const reflector *r, uint32_t type, uint32_t matrix_str
     }
     default: return 0;
   }
+}
+
+/* OpMemberName of member m of struct st ("" when stripped). */
+static const char *member_name(const reflector *r, uint32_t st, uint32_t member) {
+  for (size_t at = 5; at < r->nwords;) {
+    uint32_t len = len_of(r, (uint32_t)at);
+    if (len == 0) break;
+    if (op_of(r, (uint32_t)at) == SpvOpMemberName && len >= 4 && r->w[at + 1] == st && r->w[at + 2] == member) {
+      const char *s = (const char *)(r->w + at + 3);
+      return memchr(s, 0, (len - 3) * 4) ? s : "";
+    }
+    at += len;
+  }
+  return "";
+}
+
+/* A block's members (struct st), by name, offset and type, into pm[0..cap):
+ * the count (in offset order). */
+static uint32_t reflect_members(const reflector *r, uint32_t st, fg_vk_push_member *outm, uint32_t cap) {
+  const id_info *t = type_of_id(r, st);
+  if (!t || !t->def || op_of(r, t->def) != SpvOpTypeStruct) return 0;
+  uint32_t members = len_of(r, t->def) - 2, n = 0;
+  for (uint32_t m = 0; m < members && n < cap; m++) {
+    fg_vk_push_member pm;
+    memset(&pm, 0, sizeof pm);
+    uint32_t type = r->w[t->def + 2 + m], off = 0, ms = 0;
+    member_dec(r, st, m, SpvDecOffset, &off);
+    member_dec(r, st, m, SpvDecMatrixStride, &ms);
+    snprintf(pm.name, sizeof pm.name, "%s", member_name(r, st, m));
+    pm.offset = off;
+    pm.size = (uint32_t)type_size(r, type, ms, 0);
+    pm.comps = pm.cols = 1;
+    pm.scalar = FG_VK_PUSH_OTHER;
+    const id_info *ty = type_of_id(r, type);
+    if (ty && ty->def && op_of(r, ty->def) == SpvOpTypeArray) {
+      uint32_t len = 0;
+      const_value(r, r->w[ty->def + 3], &len);
+      pm.array_len = len;
+      pm.array_stride = ty->array_stride;
+      ty = type_of_id(r, r->w[ty->def + 2]);
+    }
+    if (ty && ty->def && op_of(r, ty->def) == SpvOpTypeMatrix) {
+      pm.cols = (uint8_t)r->w[ty->def + 3];
+      pm.matrix_stride = ms;
+      if (member_dec(r, st, m, SpvDecRowMajor, NULL)) ty = NULL;  /* row-major: raw bytes only */
+      else ty = type_of_id(r, r->w[ty->def + 2]);
+    }
+    if (ty && ty->def && op_of(r, ty->def) == SpvOpTypeVector) {
+      pm.comps = (uint8_t)r->w[ty->def + 3];
+      ty = type_of_id(r, r->w[ty->def + 2]);
+    }
+    if (ty && ty->def) {
+      const uint32_t *d = r->w + ty->def;
+      switch (op_of(r, ty->def)) {
+        case SpvOpTypeFloat: pm.scalar = FG_VK_PUSH_FLOAT; pm.width = (uint8_t)(d[2] / 8); break;
+        case SpvOpTypeInt: pm.scalar = d[3] ? FG_VK_PUSH_INT : FG_VK_PUSH_UINT; pm.width = (uint8_t)(d[2] / 8); break;
+        case SpvOpTypeBool: pm.scalar = FG_VK_PUSH_BOOL; pm.width = 4; break;
+      }
+    }
+    if (pm.scalar != FG_VK_PUSH_OTHER && pm.width != 4 && pm.width != 8) pm.scalar = FG_VK_PUSH_OTHER;
+    if (pm.array_len && !pm.array_stride) pm.scalar = FG_VK_PUSH_OTHER;
+    outm[n++] = pm;
+  }
+  /* offset order (members are declared in it in GLSL; SPIR-V does not promise it) */
+  for (uint32_t i = 1; i < n; i++)
+    for (uint32_t j = i; j > 0 && outm[j - 1].offset > outm[j].offset; j--) {
+      fg_vk_push_member x = outm[j];
+      outm[j] = outm[j - 1];
+      outm[j - 1] = x;
+    }
+  return n;
+}
+
+/* The push block (kept when a larger block of another stage was reflected already). */
+static void reflect_push_members(const reflector *r, uint32_t st, uint64_t size, fg_vk_shader_info *out) {
+  const id_info *t = type_of_id(r, st);
+  if (!t || !t->def || size < out->push_bytes) return;
+  snprintf(out->push_block, sizeof out->push_block, "%s", t->name ? t->name : "");
+  out->push_member_count = reflect_members(r, st, out->push_members, FG_VK_MAX_PUSH_MEMBERS);
 }
 
 static int struct_all_members(const reflector *r, uint32_t st, uint32_t dec) {
@@ -306,6 +386,15 @@ static int reflect_descriptor(reflector *r, const id_info *vi, uint32_t sc, uint
   b->readonly = readonly;
   b->writeonly = writeonly;
   snprintf(b->name, sizeof b->name, "%s", vname);
+  if (type == VK_DESCRIPTOR_TYPE_UNIFORM_BUFFER && count == 1) {  /* its members, for sh:pack */
+    uint32_t room = (uint32_t)(sizeof out->block_members / sizeof *out->block_members) - out->block_member_count;
+    if (room > FG_VK_MAX_PUSH_MEMBERS) room = FG_VK_MAX_PUSH_MEMBERS;
+    b->block_first = out->block_member_count;
+    b->block_count = reflect_members(r, base, out->block_members + b->block_first, room);
+    out->block_member_count += b->block_count;
+    b->block_bytes = (uint32_t)type_size(r, base, 0, 0);
+    snprintf(b->block_name, sizeof b->block_name, "%s", bt->name ? bt->name : "");
+  }
   return 1;
 }
 
@@ -385,6 +474,7 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
     }
     if (sc == SpvSCPushConstant) {
       uint64_t sz = type_size(&r, pointee, 0, 0);
+      reflect_push_members(&r, pointee, sz, out);
       if (sz > out->push_bytes) out->push_bytes = (uint32_t)sz;
       continue;
     }

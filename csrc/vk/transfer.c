@@ -154,6 +154,43 @@ int fg_rt_cmd_copy_upload(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_
   return 0;
 }
 
+/* Format rules of vkCmdBlitImage / vkCmdCopyImage, refused here with the
+ * formats named rather than left to the driver (a depth source blitted into a
+ * colour image is undefined behaviour without validation). */
+static int format_checks(const fg_rt *rt, uint32_t slot, const fg_rt_res *s, const char *sn, const fg_rt_res *d,
+                         const char *dn, int blit, char *err, size_t errlen) {
+  const char *what = blit ? "cmd:blit" : "cmd:copy";
+  const char *sf = fg_format_get(s->g->format)->name, *df = fg_format_get(d->g->format)->name;
+  int s_ds = (s->aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) != 0;
+  int d_ds = (d->aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) != 0;
+  if ((s_ds || d_ds) && s->format != d->format) {
+    fg_errf(err, errlen, "node '%s': %s from '%s' (%s) into '%s' (%s): depth/stencil textures copy or blit only "
+            "into the same format; read the depth in a shader (usage 'sampled') to convert it", node_name(rt, slot),
+            what, sn, sf, dn, df);
+    return -1;
+  }
+  if (!blit) return 0;
+  int sc = fg_vk_format_class(s->format), dc = fg_vk_format_class(d->format);
+  if (sc != dc) {
+    static const char *cls[] = {"float/normalized", "unsigned integer", "signed integer"};
+    fg_errf(err, errlen, "node '%s': cmd:blit from '%s' (%s, %s) into '%s' (%s, %s): a blit converts only within "
+            "one class of formats; use cmd:copy for same-size formats or a shader", node_name(rt, slot), sn, sf,
+            cls[sc], dn, df, cls[dc]);
+    return -1;
+  }
+  VkFormatProperties sp, dp;
+  vkGetPhysicalDeviceFormatProperties(fg_rt_device(rt)->phys, s->format, &sp);
+  vkGetPhysicalDeviceFormatProperties(fg_rt_device(rt)->phys, d->format, &dp);
+  if (!(sp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT) ||
+      !(dp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_DST_BIT)) {
+    fg_errf(err, errlen, "node '%s': cmd:blit from '%s' (%s) into '%s' (%s): the device cannot blit %s; use cmd:copy "
+            "or a shader", node_name(rt, slot), sn, sf, dn, df,
+            (sp.optimalTilingFeatures & VK_FORMAT_FEATURE_BLIT_SRC_BIT) ? df : sf);
+    return -1;
+  }
+  return 0;
+}
+
 /* The checks of fg_rt_cmd_copy, in the order the messages were always given. */
 static int copy_checks(const fg_rt *rt, uint32_t slot, const fg_rt_res *s, uint32_t su, const char *sn,
                        const fg_rt_res *d, uint32_t du, const char *dn, int blit, VkImageLayout *sl, VkImageLayout *dl,
@@ -169,6 +206,16 @@ static int copy_checks(const fg_rt *rt, uint32_t slot, const fg_rt_res *s, uint3
   if (blit && (!s->is_image || !d->is_image)) {
     fg_errf(err, errlen, "node '%s': cmd:blit needs two textures", node_name(rt, slot));
     return -1;
+  }
+  if (s->is_image && d->is_image && format_checks(rt, slot, s, sn, d, dn, blit, err, errlen)) return -1;
+  if (s->is_image != d->is_image) {
+    const fg_rt_res *im = s->is_image ? s : d;
+    if ((im->aspect & VK_IMAGE_ASPECT_DEPTH_BIT) && (im->aspect & VK_IMAGE_ASPECT_STENCIL_BIT)) {
+      fg_errf(err, errlen, "node '%s': %s between buffer and depth/stencil texture '%s' of format %s: a buffer "
+              "copy takes one aspect; use a depth-only format", node_name(rt, slot), what, im == s ? sn : dn,
+              fg_format_get(im->g->format)->name);
+      return -1;
+    }
   }
   /* declared usages fit: now the layouts they give must not be GENERAL */
   if (s->is_image && image_copy_layout(rt, slot, su, sn, 0, what, sl, err, errlen)) return -1;
@@ -194,9 +241,12 @@ int fg_rt_cmd_copy(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t su, c
     b.dstOffsets[1] = (VkOffset3D){(int32_t)d->width, (int32_t)d->height, 1};
     /* Depth cannot be filtered linearly. */
     VkFilter f = (s->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_FILTER_LINEAR : VK_FILTER_NEAREST;
+    VkFormatProperties fp;
+    vkGetPhysicalDeviceFormatProperties(fg_rt_device(rt)->phys, s->format, &fp);
+    if (!(fp.optimalTilingFeatures & VK_FORMAT_FEATURE_SAMPLED_IMAGE_FILTER_LINEAR_BIT)) f = VK_FILTER_NEAREST;
     vkCmdBlitImage(cmd, s->image, sl, d->image, dl, 1, &b, f);
   } else if (s->is_image && d->is_image) {
-    if (s->format != d->format && s_texel != d_texel) {
+    if (s->format != d->format && (s_texel != d_texel || !s_texel)) {
       fg_errf(err, errlen, "node '%s': cmd:copy between '%s' and '%s' of incompatible formats; use cmd:blit",
               node_name(rt, slot), sn, dn);
       return -1;
@@ -222,5 +272,29 @@ int fg_rt_cmd_copy(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t su, c
     }
     vkCmdCopyBufferToImage(cmd, s->buffer, d->image, dl, 1, &bc);
   }
+  return 0;
+}
+
+int fg_rt_cmd_blit_rect(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_t su, const char *sn, uint32_t du,
+                        const char *dn, const int32_t rect[4], char *err, size_t errlen) {
+  fg_rt_res *s = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, su));
+  fg_rt_res *d = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, du));
+  VkImageLayout sl, dl;
+  if (copy_checks(rt, slot, s, su, sn, d, du, dn, 1, &sl, &dl, err, errlen)) return -1;
+  int32_t x0 = rect[0], y0 = rect[1], x1 = rect[0] + rect[2], y1 = rect[1] + rect[3];
+  if (rect[2] <= 0 || rect[3] <= 0 || x0 < 0 || y0 < 0 || x1 > (int32_t)d->width || y1 > (int32_t)d->height) {
+    fg_errf(err, errlen, "node '%s': cmd:blit: rectangle {%d, %d, %d, %d} is not inside '%s' (%ux%u)",
+            node_name(rt, slot), rect[0], rect[1], rect[2], rect[3], dn, d->width, d->height);
+    return -1;
+  }
+  fg_rt_cmd_access(rt, cmd, slot, su, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_READ_BIT);
+  fg_rt_cmd_access(rt, cmd, slot, du, VK_PIPELINE_STAGE_2_BLIT_BIT, VK_ACCESS_2_TRANSFER_WRITE_BIT);
+  VkImageBlit b = {.srcSubresource = {.aspectMask = s->aspect, .layerCount = 1},
+                   .dstSubresource = {.aspectMask = d->aspect, .layerCount = 1}};
+  b.srcOffsets[1] = (VkOffset3D){(int32_t)s->width, (int32_t)s->height, 1};
+  b.dstOffsets[0] = (VkOffset3D){x0, y0, 0};
+  b.dstOffsets[1] = (VkOffset3D){x1, y1, 1};
+  vkCmdBlitImage(cmd, s->image, sl, d->image, dl, 1, &b,
+                 (s->aspect & VK_IMAGE_ASPECT_COLOR_BIT) ? VK_FILTER_LINEAR : VK_FILTER_NEAREST);
   return 0;
 }

@@ -52,6 +52,11 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
             (unsigned long long)d.segment_size, (unsigned long long)d.size);
     return NULL;
   }
+  if (d.size / d.segment_size > (1u << 24)) {
+    fg_errf(err, errlen, "upload ring: %llu bytes in segments of %llu make more than 2^24 segments; choose a smaller "
+            "size or larger segments", (unsigned long long)d.size, (unsigned long long)d.segment_size);
+    return NULL;
+  }
   fg_upload_ring *r = calloc(1, sizeof *r);
   if (!r) { fg_errf(err, errlen, "out of host memory"); return NULL; }
   r->dev = dev;
@@ -67,6 +72,21 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   memset(r->slots, 0, sizeof(slot) * r->nthreads);
   for (uint32_t i = 0; i < r->nthreads; i++) r->slots[i].seg = NIL;
 
+  /* A ring larger than every host-visible heap cannot be allocated; asking
+   * the driver anyway crashed lavapipe (a 2^62-byte vkAllocateMemory). */
+  VkDeviceSize largest = 0;
+  for (uint32_t t = 0; t < dev->memprops.memoryTypeCount; t++) {
+    const VkMemoryType *mt = &dev->memprops.memoryTypes[t];
+    if ((mt->propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) &&
+        dev->memprops.memoryHeaps[mt->heapIndex].size > largest)
+      largest = dev->memprops.memoryHeaps[mt->heapIndex].size;
+  }
+  if (r->size > largest / 2) {
+    fg_errf(err, errlen, "upload ring: %llu bytes do not fit the device's host-visible memory (largest heap %llu "
+            "bytes; the ring may take at most half of it): choose a smaller opts.upload_bytes",
+            (unsigned long long)r->size, (unsigned long long)largest);
+    goto fail;
+  }
   VkBufferCreateInfo bi = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = r->size, .usage = d.usage,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE };
   VkResult vr = vkCreateBuffer(dev->device, &bi, NULL, &r->buffer);
@@ -76,6 +96,10 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   int type = fg_vk_find_memory_type(dev, mr.memoryTypeBits,
                                     VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
   if (type < 0) { fg_errf(err, errlen, "upload ring: no host-visible coherent memory type"); goto fail; }
+  if (mr.size > dev->memprops.memoryHeaps[dev->memprops.memoryTypes[type].heapIndex].size) {
+    fg_errf(err, errlen, "upload ring: %llu bytes exceed the host-visible heap", (unsigned long long)mr.size);
+    goto fail;
+  }
   VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
                               .memoryTypeIndex = (uint32_t)type };
   vr = vkAllocateMemory(dev->device, &ai, NULL, &r->memory);

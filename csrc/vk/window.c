@@ -507,3 +507,5 @@ int fg_vk_window_present(fg_vk_window *w, unsigned char **rgba, char *err, size_
   if (r != VK_SUCCESS) { fg_errf(err, errlen, "vkQueuePresentKHR failed (VkResult %d)", (int)r); return -1; }
   return 0;
 }
+
+fg_vk_device *fg_vk_window_device(const fg_vk_window *w) { return w->dev; }

@@ -5,20 +5,60 @@ local core = require("framegraph.core")
 local diff = require("framegraph.diff")
 local report = require("framegraph.report")
 local schema = require("framegraph.schema")
+local source = require("framegraph.source")
 
 local M = {}
 
 -- fg.compile(pipeline, opts): the schema check first (every problem in one
 -- error), then the C compiler, which never calls back into Lua modules.
+-- When the nodes' run functions come from a file that declares them, each
+-- message line starts with that file's `file:line:` (framegraph.source).
+-- A path instead of a table loads that file (it must return the pipeline),
+-- and every message then starts with `path:line:`, run functions or not.
 function M.compile(pipeline, opts)
-  schema.check(pipeline, opts)
+  local path
+  if type(pipeline) == "string" then
+    if pipeline:find("\0", 1, true) then
+      error("bad argument #1 to 'compile' (a file path must not contain NUL bytes)", 2)
+    end
+    path = pipeline
+    local chunk, lerr = loadfile(path)
+    if not chunk then
+      local f = io.open(path, "r")
+      if not f then return nil, lerr end  -- a file that is not there: the world's failure
+      f:close()
+      error(lerr, 0)  -- a syntax error: the file's
+    end
+    local ran, p = pcall(chunk)
+    if not ran then error(tostring(p), 0) end
+    if type(p) ~= "table" then
+      error(("%s: a pipeline file must return a table, got %s"):format(path, type(p)), 0)
+    end
+    pipeline = p
+  end
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
-  local ok, graph = pcall(core.compile, pipeline, opts)
-  if not ok then error(graph, 0) end
+  local ok, err = pcall(schema.check, pipeline, opts)
+  if not ok then error(M.locate(err, pipeline, path, 2), 0) end
+  local graph
+  ok, graph = pcall(core.compile, pipeline, opts)
+  if not ok then error(M.locate(graph, pipeline, path, 2), 0) end
   return graph
 end
 
+-- A compile message with `file:line:` where the pipeline's file is known
+-- (path given, or found from its run functions, or the file of the function
+-- `level` on the stack when it declares the nodes); else the message as it is.
+function M.locate(msg, pipeline, path, level)
+  local anchors, inferred = nil, not path
+  if not path then path, anchors = source.file_of(pipeline) end
+  if not path and level then path = source.caller_file(pipeline, level + 1) end
+  -- a file found from the pipeline, not given: only lines whose subject is written there
+  return source.annotate(msg, path, anchors, inferred)
+end
+
 local methods = core.graph_methods
+-- not methods: no graph object offers them to a user
+local hooks = core.graph_hooks
 
 -- The C calls of an incremental update, each logged with how to undo it, so
 -- that a failing compile puts the previous declarations back.
@@ -27,31 +67,31 @@ local function apply(self, new, d, undo)
   for i, n in ipairs(self:pipeline().nodes) do old_by_name[n.name] = { i = i, node = n } end
   for _, name in ipairs(d.changed) do changed[name] = true end
   for _, name in ipairs(d.removed) do
-    local o, ci = old_by_name[name], self:_node_find(name)
-    undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
-    self:_node_remove(ci)
+    local o, ci = old_by_name[name], hooks.node_find(self, name)
+    undo[#undo + 1] = function() hooks.node_redeclare(self, ci, o.node, o.i) end
+    hooks.node_remove(self, ci)
   end
   for i, n in ipairs(new.nodes) do
     local o = old_by_name[n.name]
     if not o then
       -- _node_redeclare appends before it can fail: undo finds the node by name
       undo[#undo + 1] = function()
-        local ci = self:_node_find(n.name)
-        if ci then self:_node_remove(ci) end
+        local ci = hooks.node_find(self, n.name)
+        if ci then hooks.node_remove(self, ci) end
       end
-      self:_node_redeclare(nil, n, i)
+      hooks.node_redeclare(self, nil, n, i)
     else
-      local ci = self:_node_find(n.name)
+      local ci = hooks.node_find(self, n.name)
       if changed[n.name] then
-        undo[#undo + 1] = function() self:_node_redeclare(ci, o.node, o.i) end
-        self:_node_redeclare(ci, n, i)
+        undo[#undo + 1] = function() hooks.node_redeclare(self, ci, o.node, o.i) end
+        hooks.node_redeclare(self, ci, n, i)
       elseif o.i ~= i then
-        undo[#undo + 1] = function() self:_node_set_user(ci, o.i) end
-        self:_node_set_user(ci, i)
+        undo[#undo + 1] = function() hooks.node_set_user(self, ci, o.i) end
+        hooks.node_set_user(self, ci, i)
       end
     end
   end
-  self:_recompile(new)
+  hooks.recompile(self, new)
 end
 
 -- graph:update(pipeline) -> changes
@@ -66,7 +106,9 @@ end
 function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
   local old = self:pipeline()
-  schema.check(new, self:_opts())  -- raises with every problem; nothing touched yet
+  -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
+  local checked, why = pcall(schema.check, new, hooks.opts(self))
+  if not checked then error(M.locate(why, new), 0) end
   local d = diff.changes(old, new)
   local changes = { added = d.added, removed = d.removed, changed = d.changed, run_changed = d.run_changed,
                     recompiled = false, full = d.full }
@@ -79,24 +121,25 @@ function methods:update(new)
     for _, n in ipairs(new.nodes) do
       if differs[n.name] then changes.changed[#changes.changed + 1] = n.name end
     end
-    self:_replace(new)  -- compiles into a new graph, swapped in only on success
+    local replaced, err = pcall(hooks.replace, self, new)  -- compiles into a new graph, swapped in only on success
+    if not replaced then error(M.locate(err, new), 0) end
     changes.recompiled = true
   elseif d.structural then
     local undo = {}
     local ok, err = pcall(apply, self, new, d, undo)
     if not ok then
       for k = #undo, 1, -1 do undo[k]() end
-      self:_recompile(old)
-      error(err, 0)
+      hooks.recompile(self, old)
+      error(M.locate(err, new), 0)
     end
     changes.recompiled = true
   else
     local old_by_name = {}
     for i, n in ipairs(old.nodes) do old_by_name[n.name] = i end
     for i, n in ipairs(new.nodes) do
-      if old_by_name[n.name] ~= i then self:_node_set_user(self:_node_find(n.name), i) end
+      if old_by_name[n.name] ~= i then hooks.node_set_user(self, hooks.node_find(self, n.name), i) end
     end
-    self:_set_pipeline(new)
+    hooks.set_pipeline(self, new)
   end
   return changes
 end

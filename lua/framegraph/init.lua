@@ -11,7 +11,11 @@ local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "fram
 for _, modname in ipairs(parts) do
   local ok, part = pcall(require, modname)
   if ok then
-    for k, v in pairs(part) do fg[k] = v end
+    -- a part's private `_` names stay in the part (framegraph.watch reads the
+    -- runtime's through require("framegraph.runtime")): none reach fg
+    for k, v in pairs(part) do
+      if type(k) ~= "string" or k:sub(1, 1) ~= "_" then fg[k] = v end
+    end
   elseif not tostring(part):find("module '" .. modname .. "' not found", 1, true) then
     error(part, 0)  -- a real error inside a part must not be hidden
   end

@@ -59,13 +59,19 @@ local fills = {
 }
 M.fills = fills
 
+-- the graph's compile options (a stand-in table, as tests use, has none)
+local function opts_of(graph)
+  local ok, o = pcall(require("framegraph.core").graph_hooks.opts, graph)
+  return ok and o or {}
+end
+
 local function solver_of(graph)
-  local o = graph:_opts() or {}
+  local o = opts_of(graph)
   return o.solver or "best"
 end
 
 local function profile_of(graph)
-  local o = graph:_opts() or {}
+  local o = opts_of(graph)
   local p = o.profile
   if p == nil then return "lavapipe" end
   if type(p) == "table" then
@@ -231,7 +237,33 @@ local function live_profile(list, T)
   return live
 end
 
+M.live_profile = live_profile
+
+-- The slot where most bytes are live, over every packed resource:
+-- {bytes, slot, node, frame, live = {{label, bytes, frame}, ...} largest first}.
+function M.peak(graph)
+  local T = graph:stats().period
+  local list = {}
+  for _, r in ipairs(graph:resources()) do if r.heap then list[#list + 1] = r end end
+  local out = { bytes = 0, slot = 0, node = "?", frame = 0, live = {} }
+  if T == 0 or #list == 0 then return out end
+  local live = live_profile(list, T)
+  for t = 0, T - 1 do if live[t] > live[out.slot] then out.slot = t end end
+  out.bytes = live[out.slot]
+  local slot = slot_namer(graph)
+  out.node, out.frame = slot(out.slot)
+  local t = out.slot
+  for _, r in ipairs(list) do
+    local on = r.first == r.stop or (r.first < r.stop and t >= r.first and t < r.stop)
+               or (r.first > r.stop and (t >= r.first or t < r.stop))
+    if on then out.live[#out.live + 1] = { label = resource_label(r), bytes = r.bytes, frame = r.frame } end
+  end
+  table.sort(out.live, function(a, b) return a.bytes > b.bytes end)
+  return out
+end
+
 local CHAR_W = 6.6   -- 11 px monospace: 0.6 em per character
+local MIN_H = 2      -- px: the least a resource's rectangle is drawn (named under the panel)
 
 function M.svg(graph)
   local stats = graph:stats()
@@ -256,9 +288,41 @@ function M.svg(graph)
   for s = 0, T - 1 do longest = math.max(longest, #slot(s)) end
   longest = math.min(longest, 28)
   local label_room = math.floor(longest * CHAR_W * 0.72) + 24
-  local header_h, legend_h = 58, 34
-  local panel_total = 54 + panel_h + label_room
-  local height = header_h + legend_h + math.max(#heaps, 1) * panel_total + 10
+  local header_h, legend_h = 58, 50
+  local panel_base = 54 + panel_h + label_room
+
+  -- Per heap: its scale and which resources get their name inside their
+  -- rectangle; the others are listed under the panel (so every resource is
+  -- named on the page, not only in a tooltip).
+  local LEGEND_ROW, LEGEND_COLS = 16, math.max(1, (plot_w + 40) // 330)
+  local geo = {}
+  for hi, hp in ipairs(heaps) do
+    local list = byheap[hi] or {}
+    local live = live_profile(list, T)
+    local peak = 0
+    for t = 0, T - 1 do peak = math.max(peak, live[t]) end
+    local top = math.max(hp.bytes, peak, 1)
+    local g = { list = list, live = live, peak = peak, top = top, sy = panel_h / top, inside = {}, small = {} }
+    for _, r in ipairs(list) do
+      local h = math.max(r.bytes * g.sy, MIN_H)
+      local w
+      if r.first == r.stop then w = T * sx
+      elseif r.first < r.stop then w = (r.stop - r.first) * sx
+      else w = math.max(T - r.first, r.stop) * sx end
+      local label
+      if h >= 14 then
+        for _, l in ipairs({ resource_label(r) .. " f" .. r.frame, resource_label(r), r.name }) do
+          if utf8.len(l) * CHAR_W + 6 <= w then label = l break end
+        end
+      end
+      if label then g.inside[r] = label else g.small[#g.small + 1] = r end
+    end
+    g.legend_h = #g.small > 0 and (22 + math.ceil(#g.small / LEGEND_COLS) * LEGEND_ROW) or 0
+    geo[hi] = g
+  end
+  local height = header_h + legend_h + 10
+  for hi = 1, #heaps do height = height + panel_base + geo[hi].legend_h end
+  if #heaps == 0 then height = height + panel_base end
 
   local o = {}
   local function add(fmt, ...) o[#o + 1] = string.format(fmt, ...) end
@@ -288,15 +352,16 @@ function M.svg(graph)
   lx = lx + 34 + 90
   add('<path d="M%d %d h10 v-8 h10 v4 h8" fill="none" stroke="#c0392b" stroke-width="2"/>', lx, ly + 12)
   add('<text x="%d" y="%d">live bytes (LOAD profile)</text>', lx + 34, ly + 11)
+  -- what f0/f1 and the two shades mean (docs/glossary.md, "Frame copies")
+  add('<text class="frames" x="%d" y="%d" fill="#444">f0, f1: the two frame copies of a resource (even and odd frames; dark, light); they share memory unless history keeps the previous frame\u{2019}s copy alive.</text>',
+      left, ly + 31)
 
+  local panel_top = header_h + legend_h
   for hi, hp in ipairs(heaps) do
-    local list = byheap[hi] or {}
-    local live = live_profile(list, T)
-    local peak = 0
-    for t = 0, T - 1 do peak = math.max(peak, live[t]) end
-    local top = math.max(hp.bytes, peak, 1)
-    local y0 = header_h + legend_h + (hi - 1) * panel_total + 54   -- top of the plot
-    local sy = panel_h / top
+    local g = geo[hi]
+    local list, live, peak, top, sy = g.list, g.live, g.peak, g.top, g.sy
+    local y0 = panel_top + 54   -- top of the plot
+    panel_top = panel_top + panel_base + g.legend_h
     local function Y(b) return y0 + panel_h - b * sy end
 
     add('<g class="heap" id="heap-%d">', hi)
@@ -343,6 +408,7 @@ function M.svg(graph)
 
     -- one rectangle per physical resource; a copy that wraps around the
     -- cycle continues at the left as a second piece (class "wrap")
+    local labels = {}
     for _, r in ipairs(list) do
       local ck = colour_kind(r)
       local fill = fills[ck][r.frame + 1] or fills[ck][1]
@@ -353,8 +419,8 @@ function M.svg(graph)
       local tip = string.format("%s, frame %d: %s %s%s, %s (%d bytes) at offset %d; live %s", resource_label(r), r.frame,
                                 r.format or r.kind, r.kind, r.width and string.format(" %dx%d", r.width, r.height) or "",
                                 fmt_bytes(r.bytes), r.bytes, r.offset, lifetime_text(r, T, slot))
-      -- at least 2 px so a small buffer stays visible (and hoverable)
-      local h = math.max(r.bytes * sy, 2)
+      -- at least MIN_H px so a small buffer stays visible (and hoverable); named below when too small
+      local h = math.max(r.bytes * sy, MIN_H)
       local y = Y(r.offset) - h
       local dash = r.history and ' stroke="#222" stroke-width="1.5" stroke-dasharray="4,2"'
                    or h >= 4 and ' stroke="#ffffff" stroke-width="1"' or ""   -- a white edge would hide a thin one
@@ -362,14 +428,14 @@ function M.svg(graph)
         local x, w = left + pc[1] * sx, (pc[2] - pc[1]) * sx
         add('<rect class="%s res-%s f%d" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"%s><title>%s</title></rect>',
             pi == 1 and "res" or "wrap", ck, r.frame, x + 0.5, y, math.max(w - 1, 1), h, fill, dash, esc(tip))
-        -- the name inside when it fits (packed resources never overlap, so neither do names)
-        if h >= 14 then
-          for _, label in ipairs({ resource_label(r) .. " f" .. r.frame, resource_label(r), r.name }) do
-            if utf8.len(label) * CHAR_W + 6 <= w then
-              add('<text x="%.1f" y="%.1f" font-family="monospace" font-size="11" fill="#1a1a1a" pointer-events="none">%s</text>',
-                  x + 4, y + math.min(h / 2 + 4, 13), esc(label))
-              break
-            end
+        -- the name inside when it fits, drawn after the LOAD curve (packed
+        -- resources never overlap, so neither do names)
+        do
+          local label = g.inside[r]
+          if label and not labels[r] and utf8.len(label) * CHAR_W + 6 <= w then
+            labels[r] = true
+            labels[#labels + 1] = string.format('<text class="res-label" x="%.1f" y="%.1f" font-family="monospace" font-size="11" fill="#1a1a1a" stroke="%s" stroke-width="3" paint-order="stroke" pointer-events="none">%s</text>',
+              x + 4, y + math.min(h / 2 + 4, 13), fill, esc(label))
           end
         end
       end
@@ -393,6 +459,26 @@ function M.svg(graph)
       if hp.bytes > peak then
         add('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#222" stroke-dasharray="2,3"/>', left, Y(hp.bytes),
             left + plot_w, Y(hp.bytes))
+      end
+    end
+    -- names over the curve: the curve never hides one
+    for _, l in ipairs(labels) do o[#o + 1] = l end
+    -- the resources too small for their name, listed under the panel
+    if #g.small > 0 then
+      local ty = y0 + panel_h + label_room + 12
+      add('<text class="small-title" x="%d" y="%d" fill="#444">Too small to name in the picture above (%d): colour, name and frame copy, size, lifetime</text>',
+          left, ty, #g.small)
+      local cw = (plot_w + 40) // LEGEND_COLS
+      for k, r in ipairs(g.small) do
+        local col, row = (k - 1) % LEGEND_COLS, (k - 1) // LEGEND_COLS
+        local x, y = left + col * cw, ty + 8 + row * LEGEND_ROW
+        local ck = colour_kind(r)
+        add('<rect class="small" x="%d" y="%d" width="12" height="12" fill="%s"%s/>', x, y, fills[ck][r.frame + 1] or fills[ck][1],
+            r.history and ' stroke="#222" stroke-dasharray="2,1"' or "")
+        local first = r.first
+        local last = T > 0 and (r.stop - 1) % T or 0
+        add('<text class="small-name" x="%d" y="%d" font-family="monospace" font-size="11" fill="#1a1a1a">%s f%d  %s  slots %d..%d</text>',
+            x + 17, y + 10, esc(resource_label(r)), r.frame, fmt_bytes(r.bytes), first, last)
       end
     end
     add('</g>')
@@ -462,8 +548,22 @@ function M.html(graph, opts)
       fmt_bytes(stats.heap_bytes), fmt_bytes(stats.naive_bytes), saving, fmt_bytes(stats.load_bytes))
 
   add("<h2>Memory timeline</h2>")
-  add('<p class="sub">Each rectangle is one physical resource (a frame copy): x is its lifetime over two frames, y its place in the heap. Hover for name, size and lifetime.</p>')
+  add('<p class="sub">Each rectangle is one physical resource: x is its lifetime over two frames, y its place in the heap; its name is inside, or listed under the panel when the rectangle is too small. Hover for size and lifetime. <b>f0</b> and <b>f1</b> are a resource\u{2019}s two frame copies, one for even and one for odd frames (dark and light): without history they live in different halves of the timeline and usually share memory; a history read keeps the previous frame\u{2019}s copy alive into the next frame, so both copies of it are live at once. The red curve is the live bytes at each slot; its peak, LOAD, is the least memory any placement of these lifetimes needs.</p>')
   add('<div class="figure">%s</div>', M.svg(graph))
+  -- opts.render: the X-ray (framegraph.xray): needs the pipeline's file and a device
+  if opts.render then
+    local xray = require("framegraph.xray")
+    local shots, why
+    if opts.shots then shots = opts.shots
+    elseif opts.source then shots, why = xray.capture(opts.source, { device = opts.device })
+    else why = "the pipeline's file is not known (opts.source)" end
+    if shots then
+      add("<style>%s</style>", xray.css)
+      add("%s", xray.html(shots))
+    else
+      add('<p class="sub">X-ray: not rendered: %s</p>', esc(why))
+    end
+  end
 
   add("<h2>Stats</h2>")
   add('<table class="stats"><tr><th class="l">heap</th><th>memory type</th><th>resources</th><th>bytes</th><th>LOAD</th><th>makespan/LOAD</th><th class="l">solver</th><th>time (ms)</th></tr>')

@@ -57,6 +57,9 @@ end
 
 -- The one loader of pipeline files: -> pipeline, cache | nil, message (with file:line).
 local function load_file(path, st)
+  if path:find("\0", 1, true) then
+    return nil, ("the path '%s' holds a NUL byte; paths cannot contain NUL"):format((path:gsub("%z", "\\0")))
+  end
   local chunk, err = loadfile(path, "t")
   if not chunk then return nil, err end
   local cache = shader_cache(st)
@@ -71,25 +74,11 @@ local function load_file(path, st)
   return t, cache
 end
 
--- Adds "node 'x' is declared at file:line" for each node a message names.
-local function locate(msg, path)
-  if not path then return msg end
-  local f = io.open(path, "r")
-  if not f then return msg end
-  local lines = {}
-  for line in f:lines() do lines[#lines + 1] = line end
-  f:close()
-  local seen, out = {}, { msg }
-  for name in msg:gmatch("node '([^'%[]+)") do
-    if not seen[name] then
-      seen[name] = true
-      local pat = "name%s*=%s*[\"']" .. name:gsub("%p", "%%%0") .. "[\"']"
-      for i, line in ipairs(lines) do
-        if line:find(pat) then out[#out + 1] = ("node '%s' is declared at %s:%d"):format(name, path, i) break end
-      end
-    end
-  end
-  return table.concat(out, "\n")
+-- "reload: ... does not compile" and the compiler's lines, each at the
+-- file:line where its subject is written (framegraph.source).
+local function not_compiling(msg, path, pipeline)
+  return "reload: the new pipeline does not compile (still running the previous one):\n"
+         .. require("framegraph.graph").locate(msg, pipeline, path)
 end
 
 function M.runtime(dev, pipeline, opts)
@@ -110,6 +99,79 @@ end
 
 local methods = core.runtime_methods
 
+-- rt:graph() is a read-only view of the plan the runtime renders: it follows
+-- reloads and re-plans, reads through to the runtime's graph, and refuses what
+-- would change the plan behind the runtime's back (the runtime's own calls do
+-- that, with the previous plan kept when they fail). Once the runtime is
+-- closed, every call on the view raises "graph is closed".
+local c_graph = methods.graph
+-- Adopting a graph stays private to this file: an adopted graph the user
+-- could close would leave the runtime rendering freed memory. (The compile
+-- hook only makes a graph the caller owns; specs count compiles through it.)
+local c_adopt, c_slots = methods._adopt, methods._slots
+methods._adopt, methods._slots = nil, nil
+-- The runtime's own compile and options: hooks, not methods (no user object
+-- offers them); looked up at each call, so a spec can count compiles.
+core.runtime_hooks = core.runtime_hooks or {}
+local rhooks = core.runtime_hooks
+if methods._compile then
+  rhooks.compile, rhooks.opts = methods._compile, methods._opts
+  methods._compile, methods._opts = nil, nil
+end
+local ghooks = core.graph_hooks
+local MUTATORS = {
+  close = "close the runtime with rt:close()",
+  set_resolution = "use rt:set_resolution(name, w, h)",
+  set_dimension = "use rt:set_dimension(name, n)",
+  update = "use rt:reload(pipeline)",
+  _node_redeclare = "use rt:reload(pipeline)", _node_remove = "use rt:reload(pipeline)",
+  _node_set_user = "use rt:reload(pipeline)", _recompile = "use rt:reload(pipeline)",
+  _set_pipeline = "use rt:reload(pipeline)", _replace = "use rt:reload(pipeline)",
+}
+local view_rt = setmetatable({}, { __mode = "k" })   -- view -> runtime
+local rt_view = setmetatable({}, { __mode = "k" })   -- runtime -> its view
+
+local function view_graph(v, level)
+  local rt = view_rt[v]
+  local st = rt and core.runtime_state(rt)
+  if not st or st == "closed" or st == "closing" then
+    error("graph is closed: the runtime this rt:graph() view belongs to was closed", level + 1)
+  end
+  return c_graph(rt)
+end
+
+local View = {}
+View.__name = "framegraph.graph (runtime view)"
+function View.__index(v, k)
+  local fix = MUTATORS[k]
+  if fix then
+    return function()
+      error(("graph:%s is refused: rt:graph() is a read-only view of the runtime's plan; %s"):format(k, fix), 2)
+    end
+  end
+  local f = core.graph_methods[k]
+  if type(f) ~= "function" then return f end
+  return function(self, ...)
+    if self ~= v then error(("graph:%s: call it with ':' on the view"):format(k), 2) end
+    return f(view_graph(v, 2), ...)
+  end
+end
+function View.__tostring(v)
+  local ok, g = pcall(view_graph, v, 1)
+  return ok and tostring(g):gsub("^framegraph.graph", "framegraph.graph view") or "framegraph.graph view (closed)"
+end
+
+function methods:graph()
+  c_graph(self)  -- raises when the runtime is closed
+  local v = rt_view[self]
+  if not v then
+    v = setmetatable({}, View)
+    view_rt[v] = self
+    rt_view[self] = v
+  end
+  return v
+end
+
 local function state_of(rt)
   local st = state[rt]
   if not st then  -- made by core.runtime directly
@@ -123,12 +185,12 @@ end
 -- (a node's run function is found by its position).
 local function set_pipeline(g, p)
   local before = g:pipeline().nodes
-  g:_set_pipeline(p)
+  ghooks.set_pipeline(g, p)
   for i, n in ipairs(p.nodes) do
     local b = before[i]
     if not (type(b) == "table" and b.name == n.name) then
-      local ci = g:_node_find(n.name)
-      if ci then g:_node_set_user(ci, i) end
+      local ci = ghooks.node_find(g, n.name)
+      if ci then ghooks.node_set_user(g, ci, i) end
     end
   end
 end
@@ -137,7 +199,7 @@ end
 -- changed since, for the names the new pipeline still declares (nil: none).
 local function compile_opts(rt, st, new)
   if not next(st.resolutions) and not next(st.dimensions) then return nil end
-  local base, opts = rt:_opts(), {}
+  local base, opts = rhooks.opts(rt), {}
   for k, v in pairs(base) do opts[k] = v end
   for _, key in ipairs{ "resolutions", "dimensions" } do
     local merged, declared = {}, type(new[key]) == "table" and new[key] or {}
@@ -153,6 +215,11 @@ end
 -- rt:reload(pipeline_or_path) -> true, changes | nil, message
 -- changes = diff.changes(...) plus recompiled = bool, kept_history = copies kept.
 function methods:reload(p)
+  local state = core.runtime_state(self)
+  if state == "recording" then
+    error("rt:reload inside a node's run is refused: it would destroy objects the frame being recorded uses; "
+          .. "reload between frames (after rt:frame returns)", 2)
+  end
   local st = state_of(self)
   local path = type(p) == "string" and p or nil
   local new, cache = p, nil
@@ -162,7 +229,7 @@ function methods:reload(p)
   elseif type(p) ~= "table" then
     error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 2)
   end
-  local g = self:graph()
+  local g = c_graph(self)
   local old = g:pipeline()
   local changes = diff.changes(old, new)
   if not changes.structural then
@@ -170,24 +237,22 @@ function methods:reload(p)
     -- would otherwise only fail (and roll back) in the next frame
     local problems = schema.problems(new, nil, "runtime")
     if #problems > 0 then
-      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
-                         .. table.concat(problems, "\n"), path)
+      return nil, not_compiling(table.concat(problems, "\n"), path, new)
     end
     set_pipeline(g, new)
-    self:_slots()
+    c_slots(self)
     changes.recompiled = false
     changes.kept_history = 0
   else
     -- The C compile does not call back into Lua: the schema check comes first.
     local ok, ng = pcall(function()
       schema.check(new, nil, "runtime")
-      return self:_compile(new, compile_opts(self, st, new))
+      return rhooks.compile(self, new, compile_opts(self, st, new))
     end)
     if not ok then
-      return nil, locate("reload: the new pipeline does not compile (still running the previous one):\n"
-                         .. tostring(ng), path)
+      return nil, not_compiling(tostring(ng), path, new)
     end
-    local done, kept = self:_adopt(ng)
+    local done, kept = c_adopt(self, ng)
     if not done then ng:close() return nil, kept end
     changes.recompiled = true
     changes.kept_history = kept
@@ -202,12 +267,12 @@ end
 local function rollback(rt, st, why)
   local good = st.good
   st.good = nil
-  if rt:graph() ~= good.graph then
-    local ok, err = rt:_adopt(good.graph)
+  if c_graph(rt) ~= good.graph then
+    local ok, err = c_adopt(rt, good.graph)
     if not ok then error(why .. "\nand rolling back failed: " .. tostring(err), 0) end
   end
   set_pipeline(good.graph, good.pipeline)
-  rt:_slots()
+  c_slots(rt)
   st.rollbacks[#st.rollbacks + 1] = why
 end
 
@@ -216,7 +281,7 @@ local function run_error(rt, msg)
   local inst = msg:match("^node '([^']+)' run failed")
   if not inst then return nil end
   local name = inst:gsub("%[.*$", "")
-  for _, n in ipairs(rt:graph():pipeline().nodes) do
+  for _, n in ipairs(c_graph(rt):pipeline().nodes) do
     if n.name == name and type(n.run) == "function" then
       local info = debug.getinfo(n.run, "S")
       return ("%s (run defined at %s:%d)"):format(msg, info.short_src, info.linedefined)

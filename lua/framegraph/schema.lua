@@ -37,6 +37,10 @@ local external_fields = { "format", "size", "buffer", "provide", "multiplex", "m
 local request_fields = { "usage", "stage", "optional" }
 
 local function is_posint(v) return math.type(v) == "integer" and v > 0 end
+-- a finite number: NaN fails every comparison, so `x <= 0` alone lets it by
+local function is_finite(v) return type(v) == "number" and v == v and v > -math.huge and v < math.huge end
+-- the C planner's largest resource (FG_MAX_RESOURCE_BYTES, 1 TiB)
+M.max_resource_bytes = 1 << 40
 local function sorted_keys(t)
   local keys = {}
   for k in pairs(t) do if type(k) == "string" then keys[#keys + 1] = k end end
@@ -114,8 +118,8 @@ local function check_size(add, where, size, required)
   if type(size[1]) == "string" then
     check_name(add, where, "resolution", size[1])
     for i = 2, 3 do
-      if size[i] ~= nil and (type(size[i]) ~= "number" or size[i] <= 0) then
-        add("%s: size scale must be a positive number, got %s", where, tostring(size[i]))
+      if size[i] ~= nil and not (is_finite(size[i]) and size[i] > 0) then
+        add("%s: size scale must be a positive finite number, got %s", where, tostring(size[i]))
       end
     end
   else
@@ -159,6 +163,13 @@ local function check_create(add, where, d)
   end
   if d.blob ~= nil and type(d.blob) ~= "table" and d.blob ~= true then
     add("%s: blob must be a table (e.g. {size = bytes}) or true, got %s", where, type(d.blob))
+  elseif type(d.blob) == "table" then
+    unknown_fields(add, where .. ": blob", d.blob, { "size" })
+    local b = d.blob.size
+    if b ~= nil and not (math.type(b) == "integer" and b >= 0 and b <= M.max_resource_bytes) then
+      add("%s: blob size must be an integer number of bytes from 0 to %d (1 TiB), got %s", where,
+          M.max_resource_bytes, tostring(b))
+    end
   end
   if d.history ~= nil and d.history ~= "clear" and d.history ~= "discard" then
     add("%s: history must be \"clear\" or \"discard\", got '%s'", where, tostring(d.history))
@@ -227,6 +238,21 @@ local function check_names(add, where, t, what)
   end
 end
 
+-- a name listed twice ({"eye", "eye"}): one mention is what was meant
+local function check_repeats(add, where, t, what)
+  if type(t) ~= "table" then return end
+  local seen = {}
+  for _, v in ipairs(t) do
+    if type(v) == "string" then
+      if seen[v] then
+        add("%s: %s '%s' is listed twice, list it once", where, what, shown(v))
+        return
+      end
+      seen[v] = true
+    end
+  end
+end
+
 local function check_attachment(add, where, a, depth)
   if type(a) == "string" then return check_name(add, where, "resource", a) end
   if type(a) ~= "table" or type(a[1]) ~= "string" then
@@ -242,10 +268,24 @@ local function check_attachment(add, where, a, depth)
   end
   if a.clear ~= nil then
     if depth then
-      if type(a.clear) ~= "number" then add("%s: depth clear must be a number, got %s", where, type(a.clear)) end
+      if type(a.clear) ~= "number" then add("%s: depth clear must be a number, got %s", where, type(a.clear))
+      elseif not (a.clear >= 0 and a.clear <= 1) then
+        add("%s: depth clear must be a number from 0 to 1 (Vulkan's depth range), got %s", where, tostring(a.clear))
+      end
     elseif type(a.clear) ~= "table" or #a.clear < 3 then
       add("%s: color clear must be {r, g, b, a}", where)
+    else
+      for i = 1, 4 do
+        local c = a.clear[i]
+        -- the clear colour reaches Vulkan as 32-bit floats: past 3.4e38 the cast is undefined
+        if (i < 4 or c ~= nil) and not (is_finite(c) and math.abs(c) <= 3.4e38) then
+          add("%s: color clear component %d must be a finite number, got %s", where, i, tostring(c))
+        end
+      end
     end
+  end
+  if depth and a.stencil ~= nil and not (math.type(a.stencil) == "integer" and a.stencil >= 0 and a.stencil <= 255) then
+    add("%s: stencil clear must be an integer from 0 to 255, got %s", where, tostring(a.stencil))
   end
 end
 
@@ -270,10 +310,23 @@ local function check_node(add, node, i, dims)
       add("%s: multiplex must be a list of dimension names", where)
     else
       check_names(add, where .. ": multiplex", node.multiplex, "dimension")
+      check_repeats(add, where .. ": multiplex", node.multiplex, "dimension")
     end
   end
   check_names(add, where .. ": after", node.after, "node")
   check_names(add, where .. ": before", node.before, "node")
+  for _, verb in ipairs({ "after", "before" }) do
+    local list = node[verb]
+    if type(list) == "string" then list = { list } end
+    if type(list) == "table" and type(node.name) == "string" then
+      for _, v in ipairs(list) do
+        if v == node.name then
+          add("%s: %s '%s': a node cannot run %s itself, remove it", where, verb, shown(v), verb)
+          break
+        end
+      end
+    end
+  end
   if node.create ~= nil then
     if type(node.create) ~= "table" then
       add("%s: create must be a table name = description, got %s", where, type(node.create))
@@ -400,9 +453,15 @@ function M.problems(pipeline, opts, entry)
   end
   unknown_fields(add, "pipeline", pipeline, pipeline_fields)
   if pipeline.name ~= nil and type(pipeline.name) ~= "string" then add("pipeline: name must be a string") end
+  check_name(add, "pipeline", "pipeline", pipeline.name)
   check_dims(add, "dimensions", pipeline.dimensions)
   check_resolutions(add, "resolutions", pipeline.resolutions)
-  if pipeline.outputs ~= nil then check_names(add, "outputs", pipeline.outputs, "resource") end
+  if type(pipeline.outputs) == "string" then
+    add("outputs: expected a list of resource names, got the string '%s' (write outputs = { \"%s\" })",
+        shown(pipeline.outputs), shown(pipeline.outputs))
+  elseif pipeline.outputs ~= nil then
+    check_names(add, "outputs", pipeline.outputs, "resource")
+  end
   if pipeline.external ~= nil then
     if type(pipeline.external) ~= "table" then add("external must be a table name = {format=, size=, provide=}")
     else
@@ -414,7 +473,18 @@ function M.problems(pipeline, opts, entry)
           unknown_fields(add, w, e, external_fields)
           if e.buffer == nil then check_format(add, w, e.format, false) end
           check_size(add, w, e.size, false)
-          if e.multiplex ~= nil then check_names(add, w .. ": multiplex", e.multiplex, "dimension") end
+          if e.multiplex ~= nil then
+            check_names(add, w .. ": multiplex", e.multiplex, "dimension")
+            check_repeats(add, w .. ": multiplex", e.multiplex, "dimension")
+          end
+          if e.buffer ~= nil and not is_posint(e.buffer) then
+            add("%s: buffer must be a positive integer number of bytes, got %s", w, tostring(e.buffer))
+          end
+          for _, f in ipairs(count_fields) do
+            if e[f] ~= nil and not is_posint(e[f]) then
+              add("%s: %s must be a positive integer, got %s", w, f, tostring(e[f]))
+            end
+          end
           if e.provide ~= nil and type(e.provide) ~= "function" then add("%s: provide must be a function(index)", w) end
         end
       end

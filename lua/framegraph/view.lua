@@ -133,10 +133,40 @@ local GLYPHS = {
   ["<"] = "001010100010001", [">"] = "100010001010100", ["?"] = "111001010000010", ["!"] = "010010010000010",
   ['"'] = "101101000000000", ["#"] = "101111101111101",
 }
-local HUD_W, HUD_H, HUD_SCALE = 640, 26, 2
+local HUD_W, HUD_SCALE = 640, 2
+local function hud_height(lines) return 2 + 12 * lines end  -- 2 lines: 26 rows
+
+-- The status text as HUD lines of at most `cols` characters: its own line
+-- breaks kept (indented lines of a compiler message), long lines wrapped at
+-- spaces, at most `max` lines (the last one says how many were left out).
+local function hud_wrap(text, cols, max)
+  local out = {}
+  for para in (text .. "\n"):gmatch("([^\n]*)\n") do
+    local indent = para:match("^(%s*)")
+    local line = ""
+    for word in para:gmatch("%S+") do
+      while #word > cols - #indent do  -- a path longer than the line: cut it
+        if #line > 0 then out[#out + 1] = line line = "" end
+        local room = cols - #indent
+        out[#out + 1] = indent .. word:sub(1, room)
+        word = word:sub(room + 1)
+      end
+      local cand = #line == 0 and indent .. word or line .. " " .. word
+      if #cand > cols then out[#out + 1] = line line = indent .. word else line = cand end
+    end
+    if #line > 0 then out[#out + 1] = line end
+  end
+  if #out > max then
+    local left = #out - max + 1
+    for k = #out, max, -1 do out[k] = nil end
+    out[max] = ("... %d more line%s (printed in full)"):format(left, left == 1 and "" or "s")
+  end
+  return out
+end
 
 -- width*height RGBA (or BGRA) bytes: each line {text, {r, g, b}} on a dark band.
-local function hud_render(lines, bgra)
+local function hud_render(lines, bgra, HUD_H)
+  HUD_H = HUD_H or hud_height(2)
   local function px(c)
     return bgra and string.char(c[3], c[2], c[1], 255) or string.char(c[1], c[2], c[3], 255)
   end
@@ -151,6 +181,7 @@ local function hud_render(lines, bgra)
     local fg_px = px(line[2])
     local text = line[1]:upper()
     local y0 = 2 + (li - 1) * 12
+    if y0 + 5 * HUD_SCALE > HUD_H then break end  -- the band is not tall enough yet
     for i = 1, math.min(#text, HUD_W // (4 * HUD_SCALE) - 1) do
       local g = GLYPHS[text:sub(i, i)] or GLYPHS["?"]
       local x0 = 4 + (i - 1) * 4 * HUD_SCALE
@@ -180,12 +211,57 @@ local function index_text(index)
   return #parts > 0 and "[" .. table.concat(parts, ",") .. "]" or ""
 end
 
+-- Where a w x h picture goes in a W x H window keeping its aspect ratio:
+-- {x, y, width, height} centred, or nil when it fills the window anyway.
+function M.letterbox(w, h, W, H)
+  if not (w and h and w > 0 and h > 0) or w * H == h * W then return nil end
+  local s = math.min(W / w, H / h)
+  local rw, rh = math.max(1, math.floor(w * s + 0.5)), math.max(1, math.floor(h * s + 0.5))
+  rw, rh = math.min(rw, W), math.min(rh, H)
+  if rw == W and rh == H then return nil end
+  return { (W - rw) // 2, (H - rh) // 2, rw, rh }
+end
+
+-- What a reload did, for the status line and the HUD, from rt:reload's
+-- changes (the viewer's own nodes left out): "recompiled 2 nodes (blur, out),
+-- kept 2 history", "swapped the run of 1 node (grade), no compile".
+function M.reload_summary(changes)
+  if type(changes) ~= "table" then return "done" end
+  local function mine(list)
+    local out = {}
+    for _, n in ipairs(list or {}) do
+      if not tostring(n):find("^view_") then out[#out + 1] = n end
+    end
+    return out
+  end
+  local function nodes(list) return ("%d node%s (%s)"):format(#list, #list == 1 and "" or "s", table.concat(list, ", ")) end
+  local changed, added, removed, run = mine(changes.changed), mine(changes.added), mine(changes.removed),
+                                       mine(changes.run_changed)
+  local parts = {}
+  if changes.recompiled then
+    local re = {}
+    for _, n in ipairs(changed) do re[#re + 1] = n end
+    for _, n in ipairs(added) do re[#re + 1] = n end
+    if #re > 0 then parts[#parts + 1] = "recompiled " .. nodes(re)
+    else parts[#parts + 1] = "recompiled" end
+    if #removed > 0 then parts[#parts + 1] = "removed " .. nodes(removed) end
+    if #run > 0 then parts[#parts + 1] = "new run in " .. nodes(run) end
+    parts[#parts + 1] = ("kept %d history"):format(changes.kept_history or 0)
+  elseif #run > 0 then
+    parts[#parts + 1] = "swapped the run of " .. nodes(run) .. ", no compile"
+  else
+    parts[#parts + 1] = "nothing to recompile"
+  end
+  return table.concat(parts, ", ")
+end
+
 -- What can be shown: every (output, multiplex index) of the compiled plan
 -- that is a colour texture, in the pipeline's output order. Also returns why
--- the other outputs cannot be shown.
-local function targets_of(pipeline, opts)
+-- the other outputs cannot be shown. Compile errors carry the file:line
+-- where their subject is written (path: the pipeline's file).
+local function targets_of(pipeline, opts, path)
   local ok, graph = pcall(fg.compile, pipeline, opts)
-  if not ok then return nil, tostring(graph) end
+  if not ok then return nil, require("framegraph.graph").locate(tostring(graph), pipeline, path) end
   local list, seen, skipped = {}, {}, {}
   local res = graph:resources()
   for _, out in ipairs(pipeline.outputs or {}) do
@@ -198,7 +274,7 @@ local function targets_of(pipeline, opts)
           skipped[out] = ("'%s' is a depth/stencil texture (%s)"):format(out, r.format)
         elseif not seen[key] then
           seen[key] = true
-          list[#list + 1] = { name = out, index = r.index or {}, label = key }
+          list[#list + 1] = { name = out, index = r.index or {}, label = key, w = r.width, h = r.height }
         end
       end
     end
@@ -227,7 +303,8 @@ local function wrap(p, st)
   local read = { [t.name] = "transfer_src" }
   if st.hud then
     w.nodes[#w.nodes + 1] = {
-      name = "view_hud", create = { view_hud = { format = "rgba8_unorm", size = { HUD_W, HUD_H }, usage = "transfer_dst" } },
+      name = "view_hud", create = { view_hud = { format = "rgba8_unorm", size = { HUD_W, hud_height(st.hud_lines or 2) },
+                                                  usage = "transfer_dst" } },
       run = function(cmd, ctx) cmd:copy(assert(ctx.upload(st.hud)), "view_hud") end,
     }
     read.view_hud = "transfer_src"
@@ -243,7 +320,13 @@ local function wrap(p, st)
       for d, v in pairs(cur.index) do
         if ctx.index[d] ~= v then return end
       end
-      cmd:blit(cur.name, BB)
+      local rect = M.letterbox(cur.w, cur.h, st.width, st.height)
+      if rect then  -- keep the output's aspect ratio: black bars, the picture centred
+        cmd:clear(BB, { 0, 0, 0, 1 })
+        cmd:blit(cur.name, BB, rect)
+      else
+        cmd:blit(cur.name, BB)
+      end
       if st.hud then cmd:copy("view_hud", BB) end  -- raw bytes into the top left corner
     end,
   }
@@ -326,7 +409,7 @@ function M.main(args, hooks)
   end
   local p, err = load_pipeline(o.path, dev)
   local targets, plan_stats
-  if p then targets, err, plan_stats = targets_of(p, plan_opts(p)) end
+  if p then targets, err, plan_stats = targets_of(p, plan_opts(p), o.path) end
   if targets and #targets == 0 then
     targets, err = nil, ("%s: the pipeline has no colour texture output to show%s"):format(o.path,
       err and " (" .. err .. ")" or "; list one in outputs = { ... }")
@@ -351,10 +434,20 @@ function M.main(args, hooks)
   local bgra = st.format:sub(1, 4) == "bgra"
   local hud_line1 = "framegraph view " .. o.path
   local status = "loaded " .. o.path
+  -- The HUD: the figures, then the status wrapped at the window's width in
+  -- up to 40 % of its height. A taller or shorter band than the running
+  -- graph's view_hud waits for the main loop to re-wrap the graph (hud_resize).
+  st.hud_lines = 2
   local function hud()
     if win and not o.no_hud then
       local color = status:sub(1, 5) == "ERROR" and { 255, 96, 96 } or { 150, 230, 150 }
-      st.hud = hud_render({ { hud_line1, { 230, 230, 230 } }, { st.target.label .. "  " .. status, color } }, bgra)
+      local cols = math.min(HUD_W, st.width) // (4 * HUD_SCALE) - 1
+      local max = math.max(2, (st.height * 4 // 10 - 2) // 12)
+      local lines = { { hud_line1, { 230, 230, 230 } } }
+      for _, l in ipairs(hud_wrap(st.target.label .. "  " .. status, cols, max - 1)) do lines[#lines + 1] = { l, color } end
+      st.hud_want = math.max(2, #lines)
+      st.hud_resize = st.hud_want ~= st.hud_lines
+      st.hud = hud_render(lines, bgra, hud_height(st.hud_lines))
     end
   end
   hud()
@@ -398,8 +491,13 @@ function M.main(args, hooks)
         return
       end
     end
-    local _, _, ns = targets_of(p, plan_opts(p))  -- the figures at the new size
+    local nt, _, ns = targets_of(p, plan_opts(p))  -- the figures (and outputs' extents) at the new size
     plan_stats = ns or plan_stats
+    for _, t in ipairs(nt or {}) do
+      for _, old in ipairs(targets) do
+        if old.label == t.label then old.w, old.h = t.w, t.h end
+      end
+    end
     print(("view: window %dx%d (%s follow)"):format(w, h, table.concat(names, ", ")))
   end
 
@@ -408,7 +506,7 @@ function M.main(args, hooks)
   local function apply_reload()
     local np, e = load_pipeline(o.path, dev)
     local nt, why, nstats
-    if np then nt, e, nstats = targets_of(np, plan_opts(np)) end
+    if np then nt, e, nstats = targets_of(np, plan_opts(np), o.path) end
     local target
     if nt then
       why = e
@@ -421,7 +519,7 @@ function M.main(args, hooks)
       local rok, rerr = rt:reload(wrap(np, st))
       if rok then
         p, targets, plan_stats = np, nt, nstats
-        return true
+        return true, rerr
       end
       st.target = old
       e = rerr
@@ -434,8 +532,9 @@ function M.main(args, hooks)
   local function report_reload(ok, e)
     reloads = reloads + 1
     if ok then
-      status = "reload ok"
-      print(("reload: ok (%s)"):format(o.path))
+      local what = M.reload_summary(e)
+      status = "reload ok: " .. what
+      print(("reload: ok (%s): %s"):format(o.path, what))
     else
       status = "ERROR " .. e
       print("reload: error: " .. e)
@@ -495,8 +594,17 @@ function M.main(args, hooks)
     if now >= next_poll then
       next_poll = now + 0.1
       local what, info = watcher:poll()
-      if what == "reloaded" then report_reload(true)
+      if what == "reloaded" then report_reload(true, info)
       elseif what == "error" and info ~= last_rollback then report_reload(nil, info) end
+    end
+    -- a HUD band of another height: the same pipeline, re-wrapped (keeps history)
+    if st.hud_resize and win and not o.no_hud then
+      local had = st.hud_lines
+      st.hud_lines, st.hud_resize = st.hud_want, false
+      local rok = rt:reload(wrap(p, st))
+      if not rok then st.hud_lines = had end
+      hud()
+      st.hud_resize = false
     end
     -- one frame
     local t_work = core.clock()
@@ -609,4 +717,5 @@ end
 
 M.parse = parse
 M.wrap = wrap
+M.hud_wrap = hud_wrap
 return M

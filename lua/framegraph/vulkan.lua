@@ -67,6 +67,10 @@ local function load_spirv(src)
   if #src >= 4 and (src:sub(1, 4) == "\3\2\35\7" or src:sub(1, 4) == "\7\35\2\3") then
     return src, "<spirv>"
   end
+  if src:find("\0", 1, true) then
+    -- io.open would stop at the NUL and open another file
+    error(("fg.shader: the path '%s' holds a NUL byte; paths cannot contain NUL"):format(src:gsub("%z", "\\0")), 3)
+  end
   local candidates = { src }
   local dir = M.shader_dir()
   candidates[#candidates + 1] = dir .. "/" .. src
@@ -95,11 +99,18 @@ local function cache_key(bytes, vbytes, name, opts)
 end
 
 function M.shader(dev, src, opts)
+  if dev == nil then  -- named at the caller's line, not here
+    error("fg.shader: no device (argument #1 is nil): this pipeline file ran without one (fg.compile, framegraph "
+            .. "check and report plan without a GPU); create shaders only when there is one: `if dev then ... end`", 2)
+  end
   if type(src) ~= "string" then
     error(("fg.shader: argument #2 must be SPIR-V bytes or a path, got %s"):format(type(src)), 2)
   end
   opts = check_opts(opts, "fg.shader", { fragment_only = true, name = true, vertex = true,
                                          depth_test = true, depth_write = true, blend = true })
+  if opts.name ~= nil and (type(opts.name) ~= "string" or opts.name:find("\0", 1, true)) then
+    error("fg.shader: opts.name must be a string without NUL bytes", 2)
+  end
   local bytes, where = load_spirv(src)
   if not bytes then error(where, 2) end
   local vbytes

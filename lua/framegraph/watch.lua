@@ -36,6 +36,7 @@ function M.watch(rt, path, opts)
     error("fg.watch: argument #1 must be a runtime (fg.runtime)", 2)
   end
   if type(path) ~= "string" then error("fg.watch: argument #2 must be the pipeline file's path", 2) end
+  if path:find("\0", 1, true) then error("fg.watch: the path holds a NUL byte; paths cannot contain NUL", 2) end
   opts = opts or {}
   if type(opts) ~= "table" then error("fg.watch: options must be a table", 2) end
   for k in pairs(opts) do
@@ -58,6 +59,14 @@ end
 
 function W:poll()
   if not self.rt then error("watcher is closed", 2) end
+  local state = core.runtime_state(self.rt)
+  if state == "closed" or state == "closing" then
+    error("watcher is closed: the runtime it reloads was closed", 2)
+  end
+  if state == "recording" then
+    error("w:poll inside a node's run is refused: a reload would destroy objects the frame being recorded uses; "
+          .. "poll between frames", 2)
+  end
   local rollbacks = runtime._rollbacks(self.rt)
   if #rollbacks > self.seen then
     self.seen = #rollbacks

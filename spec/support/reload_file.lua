@@ -2,7 +2,7 @@
 -- ("accum": acc = history(acc) + 1/255 each frame) that no variant touches, a
 -- noise -> [blur ->] final chain, and the edits the specs make to it.
 --   v = { seed = n, blur = bool, extra = bool, acc_size = n (8),
---         bad = nil | "syntax" | "format" | "load" | "run" }
+--         bad = nil | "syntax" | "format" | "load" | "run" | "typo" (blur reads 'noize') }
 local M = {}
 
 function M.text(dir, v)
@@ -33,8 +33,8 @@ function M.text(dir, v)
   add("  end }")
   local src = "noise"
   if v.blur then
-    add(("nodes[#nodes + 1] = { name = 'blur', read = { noise = 'storage' }, create = { blurred = { format = '%s', size = { 32, 32 } } },")
-      :format(v.bad == "format" and "rgba8_nope" or "rgba8_unorm"))
+    add(("nodes[#nodes + 1] = { name = 'blur', read = { %s = 'storage' }, create = { blurred = { format = '%s', size = { 32, 32 } } },")
+      :format(v.bad == "typo" and "noize" or "noise", v.bad == "format" and "rgba8_nope" or "rgba8_unorm"))
     add("  run = function(cmd, ctx)")
     add("    local gx, gy = groups(ctx)")
     add("    cmd:dispatch(blur_sh, { [0] = 'noise', [1] = 'blurred' }, gx, gy, 1)")
@@ -111,9 +111,10 @@ function M.count_compiles(core)
     end
   end
   wrap(core, "compile")
-  wrap(core.graph_methods, "_recompile")
-  wrap(core.graph_methods, "_replace")
-  wrap(core.runtime_methods, "_compile")
+  wrap(core.graph_hooks, "recompile")
+  wrap(core.graph_hooks, "replace")
+  require("framegraph.runtime")  -- it moves the runtime's compile into core.runtime_hooks
+  wrap(core.runtime_hooks, "compile")
   function counter.restore()
     for _, w in ipairs(wrapped) do w[1][w[2]] = w[3] end
   end

@@ -10,7 +10,8 @@
  *    cyclic lifetime, and every non-missing use of an instance is a touch of
  *    the physical resource it names (no instance touches memory outside the
  *    plan);
- *  - memory: each heap's packing passes fg_check_packing and its makespan is
+ *  - memory: each heap's packing passes fg_check_packing (and the
+ *    brute-force reference, pack_ref.h) and its makespan is
  *    at least its LOAD;
  * and the same again after a set_resolution and a set_dimension. */
 #include <stdint.h>
@@ -20,6 +21,7 @@
 #include "fg_graph.h"
 #include "fg_pack.h"
 #include "fuzz_reader.h"
+#include "pack_ref.h"
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_graph: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
 
@@ -88,6 +90,8 @@ static void check_plan(fg_graph *g, uint64_t granularity) {
     char msg[256];
     if (n != hp->resource_count) FAIL("heap %u: %zu resources, says %u", h, n, hp->resource_count);
     if (!fg_check_packing(items, n, off, &d, msg, sizeof msg)) FAIL("heap %u: %s", h, msg);
+    const char *why;
+    if (!ref_check_packing(items, n, off, &d, &why)) FAIL("heap %u: the reference checker refuses it (%s)", h, why);
     if (hp->bytes < hp->load) FAIL("heap %u: %llu bytes below LOAD %llu", h, (unsigned long long)hp->bytes,
                                    (unsigned long long)hp->load);
     free(items); free(off);

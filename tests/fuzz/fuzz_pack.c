@@ -3,7 +3,9 @@
  * at random or a size nudged, which pack_tile's guesses must survive.
  * Each result must pass fg_check_packing, stay free of overflow (no offset +
  * size past 2^64, makespan covering every item) and never be below LOAD; a
- * rejected instance must come with a message. Built as a libFuzzer target
+ * rejected instance must come with a message. The checker itself is held to
+ * the brute-force reference (pack_ref.h) on the result and on the result
+ * with one item moved onto another's bytes or page. Built as a libFuzzer target
  * with clang (-DFG_FUZZ=ON) and as a replay/random driver for ctest. */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +13,7 @@
 #include <string.h>
 #include "fg_pack.h"
 #include "fuzz_reader.h"
+#include "pack_ref.h"
 #include "../../bench/gen_guillotine.h"
 
 #define FAIL(...) do { fprintf(stderr, "fuzz_pack: " __VA_ARGS__); fputc('\n', stderr); abort(); } while (0)
@@ -65,6 +68,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   char msg[256];
   if (!fg_check_packing(items, n, off, &desc, msg, sizeof msg)) FAIL("%s: invalid packing: %s", solver, msg);
+  const char *why;
+  if (!ref_check_packing(items, n, off, &desc, &why)) FAIL("%s: the reference checker refuses it (%s)", solver, why);
+  /* Oracle against oracle: move one item next to (or onto) another and
+   * compare the two checkers' verdicts; a sweep mistake shows as a split. */
+  for (int k = 0; k < 4 && n > 1; k++) {
+    size_t a = fz_u8(&rd) % n, b = fz_u8(&rd) % n;
+    uint64_t keep = off[a], al = items[a].align ? items[a].align : 1;
+    int64_t shift = (int64_t)(fz_u8(&rd) % 64) - 32;
+    uint64_t to = off[b] + (uint64_t)shift * (desc.granularity ? 64 : 1);
+    if (shift < 0 && (uint64_t)(-shift) * (desc.granularity ? 64 : 1) > off[b]) to = 0;
+    off[a] = to / al * al;
+    int got = fg_check_packing(items, n, off, &desc, msg, sizeof msg);
+    int ref = ref_check_packing(items, n, off, &desc, &why);
+    if (got != ref) FAIL("item %zu moved to %llu: fg_check_packing says %d (%s), the reference %d (%s)", a,
+                         (unsigned long long)off[a], got, got ? "" : msg, ref, why);
+    off[a] = keep;
+  }
   for (size_t i = 0; i < n; i++) {
     uint64_t end;
     if (__builtin_add_overflow(off[i], items[i].size, &end)) FAIL("%s: item %zu's offset + size overflows", solver, i);

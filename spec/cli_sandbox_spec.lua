@@ -1,0 +1,128 @@
+-- `framegraph check` and `report` on files that are not the user's own: a
+-- hostile pipeline file neither runs commands, writes files, loads native
+-- code nor hangs; each refusal names the file and line; --trust opts out.
+-- The instruction limit is a count of Lua instructions, so these tests do
+-- not depend on the machine's speed (the timeout below is a guard for a
+-- true hang only, far above any run).
+local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+local dir = os.tmpname()
+os.remove(dir)
+assert(os.execute("mkdir -p " .. sh_quote(dir)))
+
+local function write(name, text)
+  local f = assert(io.open(dir .. "/" .. name, "wb"))
+  f:write(text)
+  f:close()
+  return dir .. "/" .. name
+end
+local function exists(path)
+  local f = io.open(path, "rb")
+  if f then f:close() return true end
+  return false
+end
+
+-- runs bin/framegraph ARGS; returns exit status and stdout..stderr
+local limit = ""  -- FRAMEGRAPH_INSTRUCTION_LIMIT=N for the next runs
+local function run(...)
+  local args = {}
+  for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
+  local p = io.popen(limit .. "timeout 300 bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return code, out
+end
+
+local GOOD = 'return { outputs = { "o" }, nodes = { { name = "a", create = { o = { buffer = 64 } } } } }\n'
+
+describe("framegraph check runs pipeline files in a sandbox", function()
+  teardown(function() os.execute("rm -rf " .. sh_quote(dir)) end)
+
+  local cases = {
+    { "os.execute", 'os.execute("touch ' .. dir .. '/PWNED")\n' .. GOOD, "os.execute is not available", ":1:" },
+    { "io.popen", 'io.popen("touch ' .. dir .. '/PWNED")\n' .. GOOD, "io.popen is not available", ":1:" },
+    { "writing a file", 'io.open("' .. dir .. '/PWNED", "w")\n' .. GOOD, "io.open is not available", ":1:" },
+    { "reading /dev/zero", 'io.open("/dev/zero"):read("a")\n' .. GOOD, "io.open is not available", ":1:" },
+    { "a __gc that runs after the check", 'setmetatable({}, { __gc = function() while true do end end })\n' .. GOOD,
+      "__gc is not allowed", ":1:" },
+    { "os.remove", 'os.remove("' .. dir .. '/keep")\n' .. GOOD, "os.remove is not available", ":1:" },
+    { "package.loadlib", 'package.loadlib("libc.so.6", "system")\n' .. GOOD, "package.loadlib is not available", ":1:" },
+    { "a C module through require", 'require("lfs")\n' .. GOOD, "only 'framegraph' and Lua files beside", ":1:" },
+    { "a module path through require", 'require("../x")\n' .. GOOD, "only 'framegraph' and Lua files beside", ":1:" },
+    { "load", 'load("os.execute(\'touch ' .. dir .. '/PWNED\')")()\n' .. GOOD, "nil", ":1:" },
+    { "the device through fg", 'require("framegraph").vulkan{}\n' .. GOOD, "fg.vulkan: not available while", ":1:" },
+    { "the shared string metatable", 'getmetatable("").__index = function() while true do end end\n' .. GOOD,
+      "attempt to index a nil value", ":1:" },
+    { "fg.core", 'require("framegraph").core.compile({})\n' .. GOOD, "field 'core'", ":1:" },
+  }
+  for _, c in ipairs(cases) do
+    it("refuses " .. c[1] .. " with the file's line", function()
+      write("keep", "x")
+      local path = write("hostile.lua", c[2])
+      local code, out = run("check", path)
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find(path .. c[4], 1, true), out)
+      assert.truthy(out:find(c[3], 1, true), out)
+      assert.is_false(exists(dir .. "/PWNED"), "the command ran")
+      assert.is_true(exists(dir .. "/keep"), "the file was removed")
+    end)
+  end
+
+  it("ends an endless loop at the default limit", function()
+    local path = write("loop.lua", "while true do end")
+    local code, out = run("check", path)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find(path .. ": stopped after 200 million Lua instructions", 1, true), out)
+  end)
+
+  it("ends an endless loop with a message naming the file, even one that catches errors", function()
+    limit = "FRAMEGRAPH_INSTRUCTION_LIMIT=20 "
+    finally(function() limit = "" end)
+    for _, text in ipairs({ "while true do end", "while true do pcall(function() while true do end end) end",
+                            "while true do xpcall(function() while true do end end, function() end) end",
+                            "return setmetatable({}, { __pairs = function() while true do end end })" }) do
+      local path = write("loop.lua", text)
+      local code, out = run("check", path)
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find(path .. ": stopped after 20 million Lua instructions", 1, true), out)
+      assert.truthy(out:find("--trust", 1, true), out)
+      code, out = run("report", path, "-o", dir .. "/r.html", "--no-graphviz")
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find("stopped after", 1, true), out)
+    end
+  end)
+
+  it("lets a pipeline require Lua files beside it and framegraph", function()
+    write("helper.lua", 'local fg = require("framegraph")\nreturn { size = #fg.vocab.usages > 0 and 4096 or 0 }\n')
+    local path = write("withhelper.lua", 'local h = require("helper")\n'
+                                         .. 'return { outputs = { "o" }, nodes = { { name = "a", create = { o = { buffer = h.size } } } } }\n')
+    local code, out = run("check", path)
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("ok: " .. path .. ", 1 node, 4.0 KiB", 1, true), out)
+  end)
+
+  it("checks the examples, which read debug.getinfo and package.path", function()
+    local code, out = run("check", "examples/vr.lua", "examples/taa.lua")
+    assert.are.equal(0, code, out)
+  end)
+
+  it("says a file without an `if dev` guard ran without a device, at the file's line", function()
+    local path = write("noguard.lua", 'local dev = ...\nlocal fg = require("framegraph")\n'
+                                      .. 'local sh = fg.shader(dev, "ex_blur.comp.spv")\n' .. GOOD)
+    for _, trust in ipairs({ false, true }) do
+      local code, out
+      if trust then code, out = run("check", "--trust", path) else code, out = run("check", path) end
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find(path .. ":3: fg.shader: no device", 1, true), out)
+      assert.truthy(out:find("if dev then", 1, true), out)
+      assert.falsy(out:find("vulkan.lua", 1, true), out)
+    end
+  end)
+
+  it("--trust runs the file with the full library", function()
+    local path = write("trusted.lua", 'local f = assert(io.open("' .. dir .. '/TRUSTED", "w"))\nf:close()\n' .. GOOD)
+    local code, out = run("check", "--trust", path)
+    assert.are.equal(0, code, out)
+    assert.is_true(exists(dir .. "/TRUSTED"))
+  end)
+end)
