@@ -41,12 +41,14 @@ typedef struct fg_pack_desc {
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
   double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = none: the
-                            deterministic work_budget instead (below). The baselines always run, whatever the
-                            budget (best is never worse than any of them; one stops early only
-                            once it cannot beat the incumbent), then, without a hint, one
-                            first-fit replay of the best one's order (unless a dive's
-                            packing beat them all); other starts and the search only
-                            within the budget */
+                            deterministic work_budget instead (below). Up to 4096 items the
+                            baselines always run, whatever the budget (best is never worse
+                            than any of them; one stops early only once it cannot beat the
+                            incumbent), then, without a hint, one first-fit replay of the
+                            best one's order (unless a dive's packing beat them all); above,
+                            only the sweep (an O(n log n) allocator along the timeline)
+                            does, and the baselines and the replay run within the budget;
+                            other starts and the search only within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
   uint64_t work_budget;  /* best, without time_budget_ms: the budget as work (placements,
                             neighbours visited, search nodes), counted in nanoseconds of
