@@ -20,6 +20,7 @@
 #include "pack_bound.h"
 #include "pack_greedy.h"
 #include "pack_search.h"
+#include "pack_sweep.h"
 #include "pack_tune.h"
 #include <stdlib.h>
 #include <string.h>
@@ -60,8 +61,9 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
   memset(dc, 0, sizeof *dc);
   dc->bound = load;
   dc->bound_partial = in->cyclic;
-  /* 2 first (any packing is needed, also for "no"): cheap, O(n log n + pairs met) */
-  if (pk_bysize(in, off) < 0) return -1;
+  /* 2 first (any packing is needed, also for "no"): cheap, O(n log n + pairs
+   * met); above LARGE_N items the pairs met are quadratic, the sweep is not */
+  if ((n > LARGE_N ? pk_sweep(in, off) : pk_bysize(in, off)) < 0) return -1;
   uint64_t m = pk_makespan(in, off);
   if (load > cap) { dc->proved = 1; return best_fill(in, desc, load, off, m); } /* 1: LOAD */
   if (m <= cap) { dc->fits = dc->proved = 1; return 0; }
