@@ -108,7 +108,7 @@ describe("options", function()
   it("rejects unknown options, naming the ones each entry point takes", function()
     assert.are.equal("opts: unknown field 'seed' (expected one of profile, device, dimensions, resolutions, solver, time_budget_ms, schedule, capacity)",
                      compile_err(p, { seed = 1 }))
-    assert.are.equal("opts: unknown field 'profile' (expected one of period, solver, granularity, time_budget_ms, node_budget, seed, capacity)",
+    assert.are.equal("opts: unknown field 'profile' (expected one of period, solver, granularity, time_budget_ms, node_budget, work_budget, seed, capacity)",
                      pack_err({ profile = "nvidia" }))
     assert.are.same({}, schema.problems(p, { seed = 1, poison = true, upload_bytes = 4096 }, "runtime"))
   end)

@@ -40,14 +40,27 @@ typedef struct fg_pack_desc {
   const char *solver;    /* NULL or "best" (default), "thesis", "scanline", "bysize",
                             "buckets", "pool", "none" */
   uint64_t granularity;  /* 0 or 1 = no page separation between kinds */
-  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = default (0.5 ms,
-                            0.05 ms with offset_hint). The baselines always run, whatever the
-                            budget (best is never worse than any of them; one stops early only
-                            once it cannot beat the incumbent), then, without a hint, one
-                            first-fit replay of the best one's order (unless a dive's
-                            packing beat them all); other starts and the search only
-                            within the budget */
+  double time_budget_ms; /* best: wall-clock budget of the whole call; 0 = none: the
+                            deterministic work_budget instead (below). Up to 4096 items the
+                            baselines always run, whatever the budget (best is never worse
+                            than any of them; one stops early only once it cannot beat the
+                            incumbent), then, without a hint, one first-fit replay of the
+                            best one's order (unless a dive's packing beat them all); above,
+                            only the sweep (an O(n log n) allocator along the timeline)
+                            does, and the baselines and the replay run within the budget;
+                            other starts and the search only within the budget */
   uint64_t node_budget;  /* best: local-search iteration budget; 0 = default (2e6) */
+  uint64_t work_budget;  /* best, without time_budget_ms: the budget as work (placements,
+                            neighbours visited, search nodes), counted in nanoseconds of
+                            the machine it was calibrated on; 0 = default (500000 =
+                            0.5 ms, 50000 with offset_hint). The default mode: the same
+                            items give the same offsets on any machine under any load.
+                            time_budget_ms > 0 asks for the wall clock instead (real-time
+                            re-plans, benches); time_budget_ms >= 1e12 (math.huge
+                            included) means no wall-clock limit: work-bounded, at
+                            work_budget or else 1000 x the default (about 0.5 s). A
+                            budget above the default never packs worse than it: best
+                            runs the default first and keeps the better packing */
   uint64_t seed;         /* best: randomised restarts; 0 = fixed default */
   const uint64_t *offset_hint; /* best, optional: n offsets of an earlier packing of the same
                             items (sizes may have changed, e.g. a resolution change). Replayed
@@ -67,7 +80,9 @@ typedef struct fg_pack_desc {
                             capacity answers no at once; else a packing within it is searched
                             for, first by best's steps (1/16 of the budget), then by the exact
                             decision search at this capacity (pack_decide.c). time_budget_ms 0
-                            means 1000 ms here, and the call ends as soon as it is settled. The
+                            means a work budget worth 1000 ms here (work_budget, if given, is
+                            it; deterministic like the default), and the call ends as soon as
+                            it is settled. The
                             other solvers pack as usual and only compare */
 } fg_pack_desc;
 

@@ -191,19 +191,37 @@ static void fix_pointers(fg_graph *g) {
   }
 }
 
-/* instance edges: node edge u->v; instances agree on shared dimensions */
+/* instance edges: node edge u->v; instances agree on shared dimensions.
+ * v's matching instances are enumerated directly (its dimensions outside
+ * the shared ones run as an odometer, last fastest, so their flat positions
+ * ascend as a scan of every pair would list them): the cost is the edges
+ * made, not |u| x |v| (one node multiplexed 65536 times fed by another). */
 static int expand_edges(fg_graph *g) {
+  uint32_t D = g->dims.n;
   for (uint32_t e = 0; e < g->node_edges.n / 2; e++) {
     const node *a = &g->nodes.a[g->node_edges.a[2 * e]], *b = &g->nodes.a[g->node_edges.a[2 * e + 1]];
-    uint32_t shared = a->mode & b->mode;
+    if (!a->inst_count || !b->inst_count) continue;
+    uint32_t shared = a->mode & b->mode, free = b->mode & ~shared;
+    uint32_t stride[FG_GRAPH_MAX_DIMS], st = 1;
+    for (int d = (int)D - 1; d >= 0; d--) {
+      stride[d] = st;
+      if (b->mode >> d & 1) st *= g->dims.a[d].count;
+    }
     for (uint32_t i = 0; i < a->inst_count; i++) {
       const uint32_t *ia = g->inst.a[a->inst_first + i].index;
-      for (uint32_t j = 0; j < b->inst_count; j++) {
-        const uint32_t *ib = g->inst.a[b->inst_first + j].index;
-        int ok = 1;
-        for (uint32_t d = 0; d < g->dims.n && ok; d++) if ((shared >> d & 1) && ia[d] != ib[d]) ok = 0;
-        if (!ok) continue;
+      uint32_t base = 0, dig[FG_GRAPH_MAX_DIMS] = {0};
+      for (uint32_t d = 0; d < D; d++) if (shared >> d & 1) base += ia[d] * stride[d];
+      for (;;) {
+        uint32_t j = base;
+        for (uint32_t d = 0; d < D; d++) if (free >> d & 1) j += dig[d] * stride[d];
         if (VPUSH(&g->h, g->edges, a->inst_first + i) || VPUSH(&g->h, g->edges, b->inst_first + j)) return -1;
+        int d = (int)D - 1;
+        for (; d >= 0; d--) {
+          if (!(free >> d & 1)) continue;
+          if (++dig[d] < g->dims.a[d].count) break;
+          dig[d] = 0;
+        }
+        if (d < 0) break;
       }
     }
   }

@@ -153,12 +153,17 @@ static void ready_add(sched *S, uint32_t *n, uint32_t s, int tie, uint32_t stamp
 }
 
 /* TIE_INDEX: of the ready instances with the least delta, the first slot
- * with the last one's multiplex index, else the first slot */
+ * with the last one's multiplex index, else the first slot. Only the first
+ * TIE_SCAN of them are looked at: one node multiplexed 65536 times readies
+ * thousands with one delta, and popping and pushing them all back at every
+ * pick made the schedule quadratic (16384 instances: 11 s); a frame graph's
+ * ties are a few instances, which the cap leaves as they were. */
+#define TIE_SCAN 64
 static uint32_t pick_same_index(sched *S, uint32_t *n, uint32_t last) {
   hent first = hpop(S, n);
   uint32_t ng = 0, pick = NONE;
   if (last == NONE || same_index(S->g, first.s, last)) pick = first.s;
-  while (pick == NONE && *n) {
+  while (pick == NONE && *n && ng < TIE_SCAN) {
     hent e = S->hp[0];
     if (!hcurrent(S, &e)) { hdrop(S, n); continue; }
     if (e.key != first.key) break;
@@ -196,15 +201,20 @@ uint32_t sched_list(sched *S, int tie) {
     for (uint32_t q = S->ts[v]; q < S->ts[v + 1]; q++) {
       uint32_t r = S->tr[q];
       if (S->th[q]) S->remh[r]--;
-      else { S->started[r] = 1; S->rem[r]--; }
+      else { S->started[r] = S->started[r] ? 1 : 2; S->rem[r]--; } /* 2: started by v */
     }
     uint32_t nd = 0, *touched = S->ready;  /* scratch: the ready users of what v touched, once each */
     for (uint32_t q = S->ts[v]; q < S->ts[v + 1] && tie != MAJOR; q++) {
       uint32_t r = S->tr[q];
-      if (!S->size[r]) continue;
+      /* r's share of a delta changes only as it starts or its last (history)
+       * reader comes up: else its users need no visit (one resource modified
+       * by 65536 instances made every pick visit them all) */
+      int changed = S->th[q] ? S->remh[r] == 1 : S->started[r] == 2 || S->rem[r] == 1;
+      if (!S->size[r] || !changed) continue;
       for (uint32_t k = S->rs[r]; k < S->rs[r + 1]; k++)
         if (S->inready[S->ri[k]] == 1) { S->inready[S->ri[k]] = 2; touched[nd++] = S->ri[k]; }
     }
+    for (uint32_t q = S->ts[v]; q < S->ts[v + 1]; q++) if (S->started[S->tr[q]] == 2) S->started[S->tr[q]] = 1;
     for (uint32_t k = 0; k < nd; k++) {  /* their deltas may have changed */
       uint32_t u = touched[k];
       int64_t d = delta(S, u);

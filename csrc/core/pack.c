@@ -6,6 +6,8 @@
 #include "pack_decide.h"
 #include "pack_greedy.h"
 #include "pack_inst.h"
+#include "pack_tune.h"
+#include <stdlib.h>
 #include <string.h>
 
 /* One signature for every strategy: best reads the desc's budgets and LOAD
@@ -87,10 +89,71 @@ static int check_total(const fg_pack_item *items, size_t n, uint64_t granularity
   return 0;
 }
 
+/* time_budget_ms at or above this (math.huge too) is no wall-clock limit */
+#define HUGE_MS 1e12
+#define HUGE_WORK (1000 * (uint64_t)(DEFAULT_BUDGET_MS * 1e6))
+
+static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
+                     fg_pack_result *res, char *err, size_t errlen);
+
+/* The clock of the call (pk_clk): the wall clock only under an explicit,
+ * finite time_budget_ms; else work, so that the default packing depends on
+ * the items alone. A budget above the default runs the default first and
+ * keeps the better packing: more budget is never worse. */
 int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
             fg_pack_result *res, char *err, size_t errlen) {
   fg_pack_desc d0 = {0};
   if (!desc) desc = &d0;
+  double ms = desc->time_budget_ms;
+  if (!(ms >= 0)) {
+    fg_errf(err, errlen, "time_budget_ms must be >= 0 (got %g): 0 for the deterministic default, "
+            "a positive number of milliseconds for a wall-clock budget", ms);
+    return -1;
+  }
+  const char *name = desc->solver ? desc->solver : solvers[0].name;
+  const pk_solver *solver = find_solver(name);
+  fg_pack_desc d = *desc;
+  pk_clock clk = {0, ms > 0 && ms < HUGE_MS}, *prev = pk_clk;
+  if (ms >= HUGE_MS) {
+    d.time_budget_ms = 0;
+    if (!d.work_budget) d.work_budget = HUGE_WORK;
+  }
+  double def_ns = (d.offset_hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS) * 1e6;
+  /* (not in capacity mode: a decision has its own budget and answer) */
+  int bigger = solver && solver->fn == pk_best && n && !d.capacity &&
+               (clk.wall ? ms * 1e6 > def_ns : (double)d.work_budget > def_ns);
+  uint64_t *first = bigger ? malloc(sizeof(uint64_t) * n) : NULL;
+  fg_pack_result r0;
+  if (first) {
+    fg_pack_desc dd = d;
+    dd.time_budget_ms = 0;
+    dd.work_budget = 0;
+    pk_clock c0 = {0, 0};
+    pk_clk = &c0;
+    int rc0 = pack_call(items, n, &dd, first, &r0, err, errlen);
+    pk_clk = prev;
+    if (rc0) { free(first); return rc0; }
+  }
+  pk_clk = &clk;
+  fg_pack_result rr;
+  int rc = pack_call(items, n, &d, offsets, &rr, err, errlen);
+  pk_clk = prev;
+  if (!rc && first && r0.makespan < rr.makespan) {
+    memcpy(offsets, first, sizeof(uint64_t) * n);
+    uint64_t bound = rr.bound > r0.bound ? rr.bound : r0.bound;
+    int partial = rr.bound > r0.bound ? rr.bound_partial : r0.bound_partial;
+    rr = r0;
+    rr.bound = bound;
+    rr.optimal = r0.optimal || r0.makespan <= bound;
+    rr.bound_partial = rr.optimal ? 0 : partial;
+  }
+  if (!rc && res) *res = rr;
+  free(first);
+  return rc;
+}
+
+static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
+                     fg_pack_result *res, char *err, size_t errlen) {
   const char *name = desc->solver ? desc->solver : solvers[0].name;
   const pk_solver *solver = find_solver(name);
   if (!solver) {

@@ -5,8 +5,11 @@
  * pairwise-meeting items, which can exceed LOAD: pack_bound.c), which
  * proves it optimal; the time and node budgets end it too. The budget
  * covers the whole call, but until a bound is reached every baseline runs
- * regardless of it (best must never lose to them). Tuned constants, with a
- * line of why each: pack_tune.h.
+ * regardless of it (best must never lose to them) up to LARGE_N items;
+ * above, only the sweep (pack_sweep.c, O(n log n)) does, and the baselines
+ * give up past the budget. The budget is work unless the caller gave a
+ * time (pk_now, pack_inst.h): the same items, the same packing anywhere.
+ * Tuned constants, with a line of why each: pack_tune.h.
  *
  * Placement (pack_place.c): items already placed are kept sorted by offset;
  * first fit walks them upward, skipping those whose lifetimes do not meet
@@ -15,7 +18,8 @@
  * at the first gap that fits.
  *
  *   0.  best_warm       a re-plan: the hint's packing replayed      pack_best_start.c
- *   1.  best_quick      a quick first fit, long arcs first          pack_best_start.c
+ *   1.  best_quick      the sweep (from 512 items); a quick first   pack_best_start.c
+ *                       fit, long arcs first
  *   1b. best_dives      canonical dives: the incumbent              pack_dive.c
  *   1c. best_bound      the exact clique bound                      pack_best_start.c
  *   2.  best_baselines  every baseline, never worse than any        pack_best_start.c
@@ -64,9 +68,11 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->ref_lb = desc->hint_bound;
   pk_inst *in = &r->in;
   double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : r->hint ? DEFAULT_HINT_BUDGET_MS : DEFAULT_BUDGET_MS;
-  uint64_t budget_ns = (uint64_t)(bms * 1e6);
+  /* under the work clock (pk_now) the default budget is the same number
+   * of work units, about nanoseconds where it was calibrated */
+  uint64_t budget_ns = desc->time_budget_ms > 0 || !desc->work_budget ? (uint64_t)(bms * 1e6) : desc->work_budget;
   r->nodes = desc->node_budget ? desc->node_budget : DEFAULT_NODES;
-  uint64_t t_start = fg_now_ns();
+  uint64_t t_start = pk_now();
   r->deadline = t_start + budget_ns;
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;

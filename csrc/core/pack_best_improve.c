@@ -35,7 +35,8 @@ typedef struct bb {
 static void bb_rec(bb *s, size_t depth, uint64_t cur, uint64_t mk, int64_t last) {
   const pk_inst *in = s->in;
   if (s->aborted) return;
-  if (++s->nodes > s->max_nodes || fg_now_ns() > s->deadline) { /* nodes cost O(n^2): check each */
+  pk_charge(4 * (uint64_t)s->n); /* the work clock: a node's scans (its placements charge too) */
+  if (++s->nodes > s->max_nodes || pk_now() > s->deadline) { /* nodes cost O(n^2): check each */
     s->aborted = 1;
     return;
   }
@@ -273,7 +274,7 @@ int best_ruin(best_run *r) {
   z.top = (size_t *)r->tmp;
   z.cost = (double)z.M + (double)z.over / (4.0 * (double)(m ? m : 1));
   for (size_t k = 0; k < LAHC_LEN; k++) z.hist[k] = z.cost;
-  uint64_t now = fg_now_ns(), rr_deadline = now, deadline = r->deadline;
+  uint64_t now = pk_now(), rr_deadline = now, deadline = r->deadline;
   /* pack_search: this loop keeps 1 / RUIN_LINE_DIV on lines (none under
    * LINE_RUIN_MIN_NS; lines include cycles that are lines above a
    * whole-cycle stack, is_line): the decision search solves perfect-fit
@@ -301,8 +302,9 @@ int best_ruin(best_run *r) {
   uint64_t patience = RUIN_PATIENCE + RUIN_PATIENCE_PER_ITEM * (uint64_t)m;
   while (m > 1 && !z.at_bound && z.iter < r->nodes && z.iter - z.last_gain < patience &&
          (!line || z.iter - z.last_gain < (z.last_gain > RUIN_LINE_STALL ? z.last_gain : RUIN_LINE_STALL))) {
-    if (fg_now_ns() > rr_deadline) break; /* a step costs microseconds, a reading tens of ns */
+    if (pk_now() > rr_deadline) break; /* a step costs microseconds, a reading tens of ns */
     z.iter++;
+    pk_charge(8 * m); /* the work clock: a step's passes over the list (its placements charge too) */
     if (ruin_step(r, &z)) break;
   }
   free(z.ruined);
@@ -317,7 +319,7 @@ int best_ruin(best_run *r) {
  * that is left (up to EXACT_MAX_N items after the exact search). */
 int best_search(best_run *r, int *optimal) {
   size_t n = r->n;
-  uint64_t now = fg_now_ns(), deadline = r->deadline;
+  uint64_t now = pk_now(), deadline = r->deadline;
   if (now >= deadline || deadline - now < search_min_ns(n)) return BEST_ON;
   int sp_proved = 0;
   memcpy(r->tmp, r->out, sizeof(uint64_t) * n);
@@ -349,7 +351,7 @@ int best_exact(best_run *r, int *optimal, int half) {
   int improved = 0;
   /* above ~64 items one node costs O(n^2) and the tree is hopeless in a
    * few milliseconds: the search is kept for instances it can finish */
-  uint64_t now = fg_now_ns(), dl = half && now < r->deadline ? now + (r->deadline - now) / EXACT_SHARE_DIV : r->deadline;
+  uint64_t now = pk_now(), dl = half && now < r->deadline ? now + (r->deadline - now) / EXACT_SHARE_DIV : r->deadline;
   int ex = inc > r->lb && n <= EXACT_MAX_N ? exact(in, inc, r->tmp, &improved, r->nodes, dl) : 0;
   if (ex < 0) return -1;
   if (improved && pk_makespan(r->in0, r->tmp) < pk_makespan(r->in0, r->out))

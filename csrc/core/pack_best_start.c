@@ -2,6 +2,7 @@
  * bounds, a re-plan's warm start, the quick fit, the baselines and the
  * starts built from them, a flat load's tiling, and the line a free cut
  * makes of a cycle; the first-fit replay they share. */
+#include "pack_sweep.h"
 #include "pack_best_int.h"
 #include "pack_bound.h"
 #include "pack_greedy.h"
@@ -161,6 +162,20 @@ int best_bound(best_run *r) {
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
 int best_quick(best_run *r) {
+  /* from SMALL_BITS_N items on, first the sweep (O(n log n)): above LARGE_N
+   * the one start that always runs, below it the incumbent the baselines
+   * stop at */
+  if (!r->hint && r->n > SMALL_BITS_N) {
+    int sr = pk_sweep(&r->in, r->tmp);
+    if (sr < 0) return -1;
+    uint64_t mk = pk_makespan(r->in0, r->tmp);
+    if (mk < r->realBest) {
+      r->realBest = mk;
+      memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+    }
+    if (r->realBest <= r->reallb) return BEST_PROVED;
+    if (r->n > LARGE_N) return BEST_ON;
+  }
   if (r->hint || !(r->n > SMALL_BITS_N || r->lb > r->eload) || (r->m > EXACT_MAX_N && dives_fit(r))) return BEST_ON;
   pk_inst *in = &r->in;
   bs *b = &r->b;
@@ -178,8 +193,11 @@ int best_quick(best_run *r) {
   memcpy(b->ord, bord, sizeof(size_t) * m);
   for (size_t k = 0; k < m; k++) b->pos[b->ord[k]] = (uint32_t)k;
   ff_from(b, 0);
-  r->realBest = pk_makespan(r->in0, b->off);
-  memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
+  uint64_t mk = pk_makespan(r->in0, b->off);
+  if (mk < r->realBest) {
+    r->realBest = mk;
+    memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
+  }
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
 
@@ -201,7 +219,7 @@ int best_baselines(best_run *r) {
     const pk_inst *src = in;
     pk_baseline_fn fn;
     if (f < nbase) fn = base[f];
-    else if (fg_now_ns() > r->deadline) continue; /* extra starts only in budget */
+    else if (pk_now() > r->deadline) continue; /* extra starts only in budget */
     else {
       if (!r->have_rev && pk_reverse(in, &r->rev)) continue; /* made only for them */
       r->have_rev = 1;
@@ -209,7 +227,8 @@ int best_baselines(best_run *r) {
       fn = f == nbase ? pk_thesis : pk_scanline;
     }
     in->cut = r->realBest == UINT64_MAX ? 0 : r->realBest;
-    if (r->have_rev) r->rev.cut = in->cut;
+    in->stop = r->n > LARGE_N ? r->deadline : 0;
+    if (r->have_rev) { r->rev.cut = in->cut; r->rev.stop = in->stop; }
     int fr = fn(src, r->tmp);
     if (fr < 0) return -1;
     if (fr) continue;
@@ -225,12 +244,12 @@ int best_baselines(best_run *r) {
     }
     if (r->realBest <= r->reallb) return BEST_PROVED;
   }
-  in->cut = 0;
+  in->cut = in->stop = 0;
   /* the start below: the best baseline, unless the hint's replay or the
    * quick fit beat them all */
   if (baseBest > r->realBest) memcpy(baseoff, r->out, sizeof(uint64_t) * n);
   /* past the deadline only the replay of the best baseline below runs */
-  if (!r->ti && !r->bits && fg_now_ns() < r->deadline) { /* the time index already confines the tests */
+  if (!r->ti && !r->bits && pk_now() < r->deadline) { /* the time index already confines the tests */
     r->bits = best_get_bits(in, &in->cwords, &r->bits_own);
     in->cbits = r->bits;
   }
@@ -253,7 +272,7 @@ int best_starts(best_run *r) {
     /* the best baseline's order replayed by first fit always runs (it
      * never places an item higher, so it only improves on the baseline),
      * unless the hint's replay stands in for it */
-    if ((o >= 0 || r->have_hint) && fg_now_ns() > r->deadline) break;
+    if ((o >= 0 || r->have_hint || r->n > LARGE_N) && pk_now() > r->deadline) break;
     /* above EXACT_MAX_N items, of the classic orders only size x length
      * wins often enough to pay for its pass (about a fifth of the time;
      * the others a few percent): ruin and recreate gets theirs */
@@ -295,7 +314,7 @@ int best_starts(best_run *r) {
     r->bestM = r->hintM;
     memcpy(r->boff, r->soff, sizeof(uint64_t) * n);
   }
-  if (fg_now_ns() >= r->deadline) { /* no time left to improve it (a re-plan, usually) */
+  if (pk_now() >= r->deadline) { /* no time left to improve it (a re-plan, usually) */
     if (r->bestM != UINT64_MAX && pk_makespan(r->in0, r->boff) < r->realBest)
       memcpy(r->out, r->boff, sizeof(uint64_t) * n);
     return BEST_PROVED;
@@ -319,7 +338,7 @@ int flat_load(best_run *r) {
  * else its packing (near LOAD: blocks are exact rectangles) is the
  * incumbent to beat. */
 int best_tile(best_run *r) {
-  uint64_t now = fg_now_ns(), mk;
+  uint64_t now = pk_now(), mk;
   if (now >= r->deadline || !flat_load(r)) return BEST_ON;
   if (pk_tile(&r->in, r->reallb, now + (r->deadline - now) / TILE_SHARE_DEN * TILE_SHARE_NUM, r->tmp, &mk)) return -1;
   if (mk >= r->realBest) return BEST_ON;

@@ -359,11 +359,12 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   }
   pk_sort_kv(kv, nq);
   for (size_t k = 0; k < nq && UINT64_MAX - kv[k].k > best; k++) {
-    if (deadline_ns && (k & 15) == 15 && fg_now_ns() > deadline_ns) { /* what was found still holds */
+    if (deadline_ns && (k & 15) == 15 && pk_now() > deadline_ns) { /* what was found still holds */
       *exact = 0;
       break;
     }
     uint32_t q = (uint32_t)kv[k].k2;
+    pk_charge(16 + (uint64_t)K * (n / 8 + 1)); /* the work clock: about a cq_at's share */
     if (mk && cq_bound(&c, q, UINT64_MAX - kv[k].k, c.xm[kv[k].i], aw, best) <= best) continue;
     /* the members' real bytes come with each improvement: they are rare
      * (about 1 per call), while a pass for them at the end costs a cq_at */

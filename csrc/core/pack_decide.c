@@ -20,6 +20,7 @@
 #include "pack_bound.h"
 #include "pack_greedy.h"
 #include "pack_search.h"
+#include "pack_sweep.h"
 #include "pack_tune.h"
 #include <stdlib.h>
 #include <string.h>
@@ -52,13 +53,17 @@ static int best_fill(const pk_inst *in, const fg_pack_desc *desc, uint64_t load,
 int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, pk_decision *dc) {
   size_t n = in->n;
   uint64_t cap = desc->capacity;
-  double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms : DECIDE_DEFAULT_BUDGET_MS;
-  uint64_t t0 = fg_now_ns(), deadline = t0 + (uint64_t)(bms * 1e6);
+  /* pk_now: work unless the caller gave a time (fg_pack), so a decision
+   * is the same on any machine; work_budget counts as nanoseconds there */
+  double bms = desc->time_budget_ms > 0 ? desc->time_budget_ms
+             : desc->work_budget ? (double)desc->work_budget / 1e6 : DECIDE_DEFAULT_BUDGET_MS;
+  uint64_t t0 = pk_now(), deadline = t0 + (uint64_t)(bms * 1e6);
   memset(dc, 0, sizeof *dc);
   dc->bound = load;
   dc->bound_partial = in->cyclic;
-  /* 2 first (any packing is needed, also for "no"): cheap, O(n log n + pairs met) */
-  if (pk_bysize(in, off) < 0) return -1;
+  /* 2 first (any packing is needed, also for "no"): cheap, O(n log n + pairs
+   * met); above LARGE_N items the pairs met are quadratic, the sweep is not */
+  if ((n > LARGE_N ? pk_sweep(in, off) : pk_bysize(in, off)) < 0) return -1;
   uint64_t m = pk_makespan(in, off);
   if (load > cap) { dc->proved = 1; return best_fill(in, desc, load, off, m); } /* 1: LOAD */
   if (m <= cap) { dc->fits = dc->proved = 1; return 0; }
@@ -81,7 +86,8 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
   fg_pack_desc d2 = *desc;
   d2.capacity = 0;
   d2.solver = NULL;
-  d2.time_budget_ms = bms / DECIDE_BEST_DIV;
+  d2.time_budget_ms = desc->time_budget_ms > 0 ? bms / DECIDE_BEST_DIV : 0;
+  d2.work_budget = desc->time_budget_ms > 0 ? 0 : (uint64_t)(bms * 1e6 / DECIDE_BEST_DIV);
   pk_outcome oc = {0, load, in->cyclic, 0};
   if (pk_best(in, &d2, load, tmp, &oc)) { rc = -1; goto out; }
   m = keep_lower(in, off, m, tmp);
@@ -93,7 +99,7 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
     goto out;
   }
   /* 4: the exact decision at cap (its lists take 8 n^2 bytes: not above PS_MAX_N) */
-  uint64_t now = fg_now_ns();
+  uint64_t now = pk_now();
   if (n > PS_MAX_N || now >= deadline) goto out;
   int have_part = 0;
   int r = pk_search_decide_at(in, cap, deadline, tmp, part, &have_part);

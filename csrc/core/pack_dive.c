@@ -189,11 +189,11 @@ static double dive_draw(double span, uint64_t d, double mid, uint64_t *rng) {
  * (Enlisted with history, n = 150-200, dev: about 0.0005 x bound); below,
  * it is cheap and one more start (test_best_unchanged's instances: mean
  * 1.005084 with it, 1.005188 without) */
-int dives_fit(best_run *r) { return dives_deadline(r, fg_now_ns()) != 0; }
+int dives_fit(best_run *r) { return dives_deadline(r, pk_now()) != 0; }
 int best_dives(best_run *r, int first) {
   const pk_inst *in = &r->in;
   size_t n = r->n, m = r->m;
-  uint64_t now = fg_now_ns(), deadline = first ? dives_deadline(r, now) : dives_rest_deadline(r, now), cost = dive_cost(r);
+  uint64_t now = pk_now(), deadline = first ? dives_deadline(r, now) : dives_rest_deadline(r, now), cost = dive_cost(r);
   if (!deadline || r->realBest <= r->reallb) return BEST_ON;
   r->dv_on = 1;
   /* the bit-driven dive where there are bits and offsets stay below 2^47
@@ -228,7 +228,8 @@ int best_dives(best_run *r, int first) {
   double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0, ospan = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN : 0;
   double mid = in->cyclic ? DIVE_FIRST_MID : 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
-    if (d && fg_now_ns() + cost > deadline) break;
+    if (d && pk_now() + cost > deadline) break;
+    pk_charge(cost); /* the work clock: a dive costs what dives_deadline says */
     /* the first dive at the middle of each span, without noise */
     double beta = 1 + dive_draw(bspan, d, mid, &r->b.rng), gamma = dive_draw(gspan, d, mid, &r->b.rng);
     double delta = dive_draw(dspan, d, mid, &r->b.rng), omega = dive_draw(ospan, d, mid, &r->b.rng);

@@ -191,6 +191,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
         if (!pk_contains(in, y, t)) blk_add(&A, (blk){off[y], in->size[y], yuntil[y]});
     uint64_t sz = in->size[i], al = in->align[i];
     size_t pick = (size_t)-1;
+    pk_charge(8 + 2 * (uint64_t)A.n); /* the work clock: the scans of the free blocks */
     for (int attempt = 0; attempt < 2 && pick == (size_t)-1; attempt++) {
       if (attempt == 1) { /* lines 23-27: a new block on top of the heap */
         uint64_t o = pk_align_up(H, al);
@@ -281,6 +282,7 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     }
     size_t pick = (size_t)-1;
     uint64_t bestsz = UINT64_MAX, bestoff = 0;
+    pk_charge(8 + 2 * (uint64_t)F.n); /* the work clock: the scans of the free blocks */
     for (size_t b = 0; b < F.n; b++) {
       blk *a = &F.b[b];
       if (a->size < sz) continue;
@@ -355,6 +357,8 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
     size_t i = ord[k];
     uint32_t g = in->items[i].group;
     size_t chosen = (size_t)-1;
+    pk_charge(8 + (uint64_t)(nslots - gfirst)); /* the work clock */
+    if (in->stop && !(k & 63) && pk_now() > in->stop) { rc = 1; goto out; }
     if (!k || in->items[ord[k - 1]].group != g) gfirst = nslots;
     if (g) {
       for (size_t sl = gfirst; sl < nslots && chosen == (size_t)-1; sl++) {

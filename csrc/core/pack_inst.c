@@ -338,3 +338,11 @@ out:
   free(P); free(at); free(et); free(st); free(en);
   return bits;
 }
+
+_Thread_local pk_clock *pk_clk;
+/* Charges are about the nanoseconds of each piece of work; read back times
+ * WORK_SCALE, which calibrates the whole to the wall time the default budget
+ * took (Enlisted, n = 100-200, 300 instances each, side by side with the
+ * wall-clock packer: median 0.51-0.55 ms; charged 1:1, 0.85-1.27 ms) */
+#define WORK_SCALE 2
+uint64_t pk_now(void) { return !pk_clk || pk_clk->wall ? fg_now_ns() : pk_clk->work * WORK_SCALE; }

@@ -33,6 +33,9 @@ typedef struct pk_inst {
                             incomplete) once the real makespan of what they have
                             placed reaches cut; it only grows, so such a run
                             cannot beat the caller's incumbent. 0 = run in full */
+  uint64_t stop;         /* optional, for the baselines: give up the same way once
+                            pk_now() passes it (best on large instances, where
+                            they are quadratic). 0 = never */
 } pk_inst;
 
 /* Is point t inside item i's interval? Distance from the start, modulo K,
@@ -85,9 +88,20 @@ typedef struct pk_outcome {
   int replayed;  /* best kept the hint's replay (fg_pack_result.replayed) */
 } pk_outcome;
 
+/* The packers' clock (pk_now), one per fg_pack call and thread: wall-clock
+ * ns under an explicit time budget; else virtual ns, the work charged so far
+ * (pk_charge: placements, neighbours visited, search nodes) times
+ * PK_WORK_NS, so that the budget counts work and the same input gives the
+ * same packing on any machine under any load. Outside fg_pack (tests that
+ * call a packer directly) there is none: pk_now reads the wall clock. */
+typedef struct pk_clock { uint64_t work; int wall; } pk_clock;
+extern _Thread_local pk_clock *pk_clk;
+static inline void pk_charge(uint64_t units) { if (pk_clk) pk_clk->work += units; }
+uint64_t pk_now(void);
+
 /* Has item i, just placed, brought the real makespan to in->cut? */
 static inline int pk_cut(const pk_inst *in, const uint64_t *off, size_t i) {
-  return in->cut && off[i] + in->items[i].size >= in->cut;
+  return (in->cut && off[i] + in->items[i].size >= in->cut) || (in->stop && pk_now() > in->stop);
 }
 
 /* max(offset + real size): rounding for granularity is not memory */

@@ -338,8 +338,24 @@ static uint64_t walk_bits(const pk_plist *pl, const uint64_t *row, uint64_t cur,
   return cur;
 }
 
+static uint64_t place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
+                      uint64_t limit, int bestfit);
+/* The work clock's charge (pk_charge): about a nanosecond per item a scan
+ * may look at, a word per 64 on conflict bits (what each path costs on the
+ * reference machine) */
 uint64_t pk_place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
                   uint64_t limit, int bestfit) {
+  const pk_tix *x = pl->tix;
+  uint64_t w = 16;
+  if (x && x->nbk[i] <= x->wide) w += (uint64_t)x->nbk[i] * 4 + x->ccnt[x->in->s[i] / x->B];
+  else if (in->cbits && pl->placed && pl->n > 2 * pl->words) w += pl->words * 2 + pl->n / 8;
+  else w += pl->n;
+  pk_charge(w);
+  return place(in, pl, off, i, lo0, limit, bestfit);
+}
+
+static uint64_t place(const pk_inst *in, const pk_plist *pl, const uint64_t *off, size_t i, uint64_t lo0,
+                      uint64_t limit, int bestfit) {
   uint64_t cur = lo0, size = in->size[i], align = in->align[i], best = UINT64_MAX, bestgap = UINT64_MAX;
   pk_tix *x = pl->tix;
   if (x && x->nbk[i] <= x->wide) {

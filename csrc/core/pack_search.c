@@ -140,7 +140,7 @@ static int check(const ps *S, uint32_t lo, uint32_t hi, uint64_t o) {
  * the costly nodes after it */
 static int out_of_time(ps *S) {
   if (--S->tick) return 0;
-  uint64_t t = fg_now_ns(), dt = t - S->last_clock;
+  uint64_t t = pk_now(), dt = t - S->last_clock;
   S->last_clock = t;
   if (dt > PS_CLOCK_SLOW_NS) S->every = 1;
   else if (dt < PS_CLOCK_FAST_NS && S->every < PS_CLOCK_EVERY_MAX) S->every *= 2;
@@ -278,6 +278,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     return R_ABORT;
   }
   S->nodes++;
+  pk_charge(240 + 48 * (uint64_t)nl); /* the work clock: a node's sort and scans of its list */
   if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   pk_kv *kv = S->kv;
   uint32_t *ord = S->lbuf + depth * S->n;
@@ -358,6 +359,7 @@ static int rec(ps *S, uint32_t lo, uint32_t hi, const uint32_t *list, size_t nl,
     /* children that die at once cost a placement each and no node: with
      * wrapping arcs that is a scan of every section, so they read the
      * clock too */
+    pk_charge(80 + S->K);
     if (S->deadline && out_of_time(S)) return R_TIMEOUT;
   }
   return R_NOTFOUND;

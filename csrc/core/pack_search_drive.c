@@ -58,7 +58,7 @@ int pk_search_decide_at(const pk_inst *in, uint64_t cap, uint64_t deadline, uint
  * with slack below (fg_pack's capacity mode, see pk_search_decide_at) */
 static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *out, uint64_t *partial,
                   int *have_partial, uint64_t *budget, uint64_t *setup_ns, int resume_only) {
-  uint64_t t_in = setup_ns ? fg_now_ns() : 0;
+  uint64_t t_in = setup_ns ? pk_now() : 0;
   if (setup_ns) *setup_ns = 0;
   if (have_partial) *have_partial = 0;
   size_t n = in->n;
@@ -68,7 +68,8 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   memset(&S, 0, sizeof S);
   S.in = in; S.n = n; S.K = K; S.cap = cap; S.deadline = deadline;
   S.every = S.tick = PS_CLOCK_EVERY0;
-  S.last_clock = fg_now_ns();
+  pk_charge((uint64_t)n * n); /* the work clock: the quadratic set-up below (~1 ns a pair) */
+  S.last_clock = pk_now();
   int cyc = in->cyclic, rc = -1;
   uint64_t *area = NULL, *tot = NULL, *width = NULL;
   rk *rks = NULL;
@@ -96,7 +97,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   S.pcap = 2 * n + 4; /* frames along a path: one per placement, one per finished piece */
   paths = malloc(sizeof(uint32_t) * 3 * S.pcap);
   if (!paths) goto out;
-  if (setup_ns) *setup_ns = fg_now_ns() - t_in;
+  if (setup_ns) *setup_ns = pk_now() - t_in;
   /* Where the capacity leaves slack nothing is tight and inference is weak:
    * one long dive per preorder thrashes in the subtree of an early wrong
    * choice (guillotine n = 200 at 1.06 x OPT: dives reach 197 of 200 items
@@ -211,7 +212,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   if (pad > lb / PS_TOL_DIV) pad = lb / PS_TOL_DIV; /* no further than the bisection's own tolerance */
   int first = 1;
   while (lo < M) {
-    uint64_t now = fg_now_ns();
+    uint64_t now = pk_now();
     /* an attempt's set-up cannot be cut short and is quadratic (about a
      * nanosecond per pair on dev, twice that on slower cores): not worth
      * starting without PS_SETUP_MARGIN x the longest one seen so far left */
@@ -286,7 +287,7 @@ int fg_pack_search(const fg_pack_item *items, size_t n, const fg_pack_desc *desc
     fg_errf(err, errlen, "out of memory");
     return -1;
   }
-  int rc = pk_search_decide(&in, capacity, budget_ms > 0 ? fg_now_ns() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
+  int rc = pk_search_decide(&in, capacity, budget_ms > 0 ? pk_now() + (uint64_t)(budget_ms * 1e6) : 0, offsets);
   if (rc < 0) fg_errf(err, errlen, "out of memory");
   pk_free(&in);
   return rc;

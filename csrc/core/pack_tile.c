@@ -145,7 +145,8 @@ static int stack_sets(tl *T, const uint32_t *ids, uint32_t k) {
       for (uint32_t q = 0; q < w; q++) acc |= g[q] |= fi[q] & T->tmp[q];
     }
     ne[m] = acc != 0;
-    if (!(m & 63) && fg_now_ns() >= T->deadline) return -1; /* k = 12: ~1 ms in all */
+    pk_charge(8 + (uint64_t)k * w); /* the work clock */
+    if (!(m & 63) && pk_now() >= T->deadline) return -1; /* k = 12: ~1 ms in all */
   }
   return 0;
 }
@@ -208,7 +209,8 @@ static long big_stack(tl *T, const uint32_t *ids, uint32_t k) {
   pk_sort_kv(kv, k);
   for (uint32_t q = 0; q < k; q++) srt[q] = (uint32_t)kv[q].i;
   uint64_t rng = 0x7113ull + k;
-  for (int deal = 0; deal < TL_DEALS && fg_now_ns() < T->deadline; deal++) {
+  for (int deal = 0; deal < TL_DEALS && pk_now() < T->deadline; deal++) {
+    pk_charge(16 + 8 * (uint64_t)k * c); /* the work clock */
     size_t nn0 = T->nn, nk0 = T->nk;
     uint32_t ok = 1;
     for (uint32_t g = 0; g < c && ok; g++) {
@@ -258,7 +260,8 @@ static int col_seen(coldfs *R, uint64_t m, int add) {
 static int col_rec(coldfs *R, uint64_t used, uint32_t depth, uint64_t o) {
   tl *T = R->T;
   if (depth == R->k) return 1;
-  if (++R->nodes > TL_COL_NODES || ((R->nodes & 255) == 0 && fg_now_ns() >= T->deadline)) return 0;
+  pk_charge(8 + 4 * (uint64_t)R->k); /* the work clock */
+  if (++R->nodes > TL_COL_NODES || ((R->nodes & 255) == 0 && pk_now() >= T->deadline)) return 0;
   if (col_seen(R, used, 0)) return 0;
   for (uint32_t q = 0; q < R->k; q++) {
     uint32_t i = R->ord[q];
@@ -465,7 +468,8 @@ static int rule3(tl *T) {
     int root = T->cyc ? whole(T, x0) : T->kv[q].k == rootspan;
     uint64_t sum = 0;
     for (size_t i = q; i < q1; i++) sum += T->h[T->kv[i].i];
-    if (fg_now_ns() >= T->deadline) return 0;
+    pk_charge(16 + 16 * (uint64_t)k); /* the work clock */
+    if (pk_now() >= T->deadline) return 0;
     if (k >= 2 && (!root || sum == T->load)) {
       int tried = 0;
       for (size_t f = 0; f < T->nfail && !tried; f++)
@@ -731,7 +735,8 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
     if (in->size[i] > load || !fit(&T, f, in->size[i])) goto out; /* no tiling at load */
     T.act[T.na++] = (uint32_t)id;
   }
-  while (T.na > 1 && fg_now_ns() < deadline_ns) {
+  while (T.na > 1 && pk_now() < deadline_ns) {
+    pk_charge(16 + 16 * (uint64_t)T.na); /* the work clock */
     if (rule1(&T)) continue;
     if (rule2(&T)) continue;
     int r3 = rule3(&T);
@@ -756,9 +761,10 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
    * one congruence, down to blocks of one; then all, one level: stacks
    * into their blocks, joins into their two parts) and the search tries
    * again, until only items are left or the time is up */
-  uint64_t now = fg_now_ns(), half = now < deadline_ns ? now + (deadline_ns - now) / 2 : now;
-  for (int level = 0; fg_now_ns() < half; level++) {
+  uint64_t now = pk_now(), half = now < deadline_ns ? now + (deadline_ns - now) / 2 : now;
+  for (int level = 0; pk_now() < half; level++) {
     size_t m = T.na;
+    pk_charge(64 + 16 * (uint64_t)m); /* the work clock */
     if (blocks_inst(&T, T.act, m, bi, phase, &bin)) { rc = -1; goto done; }
     int sr = pk_search_decide(&bin, load, half, boff);
     pk_free(&bin);

@@ -15,6 +15,11 @@
 #define DEFAULT_HINT_BUDGET_MS 0.05
 /* node budget when desc gives none: ends a run without a time limit */
 #define DEFAULT_NODES 2000000
+/* Above this many items only the sweep (pack_sweep.c, O(n log n)) always
+ * runs; the baselines (quadratic: 100,000 items took 36 s), the first-fit
+ * replay and everything after them only within the budget, so best is
+ * never worse than a baseline that finished in it */
+#define LARGE_N 4096
 /* a re-plan's replay is kept within this of its source's makespan / bound (searching on gains 0.002 %) */
 #define REPLAN_SLACK 0.005
 

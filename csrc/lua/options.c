@@ -50,7 +50,7 @@ static const char *fail(lua_State *L, int idx, const char *key, const char *expe
   return m;
 }
 
-/* period, granularity, node_budget, seed: an integer >= 0 (3.0 counts). */
+/* period, granularity, node_budget, work_budget, seed: an integer >= 0 (3.0 counts). */
 static const char *opt_count(lua_State *L, int idx, const char *key) {
   int isint = 0;
   lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
@@ -186,6 +186,7 @@ static const struct option {
   {"time_budget_ms", opt_time, C | R | P | K},
   {"schedule", opt_schedule, C | R},
   {"node_budget", opt_count, P | K},
+  {"work_budget", opt_count, P | K},
   {"seed", opt_count, R | P | K},
   {"poison", NULL, R},
   {"upload_bytes", NULL, R},

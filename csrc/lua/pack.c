@@ -85,6 +85,7 @@ static void read_opts(lua_State *L, int arg, fg_pack_desc *d, unsigned entry) {
   d->period = opt_u64(L, arg, "period");
   d->granularity = opt_u64(L, arg, "granularity");
   d->node_budget = opt_u64(L, arg, "node_budget");
+  d->work_budget = opt_u64(L, arg, "work_budget");
   d->seed = opt_u64(L, arg, "seed");
   d->capacity = opt_u64(L, arg, "capacity");
   lua_getfield(L, arg, "time_budget_ms");

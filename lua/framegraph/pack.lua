@@ -8,9 +8,12 @@
 --     items: {{start=, stop=, size=, align=, kind=, group=}, ...}
 --     opts:  period (> 0: cyclic timeline), solver (one of fg.vocab.solvers:
 --            "best"|"thesis"|"scanline"|"bysize"|"buckets"|"pool"|"none"),
---            granularity, time_budget_ms, node_budget, seed, capacity; each
---            checked by the rule fg.compile and fg.runtime use too (docs/api.md
---            "Options")
+--            granularity, time_budget_ms, node_budget, work_budget, seed,
+--            capacity; each checked by the rule fg.compile and fg.runtime use
+--            too (docs/api.md "Options"). Without time_budget_ms the budget is
+--            work (work_budget, default 500000, about 0.5 ms): the same items,
+--            the same offsets on any machine; time_budget_ms > 0 is wall clock;
+--            math.huge: no wall-clock limit, bounded by 1000 x the default work
 --     capacity (bytes > 0): a decision, "does it fit, and where?". fits: a
 --     packing within capacity; fits = false, proved = true: none can fit (a
 --     lower bound is above it, or the exact search ran out); fits = false,

@@ -1,0 +1,12 @@
+/* Private to the packers: sweep (pack_sweep.c), an allocator run along the
+ * timeline in O(n log n): the start that every size affords. Below it:
+ * pack_inst, pack_sort. */
+#ifndef FG_PACK_SWEEP_H
+#define FG_PACK_SWEEP_H
+#include "pack_inst.h"
+
+/* Writes offsets (effective sizes) for every item; 0, 1 when stopped at
+ * in->cut, -1 on OOM. */
+int pk_sweep(const pk_inst *in, uint64_t *off);
+
+#endif

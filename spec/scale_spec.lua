@@ -1,0 +1,65 @@
+-- Budgets at any size (issue 27): what is measured in bench/scale.lua is
+-- asserted here as behaviour only (no timing): one node multiplexed to the
+-- documented maximum compiles with either schedule into the right graph,
+-- and a large random instance packs validly.
+local fg = require("framegraph")
+
+local N = 65536
+local function pipeline()
+  return {
+    name = "mux", dimensions = { i = N }, outputs = { "out" },
+    nodes = {
+      { name = "clear", create = { out = { format = "rgba8_unorm", size = { 16, 16 }, usage = "transfer_dst" } } },
+      { name = "a", multiplex = { "i" }, history = { acc = "sampled" },
+        create = { t = { format = "rgba8_unorm", size = { 64, 64 } },
+                   acc = { format = "rgba8_unorm", size = { 8, 8 }, history = "clear" } } },
+      { name = "b", multiplex = { "i" }, read = { "t", "acc" }, modify = { out = "storage" } },
+    } }
+end
+
+describe("one node multiplexed 65536 times", function()
+  for _, schedule in ipairs({ "memory", "declared" }) do
+    it("compiles with schedule = " .. schedule, function()
+      local g = assert(fg.compile(pipeline(), { schedule = schedule }))
+      -- (not g:instances(): its binding reads each instance's node info,
+      -- O(instances of the node) each)
+      assert.are.equal(2 * N + 1, g:stats().instances)
+      assert.are.equal(2 * N + 1, #g:order())
+      -- clear -> every b, and a[i] -> b[i] only
+      local edges = g:edges()
+      assert.are.equal(2 * N, #edges)
+      local paired, from_clear, wrong = 0, 0, nil
+      for _, e in ipairs(edges) do -- (plain checks: an assert each would take seconds)
+        local ia, ib = e[1]:match("^a%[i=(%d+)%]$"), e[2]:match("^b%[i=(%d+)%]$")
+        if ib and ia == ib then paired = paired + 1
+        elseif ib and e[1] == "clear" then from_clear = from_clear + 1
+        else wrong = wrong or (e[1] .. " -> " .. e[2]) end
+      end
+      assert.is_nil(wrong)
+      assert.are.equal(N, paired)
+      assert.are.equal(N, from_clear)
+      -- every instance's resources got a place
+      local st = g:stats()
+      assert.is_true(st.heap_bytes >= st.load_bytes and st.load_bytes > 0)
+      g:close()
+    end)
+  end
+end)
+
+describe("a large random instance", function()
+  it("packs validly and the same twice (30,000 items on a cycle)", function()
+    local seed = 12345
+    local function rnd(k) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % k end
+    local items = {}
+    for i = 1, 30000 do
+      local s = rnd(1000)
+      items[i] = { start = s, stop = rnd(9) == 0 and s or (s + 1 + rnd(500)) % 1000, size = 1 + rnd(5000),
+                   align = 1 << rnd(4), kind = rnd(2) }
+    end
+    local opts = { period = 1000, granularity = 1024 }
+    local a, b = fg.pack(items, opts), fg.pack(items, opts)
+    assert.is_true(fg.check_packing(items, a.offsets, opts)) -- (the checker takes seconds here)
+    assert.are.same(a.offsets, b.offsets)
+    assert.is_true(a.makespan >= a.load)
+  end)
+end)
