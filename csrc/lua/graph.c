@@ -213,12 +213,19 @@ static void push_att(lua_State *L, const fg_graph_instance *in, const fg_graph_a
 
 static int l_instances(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
-  uint32_t n = fg_graph_instance_count(g);
+  uint32_t n = fg_graph_instance_count(g), nodes = fg_graph_node_count(g);
+  /* each node's mode once: fg_graph_node_get walks the node's instances, so
+   * asking per instance was quadratic in one node's instance count */
+  uint32_t *modes = lua_newuserdatauv(L, sizeof(uint32_t) * (nodes ? nodes : 1), 0);
+  for (uint32_t k = 0; k < nodes; k++) {
+    fg_graph_node_info ni;
+    modes[k] = fg_graph_node_get(g, k, &ni) == 0 ? ni.mode : 0;
+  }
   lua_createtable(L, (int)n, 0);
   for (uint32_t s = 0; s < n; s++) {
     const fg_graph_instance *in = fg_graph_instance_get(g, s);
-    fg_graph_node_info ni;
-    fg_graph_node_get(g, in->node, &ni);
+    fg_graph_node_info ni = {0};
+    if (in->node < nodes) ni.mode = modes[in->node];
     lua_createtable(L, 0, 8);
     lua_pushstring(L, in->name); lua_setfield(L, -2, "name");
     lua_pushstring(L, in->node_name); lua_setfield(L, -2, "node");
