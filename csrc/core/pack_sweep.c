@@ -279,7 +279,14 @@ out:
   return rc;
 }
 
-int pk_sweep(const pk_inst *in, uint64_t *off) {
+int pk_sweep(const pk_inst *in, uint64_t *off) { return pk_sweep_cuts(in, off, 1); }
+
+/* More cuts: the one a quarter cycle on from the least loaded point too,
+ * the lower packing kept (the first on a tie). Random long-lived cycles,
+ * 30,000 items, 6 seeds: T = 100 better on all (0.986-0.999 x), T = 1000
+ * on four (0.983-1.008 x); half a cycle on, the most loaded point, the
+ * time-reversed instance or long crossing arcs lowest gained less. */
+int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   uint32_t K = in->K, t0 = 0;
   /* the cut: the least loaded point of a cycle (a line's first point) */
   if (in->cyclic) {
@@ -290,5 +297,12 @@ int pk_sweep(const pk_inst *in, uint64_t *off) {
       if (prof[t] < prof[t0]) t0 = t;
     free(prof);
   }
-  return sweep_run(in, t0, off);
+  int rc = sweep_run(in, t0, off);
+  if (rc || cuts < 2 || !in->cyclic || K < 4) return rc;
+  uint64_t *tmp = malloc(sizeof(uint64_t) * (in->n ? in->n : 1));
+  if (!tmp) return -1;
+  int r2 = sweep_run(in, (t0 + K / 4) % K, tmp);
+  if (r2 == 0 && pk_makespan(in, tmp) < pk_makespan(in, off)) memcpy(off, tmp, sizeof(uint64_t) * in->n);
+  free(tmp);
+  return r2 < 0 ? -1 : 0;
 }
