@@ -106,13 +106,18 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
     if (w->off[x] < off) { lo = x; x = w->O.r[x]; }
     else { hi = x; x = w->O.l[x]; }
   }
-  if (lo != NIL && w->until[lo] == until && w->off[lo] + w->size[lo] == off) {
-    off = w->off[lo]; size += w->size[lo];
-    blk_del(w, lo);
-  }
-  if (hi != NIL && w->until[hi] == until && off + size == w->off[hi]) {
-    size += w->size[hi];
-    blk_del(w, hi);
+  int mlo = lo != NIL && w->until[lo] == until && w->off[lo] + w->size[lo] == off;
+  int mhi = hi != NIL && w->until[hi] == until && off + size == w->off[hi];
+  /* a merge grows a neighbour in place: its place by offset stays (no
+   * other block lies between), only its place by size moves */
+  if (mlo || mhi) {
+    uint32_t k = mlo ? lo : hi;
+    terase(w, by_size(w, k), k);
+    if (mlo && mhi) { size += w->size[hi]; blk_del(w, hi); }
+    if (mlo) w->size[k] += size;
+    else { w->off[k] = off; w->size[k] += size; }
+    tinsert(w, by_size(w, k), k);
+    return k;
   }
   uint32_t k = blk_new(w, off, size, until);
   tinsert(w, by_size(w, k), k);
@@ -256,9 +261,16 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
     if (b != NIL) {
       uint64_t bo = w.off[b], bs = w.size[b], o = pk_align_up(bo, al);
       uint32_t u = w.until[b];
-      blk_del(&w, b);
-      if (o > bo) blk_add(&w, bo, o - bo, u);
-      if (bo + bs > o + sz) blk_add(&w, o + sz, bo + bs - o - sz, u);
+      if (o == bo && bs > sz) { /* the rest keeps b's place by offset */
+        trp *t = by_size(&w, b);
+        terase(&w, t, b);
+        w.off[b] = o + sz; w.size[b] = bs - sz;
+        tinsert(&w, t, b);
+      } else {
+        blk_del(&w, b);
+        if (o > bo) blk_add(&w, bo, o - bo, u);
+        if (bo + bs > o + sz) blk_add(&w, o + sz, bo + bs - o - sz, u);
+      }
       offv[i] = o;
       until[i] = u;
     } else {
