@@ -62,4 +62,26 @@ describe("a large random instance", function()
     assert.are.same(a.offsets, b.offsets)
     assert.is_true(a.makespan >= a.load)
   end)
+
+  -- above 4096 items best runs the sweep (from two cuts up to 50,000 items)
+  -- and little else under the default budget: long lifetimes on a short
+  -- cycle are its hardest case
+  for _, c in ipairs({ { 5000, 100 }, { 30000, 100 }, { 30000, 1000 } }) do
+    local n, T = c[1], c[2]
+    it(("packs a long-lived cycle validly, the same twice (%d items, T = %d)"):format(n, T), function()
+      local seed = 777
+      local function rnd(k) seed = (seed * 1103515245 + 12345) % 2147483648; return seed % k end
+      local items = {}
+      for i = 1, n do
+        local s = rnd(T)
+        items[i] = { start = s, stop = rnd(8) == 0 and s or (s + 1 + rnd(T // 2 + 1)) % T, size = 1 + rnd(5000),
+                     align = 1 << rnd(4) }
+      end
+      local opts = { period = T }
+      local a, b = fg.pack(items, opts), fg.pack(items, opts)
+      assert.is_true(fg.check_packing(items, a.offsets, opts))
+      assert.are.same(a.offsets, b.offsets)
+      assert.is_true(a.makespan >= a.load and a.makespan <= 1.07 * a.load)
+    end)
+  end
 end)

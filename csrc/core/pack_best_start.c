@@ -166,7 +166,7 @@ int best_quick(best_run *r) {
    * the one start that always runs, below it the incumbent the baselines
    * stop at */
   if (!r->hint && r->n > SMALL_BITS_N) {
-    int sr = pk_sweep_cuts(&r->in, r->tmp, r->n > LARGE_N && r->n <= SWEEP_TWO_CUTS_MAX_N ? 2 : 1);
+    int sr = pk_sweep_cuts(&r->in, r->tmp, r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1);
     if (sr < 0) return -1;
     uint64_t mk = pk_makespan(r->in0, r->tmp);
     if (mk < r->realBest) {

@@ -8,7 +8,7 @@
 /* Writes offsets (effective sizes) for every item; 0, 1 when stopped at
  * in->cut, -1 on OOM. */
 int pk_sweep(const pk_inst *in, uint64_t *off);
-/* The same from `cuts` cut points of a cycle (1 or 2), the lowest kept. */
+/* The same from `cuts` cut points of a cycle (1 to 8), the lowest kept. */
 int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts);
 
 #endif

@@ -20,8 +20,8 @@
  * replay and everything after them only within the budget, so best is
  * never worse than a baseline that finished in it */
 #define LARGE_N 4096
-/* above LARGE_N and up to this many items the sweep runs from two cuts of a cycle (about 1 % lower; a second run's time) */
-#define SWEEP_TWO_CUTS_MAX_N 50000
+/* above LARGE_N the sweep runs from this / n cuts of a cycle (at most 8), the lowest kept: 2 at 30,000 items (about 1 % lower), 1 from 50,000 */
+#define SWEEP_CUT_ITEMS 60000
 /* a re-plan's replay is kept within this of its source's makespan / bound (searching on gains 0.002 %) */
 #define REPLAN_SLACK 0.005
 
