@@ -43,13 +43,15 @@ static uint32_t prio(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
   return x;
 }
-static void pull(const sw *w, trp *t, uint32_t x) {
-  if (!t->mx) return;
+static void pull_mx(const sw *w, trp *t, uint32_t x) {
   uint32_t m = w->until[x];
   if (t->l[x] != NIL && t->mx[t->l[x]] > m) m = t->mx[t->l[x]];
   if (t->r[x] != NIL && t->mx[t->r[x]] > m) m = t->mx[t->r[x]];
   t->mx[x] = m;
 }
+/* only U's nodes carry mx (the call is the cost on the others) */
+#define pull(w, t, x) do { if ((t)->mx) pull_mx(w, t, x); } while (0)
+
 /* a < b in the treap's order */
 static int tless(const sw *w, const trp *t, uint32_t a, uint32_t b) {
   if (t->bysize && w->size[a] != w->size[b]) return w->size[a] < w->size[b];
