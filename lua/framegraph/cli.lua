@@ -5,6 +5,8 @@
 -- Both run the pipeline file in a sandbox (framegraph.sandbox: no process,
 -- no file writing, no native module, an instruction limit) unless --trust.
 -- main(args) returns the exit status: 0 clean, 1 problems, 2 usage errors.
+local source = require("framegraph.source")
+
 local M = {}
 
 local usage = [[
@@ -28,78 +30,7 @@ Exit status: 0 clean, 1 problems, 2 usage error.]]
 
 -- ---------------------------------------------------------------- lines
 
-local function read_lines(path)
-  local f = io.open(path, "rb")
-  if not f then return {} end
-  local text = f:read("a")
-  f:close()
-  local lines = {}
-  for line in (text .. "\n"):gmatch("([^\n]*)\n") do lines[#lines + 1] = line end
-  return lines
-end
-
 local function escape_pattern(s) return (s:gsub("[%^%$%(%)%%%.%[%]%*%+%-%?]", "%%%0")) end
-
--- Where things are declared in the source text. Lua's debug information
--- has no line for a table constructor, so a node is found by its
--- `name = "..."` field (usually on the line that opens the node table).
-local function source_map(path)
-  local lines = read_lines(path)
-  local map = { node = {}, lines = lines }
-  for i, line in ipairs(lines) do
-    for _, n in line:gmatch("name%s*=%s*([\"'])(.-)%1") do
-      if map.node[n] == nil then map.node[n] = i end
-    end
-    for n in line:gmatch("name%s*=%s*%[%[(.-)%]%]") do
-      if map.node[n] == nil then map.node[n] = i end
-    end
-  end
-  -- first line declaring `key =` (a pipeline field, an external, a resource)
-  function map.key(k, from)
-    local pat = "%f[%w_]" .. escape_pattern(k) .. "%s*=[^=]"
-    local qpat = "%[%s*[\"']" .. escape_pattern(k) .. "[\"']%s*%]%s*="
-    for i = from or 1, #lines do
-      local l = lines[i] .. " "
-      if l:find(pat) or l:find(qpat) then return i end
-    end
-    return nil
-  end
-  return map
-end
-
--- The line a compiler or schema message is about.
-local function line_for(map, msg)
-  local n = msg:match("^node '([^']+)'") or msg:match("^cycle: ([^%s%[]+)")
-  if n and map.node[n] then
-    local start = map.node[n]
-    -- "node 'a': create 't': ..." / "unknown field 'reed'": the field's own
-    -- line when it is written `t = ...` inside this node's lines
-    local what = msg:match("^node '[^']+': [^']-'([^']+)'")
-    if what then
-      local stop = #map.lines
-      for _, l in pairs(map.node) do if l > start and l <= stop then stop = l - 1 end end
-      local at = map.key(what, start)
-      if at and at <= stop then return at end
-    end
-    return start
-  end
-  local ext = msg:match("^external '([^']+)'")
-  if ext then
-    local at = map.key("external")
-    return (at and map.key(ext, at)) or at or 1
-  end
-  local field = msg:match("^([%a_]+)")
-  if field and field ~= "pipeline" and field ~= "node" and field ~= "cycle" then
-    local at = map.key(field)
-    if at then return at end
-  end
-  -- any quoted node name in the message
-  for word in msg:gmatch("'([^']+)'") do
-    if map.node[word] then return map.node[word] end
-  end
-  local idx = msg:match("^nodes%[(%d+)%]")
-  return (idx and map.key("nodes")) or map.key("nodes") or 1
-end
 
 -- ---------------------------------------------------------------- loading
 
@@ -205,10 +136,11 @@ end
 
 -- Broken nodes as problems, culled nodes as warnings.
 local function node_findings(path, graph)
-  local map = source_map(path)
+  local map = source.map(path)
   local problems, warnings = {}, {}
   for _, n in ipairs(graph:nodes()) do
-    local line = map.node[n.name] or 1
+    -- the line of what the reason names (a read written inside the node), else the node's
+    local line = source.line_for(map, ("node '%s': %s"):format(n.name, n.reason or "")) or map.node[n.name] or 1
     if n.state == "broken" then
       problems[#problems + 1] = string.format("%s:%d: node '%s' is broken: %s", path, line, n.name, n.reason)
     elseif n.state == "culled" then
@@ -304,5 +236,4 @@ function M.main(args, out, err)
   return 2
 end
 
-M.source_map, M.line_for = source_map, line_for
 return M
