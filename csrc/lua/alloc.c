@@ -119,14 +119,51 @@ static int a_alloc(lua_State *L) {
     lua_pushstring(L, err);
     return 2;
   }
-  fg_alloc_handle h;
-  uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;
   if (!lua_isnoneornil(L, 4)) {
+    fg_alloc_handle h;
+    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;
     lua_pushvalue(L, 4);
     set_user(L, id);
   }
   lua_pushinteger(L, (lua_Integer)off);
+  return 1;
+}
+
+/* a:allocate(size [, align [, user]]) -> handle, offset | nil, message: the
+ * handle path (no offset map); free it with a:free_handle(handle). */
+static int a_allocate(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  lua_Integer size = luaL_checkinteger(L, 2);
+  lua_Integer align = luaL_optinteger(L, 3, 1);
+  if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
+  if (align <= 0) return luaL_argerror(L, 3, "alignment must be a positive integer");
+  char err[256];
+  fg_alloc_kind k = fg_allocator_kind(a);
+  if (align & (align - 1)) {
+    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(k), (unsigned long long)align);
+    return luaL_argerror(L, 3, err);
+  }
+  if (k == FG_ALLOC_SLAB) { /* requests no slot can take are mistakes, as in alloc */
+    uint64_t probe = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
+    if (probe != FG_ALLOC_FAIL) fg_allocator_free(a, probe);
+    else if (strstr(err, "slot size")) return luaL_argerror(L, strstr(err, "exceeds") ? 2 : 3, err);
+  }
+  fg_alloc_handle h;
+  if (fg_allocator_alloc_h(a, (uint64_t)size, (uint64_t)align, 0, &h)) {
+    fg_alloc_stats st;
+    fg_allocator_stats(a, &st);
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: out of space for %I units (align %I): %I of %I used", fg_alloc_kind_name(k), size, align,
+                    (lua_Integer)st.used, (lua_Integer)st.capacity);
+    return 2;
+  }
+  uint64_t id = fg_alloc_handle_id(&h);
+  if (!lua_isnoneornil(L, 4)) {
+    lua_pushvalue(L, 4);
+    set_user(L, id);
+  }
   lua_pushinteger(L, (lua_Integer)id);
+  lua_pushinteger(L, (lua_Integer)h.offset);
   return 2;
 }
 
@@ -136,7 +173,8 @@ static int a_free(lua_State *L) {
   fg_alloc_handle h;
   int known = off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h);
   if (!known || fg_allocator_free(a, (uint64_t)off))
-    return luaL_error(L, "free: offset %I is not a live allocation of this %s allocator (freed twice, or never allocated)",
+    return luaL_error(L, "free: offset %I is not a live allocation of this %s allocator (freed twice, never "
+                      "allocated, or made by a:allocate: free that with a:free_handle)",
                       off, fg_alloc_kind_name(fg_allocator_kind(a)));
   lua_pushnil(L);
   set_user(L, fg_alloc_handle_id(&h));
@@ -165,11 +203,12 @@ static int a_free_handle(lua_State *L) {
 }
 
 static int a_user(lua_State *L) {
+  int set = lua_gettop(L) >= 3;
   fg_allocator *a = check_alloc(L);
   fg_alloc_handle h = check_handle(L, a, 2);
   lua_getiuservalue(L, 1, 1);
   lua_rawgeti(L, -1, (lua_Integer)fg_alloc_handle_id(&h));
-  if (lua_gettop(L) >= 3 && !lua_isnone(L, 3)) { /* a:user(h, value) sets */
+  if (set) { /* a:user(h, value) sets; returns the value before */
     lua_pushvalue(L, 3);
     lua_rawseti(L, -3, (lua_Integer)fg_alloc_handle_id(&h));
   }
@@ -298,7 +337,7 @@ static int a_tostring(lua_State *L) {
 
 static const luaL_Reg alloc_methods[] = {
   {"alloc", a_alloc}, {"free", a_free}, {"size", a_size}, {"stats", a_stats}, {"reset", a_reset},
-  {"validate", a_validate}, {"kind", a_kind}, {"close", a_close}, {"free_handle", a_free_handle},
+  {"validate", a_validate}, {"kind", a_kind}, {"close", a_close}, {"free_handle", a_free_handle}, {"allocate", a_allocate},
   {"user", a_user}, {"handle", a_handle}, {"json", a_json}, {"svg", a_svg}, {"defrag_plan", a_defrag_plan},
   {NULL, NULL}
 };
