@@ -178,6 +178,15 @@ static void test_alignment_rule(void) {
     CHECK(fg_allocator_alloc_h(a, 8, 3, 0, &h) == -1);
     CHECK(fg_allocator_alloc(a, 8, 4) != FG_ALLOC_FAIL); /* and a power of two is taken */
     CHECK(fg_allocator_count(a) == 1);
+    /* freeing a failed allocation's result is refused and harms nothing
+     * (FG_ALLOC_FAIL once matched the offset map's empty slots) */
+    CHECK(fg_allocator_free(a, FG_ALLOC_FAIL) == -1 && fg_allocator_size(a, FG_ALLOC_FAIL) == 0);
+    fg_alloc_handle none;
+    CHECK(!fg_allocator_handle_at(a, FG_ALLOC_FAIL, &none));
+    valid(a, "free of FG_ALLOC_FAIL");
+    fg_alloc_stats st;
+    fg_allocator_stats(a, &st);
+    CHECK(st.allocations == 1);
     fg_allocator_destroy(a);
   }
 }
