@@ -132,7 +132,7 @@ static int small_only(uint64_t size) { return size < 1024; }
  * search grows with the number of free blocks (free list) or does not (TLSF). */
 static void churn(const char *name, fg_alloc_kind kind, uint64_t block, uint64_t gran, int live, int steps) {
   if (!wanted(name)) return;
-  fg_alloc_desc d = { kind, 64ull << 30, block, NULL, gran };
+  fg_alloc_desc d = { kind, 64ull << 30, block, NULL, gran, 0 };
   fg_allocator *a = fg_allocator_create(&d, NULL, 0);
   if (!a) return;
   uint64_t *off = malloc(sizeof(uint64_t) * (size_t)live);
@@ -266,7 +266,7 @@ int main(int argc, char **argv) {
     }
   }
 
-  fg_alloc_desc ad = { FG_ALLOC_TLSF, 2ull << 30, 0, NULL, 0 };
+  fg_alloc_desc ad = { FG_ALLOC_TLSF, 2ull << 30, 0, NULL, 0, 0 };
   algo ta = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver dt = { "tlsf (algorithm, 2 GiB, granularity 1)", algo_alloc, algo_free, algo_frag, &ta, NULL };
   run_both(&dt, rounds, NULL);
@@ -277,31 +277,31 @@ int main(int argc, char **argv) {
   run_both(&dt2, rounds, NULL);
   fg_allocator_destroy(ta.a);
 
-  ad = (fg_alloc_desc){ FG_ALLOC_FREELIST, 2ull << 30, 0, NULL, 256 };
+  ad = (fg_alloc_desc){ FG_ALLOC_FREELIST, 2ull << 30, 0, NULL, 256, 0 };
   algo fa = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver df = { "freelist (best fit, granularity 256)", algo_alloc, algo_free, algo_frag, &fa, NULL };
   run_both(&df, rounds, NULL);
   fg_allocator_destroy(fa.a);
 
-  ad = (fg_alloc_desc){ FG_ALLOC_BUDDY, 2ull << 30, 256, NULL, 0 };
+  ad = (fg_alloc_desc){ FG_ALLOC_BUDDY, 2ull << 30, 256, NULL, 0, 0 };
   algo ba = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver db = { "buddy (algorithm, 2 GiB, 256 B min)", algo_alloc, algo_free, algo_frag, &ba, NULL };
   run_both(&db, rounds, NULL);
   fg_allocator_destroy(ba.a);
 
-  ad = (fg_alloc_desc){ FG_ALLOC_SLAB, 1u << 20, 2048, NULL, 0 };
+  ad = (fg_alloc_desc){ FG_ALLOC_SLAB, 1u << 20, 2048, NULL, 0, 0 };
   algo sa = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver ds = { "slab (algorithm, 2 KiB slots)", algo_alloc, algo_free, NULL, &sa, small_only };
   run_both(&ds, rounds, "only the sizes < 1 KiB");
   fg_allocator_destroy(sa.a);
 
-  ad = (fg_alloc_desc){ FG_ALLOC_LINEAR, 2ull << 30, 0, NULL, 0 };
+  ad = (fg_alloc_desc){ FG_ALLOC_LINEAR, 2ull << 30, 0, NULL, 0, 0 };
   algo la = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver dl = { "linear (algorithm)", algo_alloc, algo_free, NULL, &la, NULL };
   run_both(&dl, rounds, "space returns when all are freed");
   fg_allocator_destroy(la.a);
 
-  ad = (fg_alloc_desc){ FG_ALLOC_RING, 2ull << 30, 0, NULL, 0 };
+  ad = (fg_alloc_desc){ FG_ALLOC_RING, 2ull << 30, 0, NULL, 0, 0 };
   algo ra = { fg_allocator_create(&ad, NULL, 0), {0} };
   driver dr = { "ring (algorithm)", algo_alloc, algo_free, NULL, &ra, NULL };
   run_both(&dr, rounds, NULL);

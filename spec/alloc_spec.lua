@@ -131,7 +131,7 @@ describe("fg.allocator", function()
     assert.matches("slot size", err)
     ok, err = pcall(fg.allocator, "tlsf", 100, { blocks = 4 })
     assert.is_false(ok)
-    assert.matches("unknown option 'blocks' %(known: block, granularity%)", err)
+    assert.matches("unknown option 'blocks' %(known: block, granularity, max_allocations%)", err)
   end)
 
   it("rounds to the granularity so GPU alignments need no padding", function()

@@ -23,7 +23,7 @@ static uint64_t granularity; /* TLSF granularity for make() */
 
 static fg_allocator *make(fg_alloc_kind kind, uint64_t cap, uint64_t block) {
   char err[256] = "";
-  fg_alloc_desc d = { kind, cap, block, NULL, kind == FG_ALLOC_TLSF ? granularity : 0 };
+  fg_alloc_desc d = { kind, cap, block, NULL, kind == FG_ALLOC_TLSF ? granularity : 0, 0 };
   fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
   CHECKM(a != NULL, "create %s: %s", fg_alloc_kind_name(kind), err);
   return a;
@@ -61,7 +61,6 @@ static void random_model(fg_alloc_kind kind, uint64_t cap, uint64_t block, uint6
       uint64_t align = 1;
       if (kind == FG_ALLOC_SLAB) { size = rnd_range(1, block); align = 1ull << rnd_range(0, 4); }
       else if (rnd() % 3 == 0) align = 1ull << rnd_range(0, 8);
-      else if (kind == FG_ALLOC_TLSF && rnd() % 5 == 0) align = rnd_range(1, 100); /* non-power-of-two */
       uint64_t off = fg_allocator_alloc(a, size, align);
       if (off == FG_ALLOC_FAIL) { fails++; continue; }
       oks++;
@@ -127,8 +126,9 @@ static void test_tlsf_directed(void) {
   CHECK(fg_allocator_free(a, 0) == 0);
   CHECK(fg_allocator_free(a, 0) == -1);
   CHECK(fg_allocator_free(a, 12345) == -1);
-  uint64_t x = fg_allocator_alloc(a, 10, 1), y = fg_allocator_alloc(a, 10, 256), z = fg_allocator_alloc(a, 3, 7);
-  CHECK(x == 0 && y == 256 && z != FG_ALLOC_FAIL && z % 7 == 0);
+  CHECK(fg_allocator_alloc(a, 3, 7) == FG_ALLOC_FAIL); /* one rule for every kind: powers of two */
+  uint64_t x = fg_allocator_alloc(a, 10, 1), y = fg_allocator_alloc(a, 10, 256), z = fg_allocator_alloc(a, 3, 8);
+  CHECK(x == 0 && y == 256 && z != FG_ALLOC_FAIL && z % 8 == 0);
   fg_alloc_stats st;
   fg_allocator_stats(a, &st);
   CHECK(st.used == 23 && st.allocations == 3);
@@ -183,13 +183,13 @@ static void test_buddy_directed(void) {
   validate(a, "npot");
   fg_allocator_destroy(a);
   char err[256] = "";
-  fg_alloc_desc d = { FG_ALLOC_BUDDY, 1ull << 40, 1, NULL, 0 };
+  fg_alloc_desc d = { FG_ALLOC_BUDDY, 1ull << 40, 1, NULL, 0, 0 };
   CHECK(fg_allocator_create(&d, err, sizeof err) == NULL && strstr(err, "opts.block"));
 }
 
 static void test_slab_linear_ring(void) {
   char err[256] = "";
-  fg_alloc_desc d = { FG_ALLOC_SLAB, 1000, 0, NULL, 0 };
+  fg_alloc_desc d = { FG_ALLOC_SLAB, 1000, 0, NULL, 0, 0 };
   CHECK(fg_allocator_create(&d, err, sizeof err) == NULL && strstr(err, "opts.block"));
   fg_allocator *a = make(FG_ALLOC_SLAB, 1000, 64);
   if (!a) return;
@@ -325,13 +325,18 @@ static void test_kind_table(void) {
   CHECK(!strcmp(fg_alloc_kind_name(FG_ALLOC_KIND_COUNT), "?"));
   static const struct { fg_alloc_kind kind; uint64_t block, size, align; const char *msg; } bad[] = {
     {FG_ALLOC_TLSF, 0, 0, 1, "tlsf: size must be > 0"},
-    {FG_ALLOC_BUDDY, 16, 32, 24, "buddy: alignment 24 is not a power of two"},
-    {FG_ALLOC_SLAB, 64, 32, 24, "slab: alignment 24 is not a power of two"},
+    {FG_ALLOC_BUDDY, 16, 32, 24, "buddy: align 24 is not a power of two (use 1, 2, 4, 8, ...)"},
+    {FG_ALLOC_SLAB, 64, 32, 24, "slab: align 24 is not a power of two (use 1, 2, 4, 8, ...)"},
     {FG_ALLOC_SLAB, 64, 65, 1, "slab: size 65 exceeds the slot size 64 (opts.block)"},
     {FG_ALLOC_SLAB, 64, 8, 128, "slab: alignment 128 does not divide the slot size 64"},
     {FG_ALLOC_LINEAR, 0, 2000, 1, "linear: out of space for 2000 bytes (align 1): 0 of 1024 used"},
-    {FG_ALLOC_RING, 0, 8, 3, NULL}, /* any alignment: it fits */
-    {FG_ALLOC_FREELIST, 0, 8, 24, NULL},
+    /* one alignment rule for every kind */
+    {FG_ALLOC_RING, 0, 8, 3, "ring: align 3 is not a power of two (use 1, 2, 4, 8, ...)"},
+    {FG_ALLOC_FREELIST, 0, 8, 24, "freelist: align 24 is not a power of two (use 1, 2, 4, 8, ...)"},
+    {FG_ALLOC_LINEAR, 0, 8, 3, "linear: align 3 is not a power of two (use 1, 2, 4, 8, ...)"},
+    {FG_ALLOC_TLSF, 0, 8, 3, "tlsf: align 3 is not a power of two (use 1, 2, 4, 8, ...)"},
+    {FG_ALLOC_RING, 0, 8, 4, NULL},
+    {FG_ALLOC_FREELIST, 0, 8, 16, NULL},
   };
   for (size_t q = 0; q < sizeof bad / sizeof *bad; q++) {
     fg_allocator *a = make(bad[q].kind, 1024, bad[q].block);

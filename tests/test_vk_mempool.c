@@ -205,6 +205,51 @@ static void test_threads(fg_vk_device *dev) {
   fg_vk_mempool_destroy(p);
 }
 
+/* User data, the JSON dump and a defragmentation plan applied to a model of
+ * the pool's blocks (one owner per 256-byte granule). */
+static void test_stats_defrag(fg_vk_device *dev) {
+  char err[256] = "";
+  fg_vk_mempool_desc pd = { .block_size = 4u << 20, .externally_synchronized = 1 };
+  fg_vk_mempool *p = fg_vk_mempool_create(dev, &pd, err, sizeof err);
+  if (!p) { CHECK(0); return; }
+  enum { N = 40 };
+  fg_vk_allocation al[N];
+  for (int i = 0; i < N; i++) { /* TLSF path: above slab_max, below dedicated_min */
+    fg_vk_mem_request rq = { .size = (96u << 10) + (uint64_t)i * 4096, .alignment = 256, .user = 1000 + (uint64_t)i };
+    CHECK(fg_vk_mem_alloc(p, &rq, &al[i], err, sizeof err) == VK_SUCCESS);
+    CHECK(al[i].kind == FG_VK_MEM_TLSF && al[i].user == 1000 + (uint64_t)i);
+  }
+  fg_vk_allocation small;
+  fg_vk_mem_request sq = { .size = 100, .user = 7 };
+  CHECK(fg_vk_mem_alloc(p, &sq, &small, err, sizeof err) == VK_SUCCESS && small.kind == FG_VK_MEM_SLAB);
+  for (int i = 0; i < N; i += 2) fg_vk_mem_free(p, &al[i]);
+  char *j = fg_vk_mempool_json(p);
+  CHECK(j && strstr(j, "\"sub_pools\":[") && strstr(j, "\"free_histogram\":[") && strstr(j, "\"user\":1001}"));
+  free(j);
+  fg_vk_defrag_move *mv = NULL;
+  size_t n = 0;
+  CHECK(fg_vk_mempool_defrag_plan(p, &mv, &n) == 0 && n > 0);
+  for (size_t i = 0; i < n; i++) {
+    CHECK(mv[i].src_memory && mv[i].dst_memory && mv[i].dst_offset % 256 == 0);
+    CHECK(mv[i].user != UINT64_MAX); /* slab pages are pinned */
+    if (mv[i].src_memory == mv[i].dst_memory) CHECK(mv[i].dst_offset < mv[i].src_offset);
+    int found = 0; /* each move names a live allocation at its source */
+    for (int k = 1; k < N; k += 2)
+      if (al[k].memory == mv[i].src_memory && al[k].offset == mv[i].src_offset && al[k].user == mv[i].user) {
+        found = 1;
+        al[k].offset = mv[i].dst_offset; /* the model: where it would live */
+        al[k].memory = mv[i].dst_memory;
+      }
+    CHECK(found);
+  }
+  for (int a = 1; a < N; a += 2) /* after the plan, no two overlap */
+    for (int b = a + 2; b < N; b += 2)
+      if (al[a].memory == al[b].memory)
+        CHECK(al[a].offset + al[a].size <= al[b].offset || al[b].offset + al[b].size <= al[a].offset);
+  free(mv);
+  fg_vk_mempool_destroy(p); /* the model's offsets are not the pool's: destroy frees everything */
+}
+
 int main(void) {
   char err[512] = "";
   fg_vk_desc desc = { .validation = 1, .prefer_software = 1 };
@@ -215,6 +260,7 @@ int main(void) {
   test_routing(dev);
   test_random(dev);
   test_threads(dev);
+  test_stats_defrag(dev);
   size_t n = 0;
   char **msgs = fg_vk_take_messages(dev, &n);
   for (size_t i = 0; i < n && i < 10; i++) fprintf(stderr, "validation: %s\n", msgs[i]);

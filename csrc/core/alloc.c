@@ -6,16 +6,15 @@
 #include <string.h>
 
 /* The one table where kind names meet their implementations, indexed by
- * fg_alloc_kind. pow2_align: the kind takes only power-of-two alignments
- * (fg_allocator_alloc_err says so before trying). */
-typedef struct alloc_kind { const char *name; const fg_alloc_ops *ops; int pow2_align; } alloc_kind;
+ * fg_alloc_kind. Every kind takes the same alignments: powers of two. */
+typedef struct alloc_kind { const char *name; const fg_alloc_ops *ops; } alloc_kind;
 static const alloc_kind kinds[FG_ALLOC_KIND_COUNT] = {
-  [FG_ALLOC_TLSF] = {"tlsf", &fg__tlsf_ops, 0},
-  [FG_ALLOC_BUDDY] = {"buddy", &fg__buddy_ops, 1},
-  [FG_ALLOC_SLAB] = {"slab", &fg__slab_ops, 1},
-  [FG_ALLOC_LINEAR] = {"linear", &fg__linear_ops, 0},
-  [FG_ALLOC_RING] = {"ring", &fg__ring_ops, 0},
-  [FG_ALLOC_FREELIST] = {"freelist", &fg__freelist_ops, 0},
+  [FG_ALLOC_TLSF] = {"tlsf", &fg__tlsf_ops},
+  [FG_ALLOC_BUDDY] = {"buddy", &fg__buddy_ops},
+  [FG_ALLOC_SLAB] = {"slab", &fg__slab_ops},
+  [FG_ALLOC_LINEAR] = {"linear", &fg__linear_ops},
+  [FG_ALLOC_RING] = {"ring", &fg__ring_ops},
+  [FG_ALLOC_FREELIST] = {"freelist", &fg__freelist_ops},
 };
 
 const char *fg_alloc_kind_name(fg_alloc_kind kind) {
@@ -28,7 +27,7 @@ int fg_alloc_kind_parse(const char *name) {
   return -1;
 }
 
-static int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
+static inline int is_pow2(uint64_t x) { return x && !(x & (x - 1)); }
 
 fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t errlen) {
   fg_alloc_hooks hooks = {0};
@@ -49,6 +48,7 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
   a->ops = kinds[desc->kind].ops;
   a->hooks = hooks;
   a->capacity = desc->capacity;
+  a->max_allocations = desc->max_allocations;
   if (a->ops->init(a, desc, err, errlen)) { fg_allocator_destroy(a); return NULL; }
   fg_allocator_reset(a);
   return a;
@@ -57,6 +57,7 @@ fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t e
 void fg_allocator_destroy(fg_allocator *a) {
   if (!a) return;
   a->ops->fini(a);
+  fg_omap_free(&a->users, &a->hooks);
   fg_alloc_hooks h = a->hooks;
   fg_free(&h, a);
 }
@@ -68,8 +69,8 @@ uint64_t fg_allocator_alloc_err(fg_allocator *a, uint64_t size, uint64_t align, 
   const char *k = kinds[a->kind].name;
   if (size == 0) { fg_errf(err, errlen, "%s: size must be > 0", k); return FG_ALLOC_FAIL; }
   if (align == 0) align = 1;
-  if (kinds[a->kind].pow2_align && !is_pow2(align)) {
-    fg_errf(err, errlen, "%s: alignment %llu is not a power of two", k, (unsigned long long)align);
+  if (!is_pow2(align)) {
+    fg_errf(err, errlen, "%s: " FG_ALLOC_ALIGN_MSG, k, (unsigned long long)align);
     return FG_ALLOC_FAIL;
   }
   if (a->ops->refuse && a->ops->refuse(a, size, align, err, errlen)) return FG_ALLOC_FAIL;
@@ -84,15 +85,102 @@ uint64_t fg_allocator_alloc_err(fg_allocator *a, uint64_t size, uint64_t align, 
 uint64_t fg_allocator_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   if (size == 0) return FG_ALLOC_FAIL;
   if (align == 0) align = 1;
+  if (!is_pow2(align)) return FG_ALLOC_FAIL;
   return a->ops->alloc(a, size, align);
 }
 
-int fg_allocator_free(fg_allocator *a, uint64_t off) { return a->ops->free(a, off); }
+int fg_allocator_free(fg_allocator *a, uint64_t off) {
+  if (a->ops->free(a, off)) return -1;
+  if (a->users.count) fg_omap_del(&a->users, off, NULL);
+  return 0;
+}
+
+/* ---- handles: native for kinds with records, by offset for the others ---- */
+int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
+  if (align == 0) align = 1;
+  if (size == 0 || !is_pow2(align)) return -1;
+  if (a->ops->alloc_h) return a->ops->alloc_h(a, size, align, user, out);
+  uint64_t off = a->ops->alloc(a, size, align);
+  if (off == FG_ALLOC_FAIL) return -1;
+  if (user) {
+    if ((!a->users.cap && fg_omap_init(&a->users, &a->hooks, 16)) || fg_omap_put(&a->users, &a->hooks, off, user)) {
+      a->ops->free(a, off);
+      return -1;
+    }
+  }
+  *out = (fg_alloc_handle){ off, a->ops->size(a, off), FG_ALLOC_NO_META, 0 };
+  return 0;
+}
+
+int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h) {
+  if (a->ops->free_h) return a->ops->free_h(a, h);
+  if (h->meta != FG_ALLOC_NO_META) return -1;
+  return fg_allocator_free(a, h->offset);
+}
+
+int fg_allocator_handle_live(const fg_allocator *a, const fg_alloc_handle *h) {
+  fg_alloc_handle c = *h;
+  if (a->ops->live_h) return a->ops->live_h(a, &c);
+  return h->meta == FG_ALLOC_NO_META && a->ops->size(a, h->offset) != 0;
+}
+
+int fg_allocator_handle_at(const fg_allocator *a, uint64_t off, fg_alloc_handle *out) {
+  if (a->ops->at) return a->ops->at(a, off, out);
+  uint64_t s = a->ops->size(a, off);
+  if (!s) return 0;
+  *out = (fg_alloc_handle){ off, s, FG_ALLOC_NO_META, 0 };
+  return 1;
+}
+
+uint64_t fg_alloc_handle_id(const fg_alloc_handle *h) {
+  return h->meta == FG_ALLOC_NO_META ? h->offset : (uint64_t)h->meta | (uint64_t)h->gen << 32;
+}
+
+int fg_allocator_handle_from_id(const fg_allocator *a, uint64_t id, fg_alloc_handle *out) {
+  if (a->kind == FG_ALLOC_TLSF || a->kind == FG_ALLOC_FREELIST) {
+    const fg_tlsf *t = &a->u.tlsf;
+    uint32_t i = (uint32_t)id;
+    if (i >= t->node_cap || t->nodes[i].is_free || t->nodes[i].gen != (uint32_t)(id >> 32)) return 0;
+    *out = (fg_alloc_handle){ t->nodes[i].off, t->nodes[i].size, i, t->nodes[i].gen };
+    return 1;
+  }
+  return fg_allocator_handle_at(a, id, out);
+}
+
+uint64_t fg_allocator_user(const fg_allocator *a, const fg_alloc_handle *h) {
+  if (a->ops->user) return a->ops->user(a, h);
+  uint64_t v = 0;
+  if (a->users.count && fg_allocator_handle_live(a, h)) fg_omap_get(&a->users, h->offset, &v);
+  return v;
+}
+
+int fg_allocator_set_user(fg_allocator *a, const fg_alloc_handle *h, uint64_t user) {
+  if (a->ops->set_user) return a->ops->set_user(a, h, user);
+  if (!fg_allocator_handle_live(a, h)) return -1;
+  if (!user) { if (a->users.count) fg_omap_del(&a->users, h->offset, NULL); return 0; }
+  if (!a->users.cap && fg_omap_init(&a->users, &a->hooks, 16)) return -1;
+  return fg_omap_put(&a->users, &a->hooks, h->offset, user);
+}
+
+/* Kinds without records: user data comes from the front end's map. */
+typedef struct walk_ctx { const fg_allocator *a; fg_alloc_walk_fn fn; void *ctx; } walk_ctx;
+static void walk_users(void *c, uint64_t off, uint64_t size, uint64_t align, uint64_t user) {
+  walk_ctx *w = c;
+  if (w->a->users.count) fg_omap_get(&w->a->users, off, &user);
+  w->fn(w->ctx, off, size, align, user);
+}
+
+void fg_allocator_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  if (a->ops->user) { a->ops->walk(a, fn, ctx); return; }
+  walk_ctx w = { a, fn, ctx };
+  a->ops->walk(a, walk_users, &w);
+}
 
 uint64_t fg_allocator_size(const fg_allocator *a, uint64_t off) { return a->ops->size(a, off); }
 
 void fg_allocator_reset(fg_allocator *a) {
   a->used = a->count = 0;
+  fg_omap_clear(&a->users);
   a->ops->reset(a);
 }
 

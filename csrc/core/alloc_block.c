@@ -70,7 +70,8 @@ static int new_blk(fg_block_allocator *b, uint64_t size, int dedicated, uint32_t
     }
     b->nblocks++;
   }
-  fg_alloc_desc ad = { b->d.kind, size, b->d.slab_block, &b->hooks, b->d.kind == FG_ALLOC_TLSF ? b->d.slab_block : 0 };
+  fg_alloc_desc ad = { .kind = b->d.kind, .capacity = size, .block = b->d.slab_block, .hooks = &b->hooks,
+                       .granularity = b->d.kind == FG_ALLOC_TLSF ? b->d.slab_block : 0 };
   fg_allocator *a = fg_allocator_create(&ad, NULL, 0);
   if (!a) return -1;
   void *user = NULL;
@@ -81,21 +82,29 @@ static int new_blk(fg_block_allocator *b, uint64_t size, int dedicated, uint32_t
   return 0;
 }
 
-static int try_blk(fg_block_allocator *b, uint32_t i, uint64_t size, uint64_t align, fg_block_allocation *out) {
+static int try_blk(fg_block_allocator *b, uint32_t i, uint64_t size, uint64_t align, uint64_t user,
+                   fg_block_allocation *out) {
   blk *k = &b->blocks[i];
   if (!k->a || k->dedicated) return 0;
   int was_empty = k->a->count == 0;
-  uint64_t off = fg_allocator_alloc(k->a, size, align);
-  if (off == FG_ALLOC_FAIL) return 0;
+  if (fg_allocator_alloc_h(k->a, size, align, user, &out->h)) return 0;
   if (was_empty) b->empty--;
-  *out = (fg_block_allocation){ k->user, i, off, size };
+  out->block_user = k->user;
+  out->block = i;
+  out->offset = out->h.offset;
+  out->size = size;
   b->hint = i;
   return 1;
 }
 
 int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_block_allocation *out) {
+  return fg_block_alloc_user(b, size, align, 0, out);
+}
+
+int fg_block_alloc_user(fg_block_allocator *b, uint64_t size, uint64_t align, uint64_t user, fg_block_allocation *out) {
   if (size == 0) return -1;
   if (align == 0) align = 1;
+  if (align & (align - 1)) return -1;
   uint64_t bs = b->d.block_size, need = size;
   if (b->d.kind == FG_ALLOC_TLSF && b->d.slab_block > 1) { /* granularity rounds sizes up */
     need = fg_align_up(size, b->d.slab_block);
@@ -115,18 +124,20 @@ int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_bloc
     uint32_t i;
     if (new_blk(b, cap, 1, &i)) return -1;
     blk *k = &b->blocks[i];
-    uint64_t off = fg_allocator_alloc(k->a, size, 1);
-    if (off == FG_ALLOC_FAIL) { destroy_blk(b, i); return -1; }
-    *out = (fg_block_allocation){ k->user, i, off, size };
+    if (fg_allocator_alloc_h(k->a, size, 1, user, &out->h)) { destroy_blk(b, i); return -1; }
+    out->block_user = k->user;
+    out->block = i;
+    out->offset = out->h.offset;
+    out->size = size;
     return 0;
   }
-  if (b->hint < b->nblocks && try_blk(b, b->hint, size, align, out)) return 0;
+  if (b->hint < b->nblocks && try_blk(b, b->hint, size, align, user, out)) return 0;
   for (uint32_t i = 0; i < b->nblocks; i++)
-    if (i != b->hint && try_blk(b, i, size, align, out)) return 0;
+    if (i != b->hint && try_blk(b, i, size, align, user, out)) return 0;
   uint32_t i;
   if (new_blk(b, bs, 0, &i)) return -1;
   b->empty++;
-  if (try_blk(b, i, size, align, out)) return 0;
+  if (try_blk(b, i, size, align, user, out)) return 0;
   if (b->empty > b->d.keep_empty) { destroy_blk(b, i); b->empty--; } /* cannot happen for fitting requests */
   return -1;
 }
@@ -134,7 +145,7 @@ int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_bloc
 int fg_block_free(fg_block_allocator *b, const fg_block_allocation *al) {
   if (al->block >= b->nblocks || !b->blocks[al->block].a) return -1;
   blk *k = &b->blocks[al->block];
-  if (k->user != al->block_user || fg_allocator_free(k->a, al->offset)) return -1;
+  if (k->user != al->block_user || al->h.offset != al->offset || fg_allocator_free_h(k->a, &al->h)) return -1;
   if (k->a->count) return 0;
   if (k->dedicated) { destroy_blk(b, al->block); return 0; }
   b->empty++;
@@ -188,3 +199,11 @@ int fg_block_validate(const fg_block_allocator *b, char *err, size_t errlen) {
   }
   return 0;
 }
+
+void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t index, void *block_user,
+                   const fg_allocator *a), void *ctx) {
+  for (uint32_t i = 0; i < b->nblocks; i++)
+    if (b->blocks[i].a) fn(ctx, i, b->blocks[i].user, b->blocks[i].a);
+}
+
+int fg__block_is_dedicated(const fg_block_allocator *b, uint32_t i) { return i < b->nblocks && b->blocks[i].dedicated; }

@@ -177,7 +177,18 @@ static int buddy_validate(const fg_allocator *a, char *err, size_t errlen) {
   return 0;
 }
 
+static void buddy_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  const fg_buddy *b = &a->u.buddy;
+  for (uint32_t leaf = 0; leaf < b->leaves;) {
+    uint8_t t = b->tag[leaf];
+    uint32_t k = t & 0x3f;
+    if (t & TAG_USED) fn(ctx, (uint64_t)leaf << b->min_log2, b->min << k, 1, 0);
+    leaf += (t & (TAG_FREE | TAG_USED)) ? 1u << k : 1;
+  }
+}
+
 const fg_alloc_ops fg__buddy_ops = {
     .init = buddy_init, .fini = buddy_fini, .alloc = buddy_alloc, .free = buddy_free,
     .size = buddy_size, .reset = buddy_reset, .largest = buddy_largest, .validate = buddy_validate,
+    .walk = buddy_walk,
 };

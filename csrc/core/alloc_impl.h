@@ -10,9 +10,13 @@
 typedef struct fg_tlsf_node {
   uint64_t off, size;
   uint32_t prev_phys, next_phys, prev_free, next_free;
+  uint32_t gen;                   /* bumped when a used record is freed: stale handles fail */
   uint8_t is_free;                /* 0 used, 1 free, 2 spare record */
   uint8_t fl, sl;                 /* free list it is on (set by free_insert) */
-} fg_tlsf_node;
+  uint8_t align;                  /* used: log2 of the alignment asked for | IN_MAP */
+} fg_tlsf_node;                   /* 40 bytes */
+
+#define FG_TLSF_IN_MAP 0x80       /* used record reachable from the offset map */
 
 #define FG_TLSF_SL_LOG2 5
 #define FG_TLSF_SL 32
@@ -25,9 +29,12 @@ typedef struct fg_tlsf {
   uint64_t fl_map;
   uint32_t sl_map[FG_TLSF_FL];
   uint32_t heads[FG_TLSF_FL][FG_TLSF_SL];
-  fg_omap live;                   /* offset -> node */
+  fg_omap live;                   /* offset -> node, for offset-path allocations only */
+  uint64_t *user;                 /* per node, made on the first non-zero user data */
   uint64_t gran;                  /* power of two >= 1 */
-  int single;                     /* FREELIST: one list in heads[0][0], best fit by scan */
+  uint32_t gran_log2;
+  int best;                       /* FREELIST: best-fit policy */
+  int fixed;                      /* max_allocations given: the node pool never grows */
 } fg_tlsf;
 
 typedef struct fg_buddy {
@@ -75,6 +82,16 @@ typedef struct fg_alloc_ops {
   /* optional: -1 and a message when the kind can never take such a request
    * (size > 0, align >= 1), for fg_allocator_alloc_err; else 0 */
   int (*refuse)(const fg_allocator *a, uint64_t size, uint64_t align, char *err, size_t errlen);
+  /* every live allocation (offset, reserved size, align, user) */
+  void (*walk)(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx);
+  /* optional, kinds with records (TLSF, FREELIST); without them the front end
+   * maps handles to offsets and keeps user data in its own offset map */
+  int (*alloc_h)(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out);
+  int (*free_h)(fg_allocator *a, const fg_alloc_handle *h);
+  int (*live_h)(const fg_allocator *a, fg_alloc_handle *h);      /* 1 when live; refreshes size */
+  int (*at)(const fg_allocator *a, uint64_t off, fg_alloc_handle *out);
+  uint64_t (*user)(const fg_allocator *a, const fg_alloc_handle *h);
+  int (*set_user)(fg_allocator *a, const fg_alloc_handle *h, uint64_t user);
 } fg_alloc_ops;
 
 extern const fg_alloc_ops fg__tlsf_ops, fg__freelist_ops, fg__buddy_ops, fg__slab_ops, fg__linear_ops,
@@ -85,6 +102,8 @@ struct fg_allocator {
   const fg_alloc_ops *ops;        /* the kind's, from alloc.c's table */
   fg_alloc_hooks hooks;
   uint64_t capacity, used, count;
+  uint32_t max_allocations;
+  fg_omap users;                  /* kinds without records: offset -> user data (made on first use) */
   union { fg_tlsf tlsf; fg_buddy buddy; fg_slab slab; fg_linear lin; } u;
 };
 

@@ -173,11 +173,27 @@ static int ring_validate(const fg_allocator *a, char *err, size_t errlen) {
   return 0;
 }
 
+static void linear_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  const fg_omap *m = &a->u.lin.live;
+  for (uint32_t i = 0; i < m->cap; i++)
+    if (m->keys[i] != UINT64_MAX) fn(ctx, m->keys[i], m->vals[i], 1, 0);
+}
+
+static void ring_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  const fg_linear *l = &a->u.lin;
+  for (uint32_t i = 0; i < l->rec_count; i++) {
+    const fg_ring_rec *r = &l->recs[(l->rec_first + i) % l->rec_cap];
+    if (!r->freed) fn(ctx, r->off, r->size, 1, 0);
+  }
+}
+
 const fg_alloc_ops fg__linear_ops = {
+    .walk = linear_walk,
     .init = lin_init, .fini = lin_fini, .alloc = linear_alloc, .free = linear_free, .size = linear_size,
     .reset = lin_reset, .largest = linear_largest, .validate = linear_validate,
 };
 const fg_alloc_ops fg__ring_ops = {
+    .walk = ring_walk,
     .init = lin_init, .fini = lin_fini, .alloc = ring_alloc_counted, .free = ring_free_counted,
     .size = ring_size, .reset = lin_reset, .largest = ring_largest, .validate = ring_validate,
 };

@@ -37,7 +37,7 @@ static inline int fg_omap_put(fg_omap *m, const fg_alloc_hooks *h, uint64_t key,
 
 /* Returns 1 and *val when found. */
 static inline int fg_omap_get(const fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
+  if (!m->cap || key == UINT64_MAX) return 0; /* the empty marker is never a key */
   uint32_t s = fg_omap_slot(m, key);
   while (m->keys[s] != UINT64_MAX) {
     if (m->keys[s] == key) { if (val) *val = m->vals[s]; return 1; }
@@ -48,7 +48,7 @@ static inline int fg_omap_get(const fg_omap *m, uint64_t key, uint64_t *val) {
 
 /* Existing key only; 1 when found. */
 static inline int fg_omap_set(fg_omap *m, uint64_t key, uint64_t val) {
-  if (!m->cap) return 0;
+  if (!m->cap || key == UINT64_MAX) return 0;
   uint32_t s = fg_omap_slot(m, key);
   while (m->keys[s] != UINT64_MAX) {
     if (m->keys[s] == key) { m->vals[s] = val; return 1; }
@@ -58,7 +58,8 @@ static inline int fg_omap_set(fg_omap *m, uint64_t key, uint64_t val) {
 }
 
 static inline int fg_omap_del(fg_omap *m, uint64_t key, uint64_t *val) {
-  if (!m->cap) return 0;
+  /* UINT64_MAX (FG_ALLOC_FAIL) would match an empty slot and delete garbage */
+  if (!m->cap || key == UINT64_MAX) return 0;
   uint32_t mask = m->cap - 1, s = fg_omap_slot(m, key);
   while (m->keys[s] != key) {
     if (m->keys[s] == UINT64_MAX) return 0;

@@ -99,7 +99,14 @@ static int slab_refuse(const fg_allocator *a, uint64_t size, uint64_t align, cha
   return 0;
 }
 
+static void slab_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  const fg_slab *s = &a->u.slab;
+  for (uint32_t i = 0; i < s->slots; i++)
+    if (s->used[i]) fn(ctx, (uint64_t)i * s->block, s->block, 1, 0);
+}
+
 const fg_alloc_ops fg__slab_ops = {
+    .walk = slab_walk,
     .init = slab_init, .fini = slab_fini, .alloc = slab_alloc, .free = slab_free, .size = slab_size,
     .reset = slab_reset, .largest = slab_largest, .validate = slab_validate, .refuse = slab_refuse,
 };

@@ -18,14 +18,31 @@ static inline void mapping(uint64_t size, int *fl, int *sl) {
   *sl = (int)(size >> (l - SL_LOG2)) - SL;
 }
 
+static uint64_t *zeroed(const fg_alloc_hooks *h, uint32_t n) {
+  uint64_t *u = fg_malloc(h, sizeof(uint64_t) * n);
+  if (u) memset(u, 0, sizeof(uint64_t) * n);
+  return u;
+}
+
 static inline uint32_t node_new(fg_allocator *a) {
   fg_tlsf *t = &a->u.tlsf;
   if (t->node_spare == FG_NIL) {
+    if (t->fixed || t->node_cap >= (1u << 31)) return FG_NIL;
     uint32_t ncap = t->node_cap ? t->node_cap * 2 : 64;
+    if (t->user) { /* first, so a failure below leaves it merely larger */
+      uint64_t *u = fg_realloc(&a->hooks, t->user, sizeof(uint64_t) * ncap);
+      if (!u) return FG_NIL;
+      memset(u + t->node_cap, 0, sizeof(uint64_t) * (ncap - t->node_cap));
+      t->user = u;
+    }
     fg_tlsf_node *n = fg_realloc(&a->hooks, t->nodes, sizeof(fg_tlsf_node) * ncap);
     if (!n) return FG_NIL;
     t->nodes = n;
-    for (uint32_t i = t->node_cap; i < ncap; i++) n[i].next_free = i + 1 < ncap ? i + 1 : FG_NIL;
+    for (uint32_t i = t->node_cap; i < ncap; i++) {
+      n[i].next_free = i + 1 < ncap ? i + 1 : FG_NIL;
+      n[i].is_free = 2;
+      n[i].gen = 0;
+    }
     t->node_spare = t->node_cap;
     t->node_cap = ncap;
   }
@@ -36,14 +53,14 @@ static inline uint32_t node_new(fg_allocator *a) {
 
 static inline void node_release(fg_tlsf *t, uint32_t i) {
   t->nodes[i].next_free = t->node_spare;
-  t->nodes[i].is_free = 2; /* spare marker for validate */
+  t->nodes[i].is_free = 2; /* spare marker for validate and stale handles */
   t->node_spare = i;
 }
 
 static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
-  int fl = 0, sl = 0;
-  if (!t->single) mapping(n->size, &fl, &sl);
+  int fl, sl;
+  mapping(n->size, &fl, &sl);
   uint32_t h = t->heads[fl][sl];
   n->is_free = 1;
   n->fl = (uint8_t)fl;
@@ -98,22 +115,38 @@ static inline void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
 
 static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
   fg_tlsf *t = &a->u.tlsf;
+  const char *k = desc->kind == FG_ALLOC_FREELIST ? "freelist" : "tlsf";
   uint64_t gran = desc->granularity;
   if (gran == 0) gran = 1;
   if (gran & (gran - 1) || gran > a->capacity) {
-    fg_errf(err, errlen, "tlsf: granularity %llu must be a power of two no larger than the capacity %llu",
-            (unsigned long long)gran, (unsigned long long)a->capacity);
+    fg_errf(err, errlen, "%s: granularity %llu must be a power of two no larger than the capacity %llu",
+            k, (unsigned long long)gran, (unsigned long long)a->capacity);
     return -1;
   }
   t->gran = gran;
+  t->gran_log2 = (uint32_t)log2_floor(gran);
   a->capacity = a->capacity / gran * gran;
   t->node_spare = FG_NIL;
   if (fg_omap_init(&t->live, &a->hooks, 64)) { fg_errf(err, errlen, "out of host memory"); return -1; }
+  if (desc->max_allocations) {
+    if (desc->max_allocations > (1u << 29)) {
+      fg_errf(err, errlen, "%s: max_allocations %u is too many (at most 2^29)", k, desc->max_allocations);
+      return -1;
+    }
+    /* used records <= N, free records <= N + 1, one more for a padding split */
+    uint32_t cap = desc->max_allocations * 2 + 2;
+    t->nodes = fg_malloc(&a->hooks, sizeof(fg_tlsf_node) * cap);
+    if (!t->nodes) { fg_errf(err, errlen, "out of host memory"); return -1; }
+    for (uint32_t i = 0; i < cap; i++) t->nodes[i].gen = 0;
+    t->node_cap = cap;
+    t->fixed = 1;
+  }
   return 0;
 }
 
 static void tlsf_fini(fg_allocator *a) {
   fg_free(&a->hooks, a->u.tlsf.nodes);
+  fg_free(&a->hooks, a->u.tlsf.user);
   fg_omap_free(&a->u.tlsf.live, &a->hooks);
 }
 
@@ -122,11 +155,16 @@ static void tlsf_reset(fg_allocator *a) {
   t->fl_map = 0;
   memset(t->sl_map, 0, sizeof t->sl_map);
   memset(t->heads, 0xff, sizeof t->heads);
-  /* every node back to the spare chain, then one free block covering the range */
+  /* every node back to the spare chain (handles of the old ones go stale),
+   * then one free block covering the range */
   t->node_spare = FG_NIL;
-  for (uint32_t i = t->node_cap; i-- > 0;) node_release(t, i);
+  for (uint32_t i = t->node_cap; i-- > 0;) {
+    t->nodes[i].gen++;
+    node_release(t, i);
+  }
+  if (t->user) memset(t->user, 0, sizeof(uint64_t) * t->node_cap);
   fg_omap_clear(&t->live);
-  t->first = node_new(a); /* node_cap >= 64 after init's first reset? allocate if needed */
+  t->first = node_new(a);
   if (t->first == FG_NIL) return; /* out of host memory: allocator stays empty-handed */
   fg_tlsf_node *n = &t->nodes[t->first];
   n->off = 0;
@@ -135,99 +173,201 @@ static void tlsf_reset(fg_allocator *a) {
   free_insert(t, t->first);
 }
 
-/* First block in class (fl, sl) or above; FG_NIL if none. */
-static uint32_t find_suitable(const fg_tlsf *t, int fl, int sl) {
+/* First non-empty class at (fl, sl) or above: 1 and the class, else 0. */
+static inline int next_class(const fg_tlsf *t, int fl, int sl, int *ofl, int *osl) {
   uint32_t slm = sl < SL ? t->sl_map[fl] & (~0u << sl) : 0;
   if (!slm) {
     uint64_t flm = fl + 1 < 64 ? t->fl_map & (~0ull << (fl + 1)) : 0;
-    if (!flm) return FG_NIL;
+    if (!flm) return 0;
     fl = __builtin_ctzll(flm);
     slm = t->sl_map[fl];
   }
-  return t->heads[fl][__builtin_ctz(slm)];
+  *ofl = fl;
+  *osl = __builtin_ctz(slm);
+  return 1;
 }
 
 static inline int fits(const fg_tlsf_node *n, uint64_t size, uint64_t align) {
-  uint64_t off = fg_align_up(n->off, align);
-  return off >= n->off && off - n->off <= n->size && n->size - (off - n->off) >= size;
+  uint64_t pad = (align - (n->off & (align - 1))) & (align - 1);
+  return n->size >= size && n->size - size >= pad;
 }
 
-static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
-  fg_tlsf *t = &a->u.tlsf;
-  if (size > a->capacity) return FG_ALLOC_FAIL;
-  if (t->gran > 1) {
-    size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
-    if (t->gran % align == 0) align = 1;           /* every block offset is a multiple of gran */
-    else {                                         /* keep offsets on the granularity: lcm */
-      uint64_t x = align, y = t->gran;
-      while (y) { uint64_t r = x % y; x = y; y = r; }
-      if (align / x > UINT64_MAX / t->gran) return FG_ALLOC_FAIL;
-      align = align / x * t->gran;
+/* Best fit in class (fl, sl): the smallest block that fits, looking at no
+ * more than BEST_SCAN of them (a class spans 1/32 of a size, so any is close). */
+#define BEST_SCAN 32
+#ifndef FALLBACK_SCAN
+#define FALLBACK_SCAN 32
+#endif
+static inline uint32_t best_in(const fg_tlsf *t, int fl, int sl, uint64_t size, uint64_t align) {
+  uint32_t best = FG_NIL;
+  uint64_t bs = UINT64_MAX;
+  int k = 0;
+  for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < BEST_SCAN; j = t->nodes[j].next_free, k++) {
+    const fg_tlsf_node *n = &t->nodes[j];
+    if (n->size < bs && fits(n, size, align)) {
+      best = j;
+      bs = n->size;
+      if (bs == size) break;
     }
   }
-  uint64_t need = size + (align > 1 ? align - 1 : 0);
-  uint32_t i = FG_NIL;
-  int fl, sl;
-  if (t->single) { /* best fit over every free block */
-    uint64_t best = UINT64_MAX;
-    for (uint32_t j = t->heads[0][0]; j != FG_NIL; j = t->nodes[j].next_free) {
-      const fg_tlsf_node *n = &t->nodes[j];
-      if (n->size < best && fits(n, size, align)) {
-        best = n->size;
-        i = j;
-        if (n->size == size) break;
-      }
-    }
-    if (i == FG_NIL) return FG_ALLOC_FAIL;
-  } else if (need >= size && need <= a->capacity) {
+  return best;
+}
+
+/* The free block to carve: FG_NIL when none fits. */
+static inline __attribute__((always_inline)) uint32_t find_block(const fg_tlsf *t, uint64_t cap, uint64_t size,
+                                                                 uint64_t align) {
+  int fl, sl, cfl, csl;
+  uint64_t need = size + (align - 1);
+  int have_r = 0, rfl = 0, rsl = 0;
+  if (need >= size && need <= cap) {
     /* round the request up to the next class boundary: every block there fits */
     uint64_t r = need;
     if (r >= SL) r += (1ull << (log2_floor(r) - SL_LOG2)) - 1;
-    if (r >= need) {
-      mapping(r, &fl, &sl);
-      i = find_suitable(t, fl, sl);
-    }
+    if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
   }
-  if (i == FG_NIL) {
-    /* fallback: the request's own class may hold a block that fits exactly
-     * (e.g. the whole range); scan it */
+  if (t->best) {
+    /* the request's own class first, then each class up to the one that
+     * surely fits: the first fit found there is the best to within a class */
     mapping(size, &fl, &sl);
-    for (uint32_t j = t->heads[fl][sl]; j != FG_NIL; j = t->nodes[j].next_free)
-      if (fits(&t->nodes[j], size, align)) { i = j; break; }
-    if (i == FG_NIL) return FG_ALLOC_FAIL;
+    uint32_t i = best_in(t, fl, sl, size, align);
+    if (i != FG_NIL) return i;
+    while (next_class(t, fl, sl + 1, &cfl, &csl)) {
+      if (have_r && (cfl > rfl || (cfl == rfl && csl >= rsl))) return t->heads[cfl][csl];
+      if ((i = best_in(t, cfl, csl, size, align)) != FG_NIL) return i;
+      fl = cfl;
+      sl = csl;
+    }
+    return FG_NIL;
   }
+  if (have_r && next_class(t, rfl, rsl, &cfl, &csl)) return t->heads[cfl][csl];
+  /* fallback: the request's own class may hold a block that fits (e.g. the
+   * whole range, or an exact size); look at a bounded number of them */
+  mapping(size, &fl, &sl);
+  int k = 0;
+  for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
+    if (fits(&t->nodes[j], size, align)) return j;
+  return FG_NIL;
+}
+
+/* Carves an allocation; the used node's index, or FG_NIL. align: power of two. */
+static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint64_t size, uint64_t align) {
+  fg_tlsf *t = &a->u.tlsf;
+  if (size > a->capacity) return FG_NIL;
+  if (t->gran > 1) {
+    size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
+    if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
+  }
+  if (t->fixed && a->count >= a->max_allocations) return FG_NIL;
+  uint32_t i = find_block(t, a->capacity, size, align);
+  if (i == FG_NIL) return FG_NIL;
   free_remove(t, i);
-  uint64_t off = fg_align_up(t->nodes[i].off, align);
-  if (fg_omap_put(&t->live, &a->hooks, off, i)) { free_insert(t, i); return FG_ALLOC_FAIL; }
-  uint64_t pad = off - t->nodes[i].off;
+  uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
   if (pad) {
     uint32_t j = split(a, i, pad);
-    if (j == FG_NIL) { fg_omap_del(&t->live, off, NULL); free_insert(t, i); return FG_ALLOC_FAIL; }
+    if (j == FG_NIL) { free_insert(t, i); return FG_NIL; }
     free_insert(t, i);
     i = j;
-    fg_omap_set(&t->live, off, i);
   }
   if (t->nodes[i].size > size) {
     uint32_t j = split(a, i, size);
     if (j != FG_NIL) free_insert(t, j); /* else keep the slack inside the allocation */
   }
-  t->nodes[i].is_free = 0;
-  a->used += t->nodes[i].size;
+  fg_tlsf_node *n = &t->nodes[i];
+  n->is_free = 0;
+  n->align = (uint8_t)__builtin_ctzll(align > t->gran ? align : t->gran);
+  a->used += n->size;
   a->count++;
+  return i;
+}
+
+/* Frees used node i: O(1), coalescing with free neighbours. */
+static inline __attribute__((always_inline)) void give_back(fg_allocator *a, uint32_t i) {
+  fg_tlsf *t = &a->u.tlsf;
+  fg_tlsf_node *nd = &t->nodes[i];
+  a->used -= nd->size;
+  a->count--;
+  nd->gen++;
+  if (t->user) t->user[i] = 0;
+  uint32_t p = nd->prev_phys, n = nd->next_phys;
+  if (n != FG_NIL && t->nodes[n].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
+  if (p != FG_NIL && t->nodes[p].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
+  free_insert(t, i);
+}
+
+static inline int is_live(const fg_tlsf *t, const fg_alloc_handle *h) {
+  uint32_t i = h->meta;
+  return i < t->node_cap && t->nodes[i].is_free == 0 && t->nodes[i].gen == h->gen && t->nodes[i].off == h->offset;
+}
+
+static int tlsf_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
+  fg_tlsf *t = &a->u.tlsf;
+  uint32_t i = take(a, size, align);
+  if (i == FG_NIL) return -1;
+  if (user) {
+    if (!t->user && !(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
+    t->user[i] = user;
+  }
+  const fg_tlsf_node *n = &t->nodes[i];
+  out->offset = n->off;
+  out->size = n->size;
+  out->meta = i;
+  out->gen = n->gen;
+  return 0;
+}
+
+static int tlsf_free_h(fg_allocator *a, const fg_alloc_handle *h) {
+  fg_tlsf *t = &a->u.tlsf;
+  if (!is_live(t, h)) return -1;
+  if (t->nodes[h->meta].align & FG_TLSF_IN_MAP) fg_omap_del(&t->live, h->offset, NULL);
+  give_back(a, h->meta);
+  return 0;
+}
+
+static int tlsf_live_h(const fg_allocator *a, fg_alloc_handle *h) {
+  if (!is_live(&a->u.tlsf, h)) return 0;
+  h->size = a->u.tlsf.nodes[h->meta].size;
+  return 1;
+}
+
+static int tlsf_at(const fg_allocator *a, uint64_t off, fg_alloc_handle *out) {
+  const fg_tlsf *t = &a->u.tlsf;
+  uint64_t v;
+  if (!fg_omap_get(&t->live, off, &v)) return 0;
+  *out = (fg_alloc_handle){ off, t->nodes[v].size, (uint32_t)v, t->nodes[v].gen };
+  return 1;
+}
+
+static uint64_t tlsf_user(const fg_allocator *a, const fg_alloc_handle *h) {
+  const fg_tlsf *t = &a->u.tlsf;
+  return is_live(t, h) && t->user ? t->user[h->meta] : 0;
+}
+
+static int tlsf_set_user(fg_allocator *a, const fg_alloc_handle *h, uint64_t user) {
+  fg_tlsf *t = &a->u.tlsf;
+  if (!is_live(t, h)) return -1;
+  if (!t->user) {
+    if (!user) return 0;
+    if (!(t->user = zeroed(&a->hooks, t->node_cap))) return -1;
+  }
+  t->user[h->meta] = user;
+  return 0;
+}
+
+/* The offset path: the same, plus the offset map. */
+static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
+  fg_tlsf *t = &a->u.tlsf;
+  uint32_t i = take(a, size, align);
+  if (i == FG_NIL) return FG_ALLOC_FAIL;
+  uint64_t off = t->nodes[i].off;
+  if (fg_omap_put(&t->live, &a->hooks, off, i)) { give_back(a, i); return FG_ALLOC_FAIL; }
+  t->nodes[i].align |= FG_TLSF_IN_MAP;
   return off;
 }
 
 static int tlsf_free(fg_allocator *a, uint64_t off) {
-  fg_tlsf *t = &a->u.tlsf;
   uint64_t v;
-  if (!fg_omap_del(&t->live, off, &v)) return -1;
-  uint32_t i = (uint32_t)v;
-  a->used -= t->nodes[i].size;
-  a->count--;
-  uint32_t p = t->nodes[i].prev_phys, n = t->nodes[i].next_phys;
-  if (n != FG_NIL && t->nodes[n].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
-  if (p != FG_NIL && t->nodes[p].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
-  free_insert(t, i);
+  if (!fg_omap_del(&a->u.tlsf.live, off, &v)) return -1;
+  give_back(a, (uint32_t)v);
   return 0;
 }
 
@@ -236,15 +376,17 @@ static uint64_t tlsf_size(const fg_allocator *a, uint64_t off) {
   return fg_omap_get(&a->u.tlsf.live, off, &v) ? a->u.tlsf.nodes[v].size : 0;
 }
 
+static void tlsf_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx) {
+  const fg_tlsf *t = &a->u.tlsf;
+  for (uint32_t i = t->first; i != FG_NIL; i = t->nodes[i].next_phys) {
+    const fg_tlsf_node *n = &t->nodes[i];
+    if (!n->is_free) fn(ctx, n->off, n->size, 1ull << (n->align & 0x3f), t->user ? t->user[i] : 0);
+  }
+}
+
 static uint64_t tlsf_largest(const fg_allocator *a) {
   const fg_tlsf *t = &a->u.tlsf;
   if (!t->fl_map) return 0;
-  if (t->single) {
-    uint64_t best = 0;
-    for (uint32_t j = t->heads[0][0]; j != FG_NIL; j = t->nodes[j].next_free)
-      if (t->nodes[j].size > best) best = t->nodes[j].size;
-    return best;
-  }
   int fl = 63 - __builtin_clzll(t->fl_map);
   int sl = 31 - __builtin_clz(t->sl_map[fl]);
   uint64_t best = 0;
@@ -255,7 +397,7 @@ static uint64_t tlsf_largest(const fg_allocator *a) {
 
 static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
   const fg_tlsf *t = &a->u.tlsf;
-  uint64_t off = 0, used = 0, count = 0, nfree = 0;
+  uint64_t off = 0, used = 0, count = 0, nfree = 0, mapped = 0;
   uint32_t prev = FG_NIL;
   for (uint32_t i = t->first; i != FG_NIL; i = t->nodes[i].next_phys) {
     const fg_tlsf_node *n = &t->nodes[i];
@@ -272,8 +414,14 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
       nfree++;
     } else {
       uint64_t v;
-      if (!fg_omap_get(&t->live, n->off, &v) || v != i) {
+      if ((n->align & FG_TLSF_IN_MAP) && (!fg_omap_get(&t->live, n->off, &v) || v != i)) {
         fg_errf(err, errlen, "tlsf: used block at %llu missing from the offset map", (unsigned long long)n->off);
+        return -1;
+      }
+      if (n->align & FG_TLSF_IN_MAP) mapped++;
+      if (n->off & ((1ull << (n->align & 0x3f)) - 1)) {
+        fg_errf(err, errlen, "tlsf: used block at %llu not aligned to %llu", (unsigned long long)n->off,
+                1ull << (n->align & 0x3f));
         return -1;
       }
       used += n->size;
@@ -283,7 +431,7 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
     prev = i;
   }
   if (off != a->capacity) { fg_errf(err, errlen, "tlsf: blocks cover %llu of %llu", (unsigned long long)off, (unsigned long long)a->capacity); return -1; }
-  if (used != a->used || count != a->count || t->live.count != count) {
+  if (used != a->used || count != a->count || t->live.count != mapped) {
     fg_errf(err, errlen, "tlsf: counters disagree (used %llu vs %llu, count %llu vs %llu)",
             (unsigned long long)used, (unsigned long long)a->used, (unsigned long long)count, (unsigned long long)a->count);
     return -1;
@@ -297,7 +445,7 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
       uint32_t p = FG_NIL;
       for (uint32_t j = h; j != FG_NIL; j = t->nodes[j].next_free) {
         int f2 = 0, s2 = 0;
-        if (!t->single) mapping(t->nodes[j].size, &f2, &s2);
+        mapping(t->nodes[j].size, &f2, &s2);
         if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || t->nodes[j].prev_free != p) {
           fg_errf(err, errlen, "tlsf: block at %llu in the wrong free list", (unsigned long long)t->nodes[j].off);
           return -1;
@@ -312,18 +460,16 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
   return 0;
 }
 
-/* FREELIST: the same blocks on one address-ordered list, best fit by scan. */
+/* FREELIST: the same records with the best-fit policy. */
 static int freelist_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
   int rc = tlsf_init(a, desc, err, errlen);
-  a->u.tlsf.single = 1;
+  a->u.tlsf.best = 1;
   return rc;
 }
 
-const fg_alloc_ops fg__tlsf_ops = {
-    .init = tlsf_init, .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free, .size = tlsf_size,
-    .reset = tlsf_reset, .largest = tlsf_largest, .validate = tlsf_validate,
-};
-const fg_alloc_ops fg__freelist_ops = {
-    .init = freelist_init, .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free,
-    .size = tlsf_size, .reset = tlsf_reset, .largest = tlsf_largest, .validate = tlsf_validate,
-};
+#define TLSF_OPS                                                                                         \
+  .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free, .size = tlsf_size, .reset = tlsf_reset,     \
+  .largest = tlsf_largest, .validate = tlsf_validate, .walk = tlsf_walk, .alloc_h = tlsf_alloc_h,        \
+  .free_h = tlsf_free_h, .live_h = tlsf_live_h, .at = tlsf_at, .user = tlsf_user, .set_user = tlsf_set_user
+const fg_alloc_ops fg__tlsf_ops = { .init = tlsf_init, TLSF_OPS };
+const fg_alloc_ops fg__freelist_ops = { .init = freelist_init, TLSF_OPS };

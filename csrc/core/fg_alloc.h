@@ -7,16 +7,18 @@
  *
  * Kinds (all O(1) or O(log capacity) per call):
  *   TLSF    two-level segregated fit, good fit in O(1), immediate coalescing.
- *           The default: general sizes, any alignment.
+ *           The default: general sizes.
  *   BUDDY   binary buddy, power-of-two blocks naturally aligned, O(log n).
  *   SLAB    fixed slots of desc.block bytes, O(1) free stack.
  *   LINEAR  bump pointer; free() of the newest allocation rolls back, when the
  *           count reaches zero the range is empty again; reset() frees all.
  *   RING    FIFO ring: allocations wrap around; space comes back when the
  *           oldest live allocation is freed (frees may come in any order).
- *   FREELIST one address-ordered list of blocks, best fit over all free blocks
- *           (O(free blocks)), coalescing on free: the descriptor-heap article's
- *           FreeListAllocator; the baseline TLSF's size classes speed up.
+ *   FREELIST best fit, coalescing on free: the descriptor-heap article's
+ *           FreeListAllocator, now TLSF with a best-fit policy (the request's
+ *           own size class is searched first, so the block chosen is the
+ *           smallest that fits to within one class, 1/32 of the size; exact
+ *           below 32 units). O(1); granularity 1 serves index ranges.
  *
  * fg_block_allocator owns several ranges ("blocks") of one kind, creates them
  * through a callback when none fits and destroys surplus empty ones beyond
@@ -53,6 +55,11 @@ typedef struct fg_alloc_desc {
                               (0 = 1). A power of two; requests aligned to at most
                               this need no padding, which is what makes TLSF fast
                               for GPU alignments. Capacity is rounded down to it. */
+  uint32_t max_allocations; /* TLSF/FREELIST: 0 = the node pool grows by doubling
+                              (amortised: no allocation per call, and never more
+                              than 2 * capacity / granularity + 2 nodes); N = the
+                              pool is made once for N live allocations, and an
+                              allocation past N fails (no host allocation ever) */
 } fg_alloc_desc;
 
 typedef struct fg_alloc_stats {
@@ -68,15 +75,33 @@ typedef struct fg_alloc_stats {
 
 typedef struct fg_allocator fg_allocator;
 
+/* One rule for every allocator (and fg.pack): an alignment is 0 or 1 (none)
+ * or a power of two; anything else is refused with this message. */
+#define FG_ALLOC_ALIGN_MSG "align %llu is not a power of two (use 1, 2, 4, 8, ...)"
+
+/* Handle of one allocation: what fg_allocator_alloc_h returns and
+ * fg_allocator_free_h takes back. For TLSF and FREELIST, meta is the index of
+ * the allocation's record in the node pool and gen its generation, so a free
+ * is O(1) with no lookup and a stale or forged handle is refused (-1); the
+ * other kinds keep meta = FG_ALLOC_NO_META and free by offset (their own
+ * bookkeeping is indexed by offset already). */
+#define FG_ALLOC_NO_META UINT32_MAX
+typedef struct fg_alloc_handle {
+  uint64_t offset;
+  uint64_t size;           /* reserved size (>= requested) */
+  uint32_t meta, gen;
+} fg_alloc_handle;
+
 /* NULL + message on a bad desc (what is wrong and how to fix it). */
 fg_allocator *fg_allocator_create(const fg_alloc_desc *desc, char *err, size_t errlen);
 void fg_allocator_destroy(fg_allocator *a);
 fg_alloc_kind fg_allocator_kind(const fg_allocator *a);
 
 /* Offset of a new allocation of `size` (> 0) aligned to `align` (0 or 1 = none;
- * otherwise a power of two, except TLSF/LINEAR/RING which accept any value),
- * or FG_ALLOC_FAIL when it does not fit / the request is invalid for the kind
- * (fg_allocator_alloc_err says which). */
+ * otherwise a power of two, for every kind), or FG_ALLOC_FAIL when it does not
+ * fit / the request is invalid for the kind (fg_allocator_alloc_err says which).
+ * The offset path keeps an offset -> record map so fg_allocator_free(offset)
+ * works; the handle path below needs none and is the fast one. */
 uint64_t fg_allocator_alloc(fg_allocator *a, uint64_t size, uint64_t align);
 uint64_t fg_allocator_alloc_err(fg_allocator *a, uint64_t size, uint64_t align, char *err, size_t errlen);
 /* 0, or -1 when `offset` is not a live allocation (nothing changes then). */
@@ -85,12 +110,53 @@ int fg_allocator_free(fg_allocator *a, uint64_t offset);
 uint64_t fg_allocator_size(const fg_allocator *a, uint64_t offset);
 /* Live allocations (cheap; fg_allocator_stats computes more). */
 uint64_t fg_allocator_count(const fg_allocator *a);
+/* ---- handle path: O(1) free, user data ---- */
+/* 0 and *out, or -1 (no space / invalid request / max_allocations reached).
+ * `user` is kept with the allocation (fg_allocator_user). An allocation made
+ * here is freed with fg_allocator_free_h; fg_allocator_free(offset) finds only
+ * allocations made through the offset path (fg_allocator_alloc*). */
+int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out);
+/* 0, or -1 when `h` is not live (freed, reset, another allocator's): nothing changes. */
+int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h);
+/* 1 and *out when `h` is live (refreshes out->size), else 0. */
+int fg_allocator_handle_live(const fg_allocator *a, const fg_alloc_handle *h);
+/* Handle of the offset-path allocation at `offset`: 1 and *out, or 0. */
+int fg_allocator_handle_at(const fg_allocator *a, uint64_t offset, fg_alloc_handle *out);
+/* One integer for a handle (meta | gen << 32, or the offset for kinds without
+ * records), and back: 1 and *out when the id names a live allocation. */
+uint64_t fg_alloc_handle_id(const fg_alloc_handle *h);
+int fg_allocator_handle_from_id(const fg_allocator *a, uint64_t id, fg_alloc_handle *out);
+/* User data of a live allocation (0 when none or not live); set: 0 / -1. */
+uint64_t fg_allocator_user(const fg_allocator *a, const fg_alloc_handle *h);
+int fg_allocator_set_user(fg_allocator *a, const fg_alloc_handle *h, uint64_t user);
+
 /* Frees every allocation at once (all kinds). */
 void fg_allocator_reset(fg_allocator *a);
 void fg_allocator_stats(const fg_allocator *a, fg_alloc_stats *out);
 /* Checks every internal invariant (free lists, bitmaps, neighbours, counts);
  * 0 when consistent, else -1 and a description. For tests and debugging. */
 int fg_allocator_validate(const fg_allocator *a, char *err, size_t errlen);
+
+/* ---- statistics ---- */
+/* Calls fn once per live allocation, in no set order: its offset, reserved
+ * size, alignment asked for (1 when the kind does not keep it) and user data. */
+typedef void (*fg_alloc_walk_fn)(void *ctx, uint64_t offset, uint64_t size, uint64_t align, uint64_t user);
+void fg_allocator_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx);
+/* JSON in the spirit of VMA's stats string (docs/api.md gives the schema):
+ * totals, one block with its allocations and free ranges, and a histogram of
+ * free-range sizes by power of two. malloc'd (free() it); NULL when out of memory. */
+char *fg_allocator_json(const fg_allocator *a);
+/* SVG picture of the occupancy, `width` pixels wide (0 = 800): one bar with
+ * each allocation drawn over the free range. malloc'd; NULL when out of memory. */
+char *fg_allocator_svg(const fg_allocator *a, int width);
+
+/* ---- defragmentation planning ---- */
+/* User data that marks an allocation as never moved by a plan. */
+#define FG_ALLOC_PINNED UINT64_MAX
+typedef struct fg_defrag_move {
+  uint32_t src_block, dst_block;    /* block indices (0 for a lone allocator) */
+  uint64_t src_offset, dst_offset, size, user;
+} fg_defrag_move;
 
 /* ---- block allocator: several ranges created on demand ---- */
 typedef struct fg_block_desc {
@@ -110,6 +176,7 @@ typedef struct fg_block_allocation {
   void *block_user;         /* what create_block returned */
   uint32_t block;           /* internal block index (pass back unchanged) */
   uint64_t offset, size;    /* size = requested size */
+  fg_alloc_handle h;        /* internal: the block's handle, so a free is O(1) */
 } fg_block_allocation;
 
 typedef struct fg_block_stats {
@@ -128,11 +195,31 @@ void fg_block_allocator_destroy(fg_block_allocator *b);
 /* 0 and *out, or -1: a request larger than block_size gets a block of its own
  * (size + align, rounded up for the kind); -1 when create_block failed. */
 int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_block_allocation *out);
+/* The same with user data kept with the allocation (FG_ALLOC_PINNED: never moved by a plan). */
+int fg_block_alloc_user(fg_block_allocator *b, uint64_t size, uint64_t align, uint64_t user, fg_block_allocation *out);
 /* 0, or -1 when `a` is not live (nothing changes). */
 int fg_block_free(fg_block_allocator *b, const fg_block_allocation *a);
 /* Destroys all empty blocks (keep_empty ignored). */
 void fg_block_trim(fg_block_allocator *b);
 void fg_block_stats_get(const fg_block_allocator *b, fg_block_stats *out);
 int fg_block_validate(const fg_block_allocator *b, char *err, size_t errlen);
+/* JSON of every block (fg_allocator_json's schema, "blocks" has one entry per
+ * block, with its index and user pointer). malloc'd; NULL when out of memory. */
+char *fg_block_json(const fg_block_allocator *b);
+/* Calls fn for every block: index, block_user, its allocator. */
+void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t index, void *block_user,
+                   const fg_allocator *a), void *ctx);
+
+/* Defragmentation plan (the moves of VMA's defragmentation passes, planned at
+ * once): blocks are taken fullest first; each is compacted towards offset 0,
+ * then its tail is filled with allocations from the emptiest blocks. Applied
+ * in order, each move's destination is free when it is made (its source may
+ * overlap it: copy with memmove semantics), so the plan can be carried out
+ * one move at a time. Pinned allocations (FG_ALLOC_PINNED) and dedicated
+ * blocks stay. 0 and a malloc'd array (*moves, free() it; NULL when no move),
+ * or -1 when out of host memory. Alignment: what each allocation asked for
+ * (TLSF keeps it), at least the granularity. */
+int fg_block_defrag_plan(const fg_block_allocator *b, fg_defrag_move **moves, size_t *count);
+int fg_allocator_defrag_plan(const fg_allocator *a, fg_defrag_move **moves, size_t *count);
 
 #endif

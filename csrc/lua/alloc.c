@@ -5,6 +5,7 @@
 #include "fg_lua.h"
 #include "fg_alloc.h"
 #include "fg_vk_mem.h"
+#include <stdlib.h>
 #include <string.h>
 
 #define FG_LUA_ALLOCATOR "framegraph.allocator"
@@ -12,6 +13,7 @@
 #define FG_LUA_MEMORY "framegraph.memory"
 
 /* ---------------- fg.allocator ---------------- */
+/* uservalue 1: handle id -> the Lua user value of that allocation */
 typedef struct lalloc { fg_allocator *a; } lalloc;
 
 static fg_allocator *check_alloc(lua_State *L) {
@@ -70,18 +72,32 @@ static int l_allocator(lua_State *L) {
   lua_Integer cap = luaL_checkinteger(L, 2);
   if (cap <= 0) return luaL_argerror(L, 2, "capacity must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-  static const char *const keys[] = { "block", "granularity", NULL };
-  check_keys(L, 3, 3, keys, "block, granularity");
+  static const char *const keys[] = { "block", "granularity", "max_allocations", NULL };
+  check_keys(L, 3, 3, keys, "block, granularity, max_allocations");
   uint64_t block = opt_field_u64(L, 3, "block", 3);
   uint64_t gran = opt_field_u64(L, 3, "granularity", 3);
-  lalloc *u = lua_newuserdatauv(L, sizeof *u, 0);
+  uint64_t maxa = opt_field_u64(L, 3, "max_allocations", 3);
+  if (maxa > (1u << 29)) return luaL_argerror(L, 3, "opts.max_allocations must be at most 2^29");
+  lalloc *u = lua_newuserdatauv(L, sizeof *u, 1);
   u->a = NULL;
   luaL_setmetatable(L, FG_LUA_ALLOCATOR);
+  lua_newtable(L);
+  lua_setiuservalue(L, -2, 1);
   char err[256];
-  fg_alloc_desc d = { (fg_alloc_kind)kind, (uint64_t)cap, block, NULL, gran };
+  fg_alloc_desc d = { .kind = (fg_alloc_kind)kind, .capacity = (uint64_t)cap, .block = block, .granularity = gran,
+                      .max_allocations = (uint32_t)maxa };
   u->a = fg_allocator_create(&d, err, sizeof err);
-  if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY || gran ? 3 : 2, err);
+  if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY || gran || maxa ? 3 : 2, err);
   return 1;
+}
+
+/* users[id] = value at the top (popped); nil clears */
+static void set_user(lua_State *L, uint64_t id) {
+  lua_getiuservalue(L, 1, 1);
+  lua_pushinteger(L, (lua_Integer)id);
+  lua_pushvalue(L, -3);
+  lua_settable(L, -3);
+  lua_pop(L, 2);
 }
 
 static int a_alloc(lua_State *L) {
@@ -91,9 +107,11 @@ static int a_alloc(lua_State *L) {
   if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
   if (align <= 0) return luaL_argerror(L, 3, "alignment must be a positive integer");
   fg_alloc_kind k = fg_allocator_kind(a);
-  if ((k == FG_ALLOC_BUDDY || k == FG_ALLOC_SLAB) && (align & (align - 1)))
-    return luaL_argerror(L, 3, lua_pushfstring(L, "%s alignment must be a power of two, got %I", fg_alloc_kind_name(k), align));
   char err[256];
+  if (align & (align - 1)) { /* one rule and one message for every kind (and fg.pack) */
+    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(k), (unsigned long long)align);
+    return luaL_argerror(L, 3, err);
+  }
   uint64_t off = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
   if (off == FG_ALLOC_FAIL) {
     if (k == FG_ALLOC_SLAB && strstr(err, "slot size")) return luaL_argerror(L, size > 0 && strstr(err, "exceeds") ? 2 : 3, err);
@@ -101,17 +119,155 @@ static int a_alloc(lua_State *L) {
     lua_pushstring(L, err);
     return 2;
   }
+  if (!lua_isnoneornil(L, 4)) {
+    fg_alloc_handle h;
+    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;
+    lua_pushvalue(L, 4);
+    set_user(L, id);
+  }
   lua_pushinteger(L, (lua_Integer)off);
   return 1;
+}
+
+/* a:allocate(size [, align [, user]]) -> handle, offset | nil, message: the
+ * handle path (no offset map); free it with a:free_handle(handle). */
+static int a_allocate(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  lua_Integer size = luaL_checkinteger(L, 2);
+  lua_Integer align = luaL_optinteger(L, 3, 1);
+  if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
+  if (align <= 0) return luaL_argerror(L, 3, "alignment must be a positive integer");
+  char err[256];
+  fg_alloc_kind k = fg_allocator_kind(a);
+  if (align & (align - 1)) {
+    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(k), (unsigned long long)align);
+    return luaL_argerror(L, 3, err);
+  }
+  if (k == FG_ALLOC_SLAB) { /* requests no slot can take are mistakes, as in alloc */
+    uint64_t probe = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
+    if (probe != FG_ALLOC_FAIL) fg_allocator_free(a, probe);
+    else if (strstr(err, "slot size")) return luaL_argerror(L, strstr(err, "exceeds") ? 2 : 3, err);
+  }
+  fg_alloc_handle h;
+  if (fg_allocator_alloc_h(a, (uint64_t)size, (uint64_t)align, 0, &h)) {
+    fg_alloc_stats st;
+    fg_allocator_stats(a, &st);
+    lua_pushnil(L);
+    lua_pushfstring(L, "%s: out of space for %I units (align %I): %I of %I used", fg_alloc_kind_name(k), size, align,
+                    (lua_Integer)st.used, (lua_Integer)st.capacity);
+    return 2;
+  }
+  uint64_t id = fg_alloc_handle_id(&h);
+  if (!lua_isnoneornil(L, 4)) {
+    lua_pushvalue(L, 4);
+    set_user(L, id);
+  }
+  lua_pushinteger(L, (lua_Integer)id);
+  lua_pushinteger(L, (lua_Integer)h.offset);
+  return 2;
 }
 
 static int a_free(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer off = luaL_checkinteger(L, 2);
-  if (off < 0 || fg_allocator_free(a, (uint64_t)off))
-    return luaL_error(L, "free: offset %I is not a live allocation of this %s allocator (freed twice, or never allocated)",
+  fg_alloc_handle h;
+  int known = off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h);
+  if (!known || fg_allocator_free(a, (uint64_t)off))
+    return luaL_error(L, "free: offset %I is not a live allocation of this %s allocator (freed twice, never "
+                      "allocated, or made by a:allocate: free that with a:free_handle)",
                       off, fg_alloc_kind_name(fg_allocator_kind(a)));
+  lua_pushnil(L);
+  set_user(L, fg_alloc_handle_id(&h));
   return 0;
+}
+
+/* The handle (second result of alloc) -> the allocation, or a raised error. */
+static fg_alloc_handle check_handle(lua_State *L, fg_allocator *a, int arg) {
+  lua_Integer id = luaL_checkinteger(L, arg);
+  fg_alloc_handle h;
+  if (!fg_allocator_handle_from_id(a, (uint64_t)id, &h))
+    luaL_argerror(L, arg, lua_pushfstring(L, "handle %I is not a live allocation of this %s allocator "
+                                             "(freed, reset, or another allocator's)", id,
+                                          fg_alloc_kind_name(fg_allocator_kind(a))));
+  return h;
+}
+
+static int a_free_handle(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  fg_alloc_handle h = check_handle(L, a, 2);
+  uint64_t id = fg_alloc_handle_id(&h);
+  if (fg_allocator_free_h(a, &h)) return luaL_argerror(L, 2, "handle is not live");
+  lua_pushnil(L);
+  set_user(L, id);
+  return 0;
+}
+
+static int a_user(lua_State *L) {
+  int set = lua_gettop(L) >= 3;
+  fg_allocator *a = check_alloc(L);
+  fg_alloc_handle h = check_handle(L, a, 2);
+  lua_getiuservalue(L, 1, 1);
+  lua_rawgeti(L, -1, (lua_Integer)fg_alloc_handle_id(&h));
+  if (set) { /* a:user(h, value) sets; returns the value before */
+    lua_pushvalue(L, 3);
+    lua_rawseti(L, -3, (lua_Integer)fg_alloc_handle_id(&h));
+  }
+  return 1;
+}
+
+static int a_handle(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  lua_Integer off = luaL_checkinteger(L, 2);
+  fg_alloc_handle h;
+  if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+  else lua_pushnil(L);
+  return 1;
+}
+
+static int push_owned(lua_State *L, char *s) {
+  if (!s) return luaL_error(L, "out of host memory");
+  lua_pushstring(L, s);
+  free(s);
+  return 1;
+}
+
+static int a_json(lua_State *L) { return push_owned(L, fg_allocator_json(check_alloc(L))); }
+
+static int a_svg(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  lua_Integer w = luaL_optinteger(L, 2, 800);
+  if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
+  return push_owned(L, fg_allocator_svg(a, (int)w));
+}
+
+/* {{offset =, to =, size =, handle =, user =}, ...}: moves in order */
+static int a_defrag_plan(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  fg_defrag_move *mv;
+  size_t n;
+  if (fg_allocator_defrag_plan(a, &mv, &n)) return luaL_error(L, "out of host memory");
+  lua_createtable(L, (int)n, 0);
+  lua_getiuservalue(L, 1, 1);
+  for (size_t i = 0; i < n; i++) {
+    lua_createtable(L, 0, 5);
+    lua_pushinteger(L, (lua_Integer)mv[i].src_offset);
+    lua_setfield(L, -2, "offset");
+    lua_pushinteger(L, (lua_Integer)mv[i].dst_offset);
+    lua_setfield(L, -2, "to");
+    lua_pushinteger(L, (lua_Integer)mv[i].size);
+    lua_setfield(L, -2, "size");
+    fg_alloc_handle h;
+    if (fg_allocator_handle_at(a, mv[i].src_offset, &h)) {
+      lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+      lua_setfield(L, -2, "handle");
+      lua_rawgeti(L, -2, (lua_Integer)fg_alloc_handle_id(&h));
+      lua_setfield(L, -2, "user");
+    }
+    lua_rawseti(L, -3, (lua_Integer)i + 1);
+  }
+  lua_pop(L, 1);
+  free(mv);
+  return 1;
 }
 
 static int a_size(lua_State *L) {
@@ -142,7 +298,12 @@ static int a_stats(lua_State *L) {
   return 1;
 }
 
-static int a_reset(lua_State *L) { fg_allocator_reset(check_alloc(L)); return 0; }
+static int a_reset(lua_State *L) {
+  fg_allocator_reset(check_alloc(L));
+  lua_newtable(L);
+  lua_setiuservalue(L, 1, 1);
+  return 0;
+}
 
 static int a_validate(lua_State *L) {
   char err[256];
@@ -176,7 +337,9 @@ static int a_tostring(lua_State *L) {
 
 static const luaL_Reg alloc_methods[] = {
   {"alloc", a_alloc}, {"free", a_free}, {"size", a_size}, {"stats", a_stats}, {"reset", a_reset},
-  {"validate", a_validate}, {"kind", a_kind}, {"close", a_close}, {NULL, NULL}
+  {"validate", a_validate}, {"kind", a_kind}, {"close", a_close}, {"free_handle", a_free_handle}, {"allocate", a_allocate},
+  {"user", a_user}, {"handle", a_handle}, {"json", a_json}, {"svg", a_svg}, {"defrag_plan", a_defrag_plan},
+  {NULL, NULL}
 };
 static const luaL_Reg alloc_meta[] = {
   {"__gc", a_close}, {"__close", a_close}, {"__tostring", a_tostring}, {NULL, NULL}
@@ -184,7 +347,7 @@ static const luaL_Reg alloc_meta[] = {
 
 /* ---------------- dev:memory_pool ---------------- */
 typedef struct lpool { fg_vk_mempool *p; } lpool;
-typedef struct lmem { fg_vk_allocation a; lpool *pool; } lmem; /* uservalue 1 = the pool userdata */
+typedef struct lmem { fg_vk_allocation a; lpool *pool; } lmem; /* uservalue 1 = the pool userdata, 2 = user value */
 
 static lpool *check_pool(lua_State *L) {
   lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
@@ -217,21 +380,31 @@ static int p_alloc(lua_State *L) {
   lua_Integer size = luaL_checkinteger(L, 2);
   if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
-  static const char *const keys[] = { "align", "host_visible", "device_local", "optimal", "dedicated", "memory_type_bits", NULL };
-  check_keys(L, 3, 3, keys, "align, host_visible, device_local, optimal, dedicated, memory_type_bits");
+  static const char *const keys[] = { "align", "host_visible", "device_local", "optimal", "dedicated", "memory_type_bits",
+                                      "user", NULL };
+  check_keys(L, 3, 3, keys, "align, host_visible, device_local, optimal, dedicated, memory_type_bits, user");
   uint64_t align = opt_field_u64(L, 3, "align", 3);
-  if (align & (align - 1)) return luaL_argerror(L, 3, "opts.align must be a power of two");
+  if (align & (align - 1)) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "opts." FG_ALLOC_ALIGN_MSG, (unsigned long long)align);
+    return luaL_argerror(L, 3, msg);
+  }
   int host = opt_field_bool(L, 3, "host_visible", 0);
   fg_vk_mem_request rq = {.size = (uint64_t)size, .alignment = align};
   rq.memory_type_bits = (uint32_t)opt_field_u64(L, 3, "memory_type_bits", 3);
   fg_vk_mem_request_flags(&rq, host, opt_field_bool(L, 3, "device_local", !host));
   rq.optimal = opt_field_bool(L, 3, "optimal", 0);
   rq.dedicated = opt_field_bool(L, 3, "dedicated", 0);
-  lmem *m = lua_newuserdatauv(L, sizeof *m, 1);
+  lmem *m = lua_newuserdatauv(L, sizeof *m, 2);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_MEMORY);
   lua_pushvalue(L, 1);
   lua_setiuservalue(L, -2, 1);
+  if (!lua_isnoneornil(L, 3)) {
+    lua_getfield(L, 3, "user");
+    lua_setiuservalue(L, -2, 2);
+  }
+  rq.user = (uint64_t)(uintptr_t)m; /* the plan's moves name the memory object */
   char err[256];
   int r = fg_vk_mem_result(fg_vk_mem_alloc(u->p, &rq, &m->a, err, sizeof err));
   if (r == 1) return luaL_argerror(L, 3, err);
@@ -273,6 +446,32 @@ static int p_stats(lua_State *L) {
   return 1;
 }
 
+static int p_json(lua_State *L) { return push_owned(L, fg_vk_mempool_json(check_pool(L)->p)); }
+
+/* {{memory_type =, from =, to = (memories named as info().memory names them), offset =, dst_offset =,
+ *   size =}, ...} in plan order */
+static int p_defrag_plan(lua_State *L) {
+  lpool *u = check_pool(L);
+  fg_vk_defrag_move *mv;
+  size_t n;
+  if (fg_vk_mempool_defrag_plan(u->p, &mv, &n)) return luaL_error(L, "out of host memory");
+  lua_createtable(L, (int)n, 0);
+  for (size_t i = 0; i < n; i++) {
+    lua_createtable(L, 0, 7);
+    set_int(L, "memory_type", mv[i].memory_type);
+    lua_pushfstring(L, "%p", (void *)mv[i].src_memory);
+    lua_setfield(L, -2, "from");
+    lua_pushfstring(L, "%p", (void *)mv[i].dst_memory);
+    lua_setfield(L, -2, "to");
+    set_int(L, "offset", mv[i].src_offset);
+    set_int(L, "dst_offset", mv[i].dst_offset);
+    set_int(L, "size", mv[i].size);
+    lua_rawseti(L, -2, (lua_Integer)i + 1);
+  }
+  free(mv);
+  return 1;
+}
+
 static int p_trim(lua_State *L) { fg_vk_mempool_trim(check_pool(L)->p); return 0; }
 
 static int p_validate(lua_State *L) {
@@ -307,7 +506,7 @@ static int p_tostring(lua_State *L) {
 
 static const luaL_Reg pool_methods[] = {
   {"alloc", p_alloc}, {"free", p_free}, {"stats", p_stats}, {"trim", p_trim}, {"validate", p_validate},
-  {"close", p_close}, {NULL, NULL}
+  {"close", p_close}, {"json", p_json}, {"defrag_plan", p_defrag_plan}, {NULL, NULL}
 };
 static const luaL_Reg pool_meta[] = {
   {"__gc", p_close}, {"__close", p_close}, {"__tostring", p_tostring}, {NULL, NULL}
@@ -374,8 +573,14 @@ static int m_read(lua_State *L) {
   return 1;
 }
 
+static int m_user(lua_State *L) {
+  check_mem(L);
+  lua_getiuservalue(L, 1, 2);
+  return 1;
+}
+
 static const luaL_Reg mem_methods[] = {
-  {"free", m_free}, {"info", m_info}, {"write", m_write}, {"read", m_read}, {NULL, NULL}
+  {"free", m_free}, {"info", m_info}, {"write", m_write}, {"read", m_read}, {"user", m_user}, {NULL, NULL}
 };
 static const luaL_Reg mem_meta[] = { {"__gc", m_free}, {"__close", m_free}, {NULL, NULL} };
 

@@ -53,6 +53,8 @@ typedef struct fg_vk_mem_request {
   VkMemoryPropertyFlags preferred;    /* e.g. DEVICE_LOCAL */
   int optimal;                        /* 1: optimal-tiling image; 0: buffer or linear image */
   int dedicated;                      /* 1: force a VkDeviceMemory of its own */
+  uint64_t user;                      /* kept with the allocation (fg_vk_allocation.user, the
+                                         JSON dump, defragmentation moves) */
 } fg_vk_mem_request;
 
 typedef enum fg_vk_mem_kind { FG_VK_MEM_SLAB = 1, FG_VK_MEM_TLSF, FG_VK_MEM_DEDICATED } fg_vk_mem_kind;
@@ -63,7 +65,8 @@ typedef struct fg_vk_allocation {
   void *mapped;                       /* host pointer at offset when host-visible, else NULL */
   uint32_t memory_type;
   fg_vk_mem_kind kind;
-  /* internal: where it came from (pass the struct back to fg_vk_mem_free unchanged) */
+  uint64_t user;                      /* the request's user data */
+  /* internal: where it came from (block_.h is the TLSF handle: the free is O(1), no lookup) (pass the struct back to fg_vk_mem_free unchanged) */
   uint32_t pool_, page_, class_;
   fg_block_allocation block_;
 } fg_vk_allocation;
@@ -104,6 +107,27 @@ void fg_vk_mempool_trim(fg_vk_mempool *p);
 void fg_vk_mempool_stats(fg_vk_mempool *p, fg_vk_mem_stats *out);
 /* Every sub-allocator's invariants; 0 or -1 + message. */
 int fg_vk_mempool_validate(fg_vk_mempool *p, char *err, size_t errlen);
+/* JSON of the pool (docs/api.md): totals, then per sub-pool (memory type,
+ * linear|optimal) its TLSF blocks with allocations, free ranges and a
+ * histogram of free-range sizes (fg_block_json's schema), and its dedicated
+ * memories. Slab pages appear as allocations of user data 2^64-1 (pinned).
+ * malloc'd (free() it); NULL when out of host memory. */
+char *fg_vk_mempool_json(fg_vk_mempool *p);
+
+/* One move of a defragmentation plan: copy `size` bytes from src_memory at
+ * src_offset to dst_memory at dst_offset (memmove semantics when the memory
+ * is the same), in plan order; then the allocation with `user` data lives there. */
+typedef struct fg_vk_defrag_move {
+  uint32_t memory_type;
+  int optimal;
+  VkDeviceMemory src_memory, dst_memory;
+  VkDeviceSize src_offset, dst_offset, size;
+  uint64_t user;
+} fg_vk_defrag_move;
+/* The moves that would compact the pool's TLSF blocks (fg_block_defrag_plan
+ * per sub-pool: slab pages and dedicated memories stay). Planning only: the
+ * pool is unchanged. 0 and a malloc'd array (free() it), or -1 (out of memory). */
+int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_t *count);
 
 /* ---------------- upload ring ---------------- */
 typedef struct fg_upload_desc {

@@ -3,6 +3,7 @@
  * (with a size-keyed cache) for large ones. See fg_vk_mem.h. */
 #include "fg_vk_mem.h"
 #include "fg_util.h"
+#include "alloc_stats.h"
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -276,7 +277,7 @@ static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_al
         c->n++;
       }
       page *np = &c->pages[pi];
-      if (ensure_blocks(sp) || fg_block_alloc(sp->blocks, slot * SLAB_PAGE_SLOTS, slot, &np->ba)) {
+      if (ensure_blocks(sp) || fg_block_alloc_user(sp->blocks, slot * SLAB_PAGE_SLOTS, slot, FG_ALLOC_PINNED, &np->ba)) {
         if (!sp->err[0]) fg_errf(sp->err, sizeof sp->err, "no memory for a slab page");
         return VK_ERROR_OUT_OF_DEVICE_MEMORY;
       }
@@ -318,7 +319,7 @@ static VkResult alloc_in(subpool *sp, const fg_vk_mem_request *req, VkDeviceSize
     uint32_t ci = lg > SLAB_MIN_LOG2 ? (uint32_t)(lg - SLAB_MIN_LOG2) : 0;
     VkResult r = alloc_slab(sp, ci, size, out);
     if (r != VK_ERROR_OUT_OF_DEVICE_MEMORY) return r;
-  } else if (ensure_blocks(sp) == 0 && fg_block_alloc(sp->blocks, size, align, &out->block_) == 0) {
+  } else if (ensure_blocks(sp) == 0 && fg_block_alloc_user(sp->blocks, size, align, req->user, &out->block_) == 0) {
     vkblock *b = out->block_.block_user;
     out->memory = b->mem;
     out->offset = out->block_.offset;
@@ -378,6 +379,7 @@ VkResult fg_vk_mem_alloc(fg_vk_mempool *p, const fg_vk_mem_request *req, fg_vk_a
     if (r == VK_SUCCESS) {
       out->size = req->size;
       out->memory_type = cand[i];
+      out->user = req->user;
       out->pool_ = si;
       return VK_SUCCESS;
     }
@@ -497,4 +499,79 @@ void fg_vk_mem_request_flags(fg_vk_mem_request *req, int host_visible, int devic
 
 int fg_vk_mem_result(VkResult r) {
   return r == VK_SUCCESS ? 0 : r == VK_ERROR_FEATURE_NOT_PRESENT ? 1 : -1;
+}
+
+/* ---------- statistics and defragmentation planning ---------- */
+char *fg_vk_mempool_json(fg_vk_mempool *p) {
+  fg_vk_mem_stats st;
+  fg_vk_mempool_stats(p, &st);
+  fg__sb s = {0};
+  fg__sb_printf(&s, "{\"device_bytes\":%llu,\"device_memories\":%u,\"used\":%llu,\"allocation_count\":%llu,"
+                    "\"slab\":%llu,\"tlsf\":%llu,\"dedicated\":%llu,\"fragmentation\":%.6f,\"sub_pools\":[",
+                (unsigned long long)st.device_bytes, st.device_memories, (unsigned long long)st.used_bytes,
+                (unsigned long long)st.allocations, (unsigned long long)st.slab, (unsigned long long)st.tlsf,
+                (unsigned long long)st.dedicated, st.fragmentation);
+  int first = 1;
+  for (uint32_t i = 0; i < p->ntypes * 2; i++) {
+    subpool *sp = &p->subs[i];
+    sp_lock(sp);
+    if (sp->blocks || sp->nded || sp->ncache) {
+      fg__sb_printf(&s, "%s{\"memory_type\":%u,\"optimal\":%s,\"block_size\":%llu,\"blocks\":", first ? "" : ",",
+                    sp->type, sp->optimal ? "true" : "false", (unsigned long long)sp->block_size);
+      if (sp->blocks) fg__block_json_into(&s, sp->blocks);
+      else fg__sb_printf(&s, "null");
+      fg__sb_printf(&s, ",\"dedicated\":[");
+      for (uint32_t k = 0; k < sp->nded; k++)
+        fg__sb_printf(&s, "%s{\"size\":%llu}", k ? "," : "", (unsigned long long)sp->ded[k].size);
+      fg__sb_printf(&s, "],\"dedicated_cached\":%u}", sp->ncache);
+      first = 0;
+    }
+    sp_unlock(sp);
+  }
+  fg__sb_printf(&s, "]}");
+  return fg__sb_done(&s);
+}
+
+typedef struct memof { VkDeviceMemory *mem; uint32_t n; } memof;
+static void note_block(void *c, uint32_t index, void *block_user, const fg_allocator *a) {
+  memof *m = c;
+  if (index < m->n) m->mem[index] = ((vkblock *)block_user)->mem;
+}
+
+int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_t *count) {
+  *moves = NULL;
+  *count = 0;
+  fg_vk_defrag_move *out = NULL;
+  size_t n = 0;
+  int rc = 0;
+  for (uint32_t i = 0; i < p->ntypes * 2 && !rc; i++) {
+    subpool *sp = &p->subs[i];
+    sp_lock(sp);
+    fg_defrag_move *mv = NULL;
+    size_t k = 0;
+    if (sp->blocks && fg_block_defrag_plan(sp->blocks, &mv, &k) == 0 && k) {
+      uint32_t nb = 0;
+      for (size_t j = 0; j < k; j++) {
+        if (mv[j].src_block + 1 > nb) nb = mv[j].src_block + 1;
+        if (mv[j].dst_block + 1 > nb) nb = mv[j].dst_block + 1;
+      }
+      memof m = { calloc(nb, sizeof(VkDeviceMemory)), nb };
+      fg_vk_defrag_move *grown = m.mem ? realloc(out, sizeof *out * (n + k)) : NULL;
+      if (!grown) rc = -1;
+      else {
+        out = grown;
+        fg_block_each(sp->blocks, note_block, &m);
+        for (size_t j = 0; j < k; j++)
+          out[n++] = (fg_vk_defrag_move){ sp->type, sp->optimal, m.mem[mv[j].src_block], m.mem[mv[j].dst_block],
+                                          mv[j].src_offset, mv[j].dst_offset, mv[j].size, mv[j].user };
+      }
+      free(m.mem);
+    }
+    free(mv);
+    sp_unlock(sp);
+  }
+  if (rc) { free(out); return -1; }
+  *moves = out;
+  *count = n;
+  return 0;
 }
