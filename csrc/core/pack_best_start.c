@@ -166,12 +166,23 @@ int best_quick(best_run *r) {
    * the one start that always runs, below it the incumbent the baselines
    * stop at */
   if (!r->hint && r->n > SMALL_BITS_N) {
-    int sr = pk_sweep_cuts(&r->in, r->tmp, r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1);
-    if (sr < 0) return -1;
-    uint64_t mk = pk_makespan(r->in0, r->tmp);
-    if (mk < r->realBest) {
-      r->realBest = mk;
-      memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+    int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
+    /* above LARGE_N the sweep is (nearly) all that runs, so it runs on the
+     * time-reversed instance too (SWEEP_REVERSE_N; lines only: a cycle
+     * already sweeps from several cuts), the lower kept */
+    for (int rev = 0; rev < 1 + (r->n > SWEEP_REVERSE_N && !r->in.cyclic); rev++) {
+      if (rev && !r->have_rev) {
+        if (pk_reverse(&r->in, &r->rev)) return -1;
+        r->have_rev = 1;
+      }
+      int sr = pk_sweep_cuts(rev ? &r->rev : &r->in, r->tmp, cuts);
+      if (sr < 0) return -1;
+      if (sr) continue;
+      uint64_t mk = pk_makespan(r->in0, r->tmp);
+      if (mk < r->realBest) {
+        r->realBest = mk;
+        memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
+      }
     }
     if (r->realBest <= r->reallb) return BEST_PROVED;
     if (r->n > LARGE_N) return BEST_ON;
