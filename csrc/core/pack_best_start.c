@@ -167,15 +167,22 @@ int best_quick(best_run *r) {
    * stop at */
   if (!r->hint && r->n > SMALL_BITS_N) {
     int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
-    /* above LARGE_N the sweep is (nearly) all that runs, so it runs on the
-     * time-reversed instance too (SWEEP_REVERSE_N; lines only: a cycle
-     * already sweeps from several cuts), the lower kept */
-    for (int rev = 0; rev < 1 + (r->n > SWEEP_REVERSE_N && !r->in.cyclic); rev++) {
+    /* above LARGE_N a line's sweep (nearly all that runs) runs on the
+     * time-reversed instance too, then by length (pk_sweep_order), as many
+     * as SWEEP_RUN_ITEMS / n affords (2 or 3), the lowest kept */
+    static const int runs_rev[3] = {0, 1, 1}, runs_ord[3] = {0, 0, 1};
+    int runs = 1;
+    if (r->n > LARGE_N && !r->in.cyclic) {
+      size_t k = SWEEP_RUN_ITEMS / r->n;
+      runs = k < 2 ? 2 : k > 3 ? 3 : (int)k;
+    }
+    for (int q = 0; q < runs; q++) {
+      int rev = runs_rev[q], order = runs_ord[q];
       if (rev && !r->have_rev) {
         if (pk_reverse(&r->in, &r->rev)) return -1;
         r->have_rev = 1;
       }
-      int sr = pk_sweep_cuts(rev ? &r->rev : &r->in, r->tmp, cuts);
+      int sr = order ? pk_sweep_order(rev ? &r->rev : &r->in, r->tmp, order) : pk_sweep_cuts(rev ? &r->rev : &r->in, r->tmp, cuts);
       if (sr < 0) return -1;
       if (sr) continue;
       uint64_t mk = pk_makespan(r->in0, r->tmp);
