@@ -10,5 +10,9 @@
 int pk_sweep(const pk_inst *in, uint64_t *off);
 /* The same from `cuts` cut points of a cycle (1 to 8), the lowest kept. */
 int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts);
+/* A line's sweep with the items that start (and end) together taken by
+ * length, then size: order 1 longer first, 2 shorter first (0: pk_sweep's
+ * size order); -1 on a cycle (not made for one) or OOM. */
+int pk_sweep_order(const pk_inst *in, uint64_t *off, int order);
 
 #endif

@@ -22,6 +22,11 @@
 #define LARGE_N 4096
 /* above LARGE_N the sweep runs from this / n cuts of a cycle (at most 8), the lowest kept: 2 at 30,000 items (about 1 % lower), 1 from 50,000 */
 #define SWEEP_CUT_ITEMS 60000
+/* above LARGE_N a line's sweep runs this / n times (2 or 3: size order, reversed, reversed by length), the
+ * lowest kept; 3 at 30,000 items. Random lines of 30,000: 1.046 -> 1.033, 1.016 -> 1.004, 1.076 -> 1.064 x LOAD.
+ * A 4th (reversed, shorter first: 1.010 -> 1.003) took 30,000 items past 0.25 s. Not on cycles: they sweep from
+ * several cuts (reversed 1.053 -> 1.052 for twice the time) */
+#define SWEEP_RUN_ITEMS 90000
 /* a re-plan's replay is kept within this of its source's makespan / bound (searching on gains 0.002 %) */
 #define REPLAN_SLACK 0.005
 
