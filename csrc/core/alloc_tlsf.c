@@ -24,7 +24,7 @@ static uint64_t *zeroed(const fg_alloc_hooks *h, uint32_t n) {
   return u;
 }
 
-static inline uint32_t node_new(fg_allocator *a) {
+static inline __attribute__((always_inline)) uint32_t node_new(fg_allocator *a) {
   fg_tlsf *t = &a->u.tlsf;
   if (t->node_spare == FG_NIL) {
     if (t->fixed || t->node_cap >= (1u << 31)) return FG_NIL;
@@ -88,7 +88,7 @@ static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32
 
 /* Splits node i at `at` bytes; the upper part becomes a new node (returned),
  * so the lower node keeps its identity (node `first` stays at offset 0). */
-static inline uint32_t split(fg_allocator *a, uint32_t i, uint64_t at) {
+static inline __attribute__((always_inline)) uint32_t split(fg_allocator *a, uint32_t i, uint64_t at) {
   fg_tlsf *t = &a->u.tlsf;
   uint32_t j = node_new(a);
   if (j == FG_NIL) return FG_NIL;
@@ -213,9 +213,10 @@ static inline uint32_t best_in(const fg_tlsf *t, int fl, int sl, uint64_t size, 
   return best;
 }
 
-/* The free block to carve: FG_NIL when none fits. */
+/* The free block to carve: FG_NIL when none fits. *head set: the block heads
+ * its class's list (the usual TLSF case), so taking it is a pop. */
 static inline __attribute__((always_inline)) uint32_t find_block(const fg_tlsf *t, uint64_t cap, uint64_t size,
-                                                                 uint64_t align) {
+                                                                 uint64_t align, int *head) {
   int fl, sl, cfl, csl;
   uint64_t need = size + (align - 1);
   int have_r = 0, rfl = 0, rsl = 0;
@@ -239,7 +240,7 @@ static inline __attribute__((always_inline)) uint32_t find_block(const fg_tlsf *
     }
     return FG_NIL;
   }
-  if (have_r && next_class(t, rfl, rsl, &cfl, &csl)) return t->heads[cfl][csl];
+  if (have_r && next_class(t, rfl, rsl, &cfl, &csl)) { *head = 1; return t->heads[cfl][csl]; }
   /* fallback: the request's own class may hold a block that fits (e.g. the
    * whole range, or an exact size); look at a bounded number of them */
   mapping(size, &fl, &sl);
@@ -258,9 +259,18 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
   }
   if (t->fixed && a->count >= a->max_allocations) return FG_NIL;
-  uint32_t i = find_block(t, a->capacity, size, align);
+  int head = 0;
+  uint32_t i = find_block(t, a->capacity, size, align, &head);
   if (i == FG_NIL) return FG_NIL;
-  free_remove(t, i);
+  if (head) { /* pop: no predecessor to unlink */
+    fg_tlsf_node *n = &t->nodes[i];
+    int fl = n->fl, sl = n->sl;
+    uint32_t nx = n->next_free;
+    t->heads[fl][sl] = nx;
+    if (nx != FG_NIL) t->nodes[nx].prev_free = FG_NIL;
+    else if (!(t->sl_map[fl] &= ~(1u << sl))) t->fl_map &= ~(1ull << fl);
+    n->is_free = 0;
+  } else free_remove(t, i);
   uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
   if (pad) {
     uint32_t j = split(a, i, pad);
