@@ -84,8 +84,44 @@ describe("report --render (X-ray)", function()
     for _ in page:gmatch('<img alt="[^"]*" src="data:image/png;base64,') do n = n + 1 end
     assert.are.equal(3, n)
     assert.matches("after resolve (slot 2)", page, 1, true)
+    -- the GPU timeline under the memory timeline: a bar for every instance, a frame total
+    local gpu = page:match('<svg[^>]*class="fg%-gpu%-timeline".-</svg>')
+    assert.is_truthy(gpu, "no GPU timeline on the page")
+    assert.is_true(page:find("fg-timeline", 1, true) < page:find("fg-gpu-timeline", 1, true))
+    local fg0 = require("framegraph")
+    local order = fg0.compile(dofile("examples/taa.lua")):order()
+    assert.is_true(#order >= 3)
+    for _, name in ipairs(order) do
+      local ms = gpu:match('data%-instance="' .. name:gsub("%p", "%%%0") .. '".-<title>[^<]*: ([%d.]+) ms</title>')
+      assert.is_truthy(ms, name .. " has no bar")
+      assert.is_true(tonumber(ms) >= 0)
+    end
+    local total = gpu:match('class="gpu%-total"[^>]*>GPU time: frame ([%d.]+) ms')
+    assert.is_true(tonumber(total) >= 0)
+    assert.matches('<table class="gpu-top">', page, 1, true)
     local fg = require("framegraph")
     local html = require("framegraph.report").html(fg.compile(dofile("examples/taa.lua")), { render = true })
     assert.matches("X-ray: not rendered: the pipeline's file is not known", html, 1, true)
+  end)
+
+  it("draws the GPU timeline only when rendering, and says in one line when there are no timestamps", function()
+    local fg = require("framegraph")
+    local report = require("framegraph.report")
+    local g = fg.compile(dofile("examples/taa.lua"))
+    local order = g:order()
+    assert.is_falsy(report.html(g):find("fg-gpu-timeline", 1, true))
+    local why = report.html(g, { render = true, shots = { timings_why = "timestamps unsupported on TestGPU" } })
+    assert.matches('<p class="sub">GPU timeline: not measured: timestamps unsupported on TestGPU</p>', why, 1, true)
+    assert.is_falsy(why:find("fg-gpu-timeline", 1, true))
+    -- made-up timings: the costliest instance leads the table, every slot of both frames has a bar
+    local t = { frame_ms = 6, frame = 2 }
+    for i, name in ipairs(order) do t[i] = { name = name, node = name, gpu_ms = i } end
+    local page = report.html(g, { render = true, shots = { timings = t } })
+    assert.matches("GPU time: frame 6.00 ms (" .. #order .. " instances", page, 1, true)
+    local bars = 0
+    for _ in page:gmatch('class="gpu%-bar"') do bars = bars + 1 end
+    assert.are.equal(g:stats().period, bars)
+    local first = page:match('<table class="gpu%-top"><tr>.-</tr>\n<tr><td class="l">([^<]*)</td>')
+    assert.are.equal(order[#order], first)
   end)
 end)

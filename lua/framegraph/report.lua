@@ -265,6 +265,12 @@ end
 local CHAR_W = 6.6   -- 11 px monospace: 0.6 em per character
 local MIN_H = 2      -- px: the least a resource's rectangle is drawn (named under the panel)
 
+-- The x axis shared by the memory timeline and the GPU timeline under it:
+-- left margin, plot width, right margin for T slots.
+local function slot_axis(T)
+  return 96, math.max(640, math.min(1200, T * 52)), 24
+end
+
 function M.svg(graph)
   local stats = graph:stats()
   local T = stats.period
@@ -278,8 +284,7 @@ function M.svg(graph)
     end
   end
 
-  local left, right = 96, 24
-  local plot_w = math.max(640, math.min(1200, T * 52))
+  local left, plot_w, right = slot_axis(T)
   local width = left + plot_w + right
   local sx = T > 0 and plot_w / T or plot_w
   local panel_h = 300
@@ -491,6 +496,74 @@ function M.svg(graph)
   return table.concat(o, "\n") .. "\n"
 end
 
+-- ---------------------------------------------------------- GPU time
+
+local function fmt_ms(v) return string.format(v >= 10 and "%.1f" or "%.2f", v) end
+
+-- The GPU timeline drawn under the memory timeline (`report --render`): one
+-- bar per node instance at its slots, on the same x axis, as tall as its GPU
+-- time in the measured frame (rt:timings()). Both halves show that frame:
+-- the two frames of the cycle run the same instances.
+function M.gpu_svg(graph, t)
+  local T = graph:stats().period
+  local slot, V = slot_namer(graph)
+  local left, plot_w, right = slot_axis(T)
+  local width = left + plot_w + right
+  local sx = T > 0 and plot_w / T or plot_w
+  local ms, max = {}, 0
+  for _, e in ipairs(t) do ms[e.name] = e.gpu_ms; max = math.max(max, e.gpu_ms) end
+  local y0, bar_h = 58, 120
+  local height = y0 + bar_h + 16
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = string.format(fmt, ...) end
+  add('<svg xmlns="http://www.w3.org/2000/svg" class="fg-gpu-timeline" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">',
+      width, height, width, height)
+  add('<rect class="bg" x="0" y="0" width="%d" height="%d" fill="#ffffff"/>', width, height)
+  add('<text class="gpu-total" x="%d" y="24" font-size="15" font-weight="bold" fill="#222">GPU time: frame %s ms (%d instances, one rendered frame, unaliased plan)</text>',
+      left, fmt_ms(t.frame_ms or 0), #t)
+  add('<text x="%d" y="42" fill="#555">one bar per node instance at its slot, as tall as its GPU time (the tallest %s ms); hover for the name</text>',
+      left, fmt_ms(max))
+  add('<rect class="plot" x="%d" y="%d" width="%d" height="%d" fill="#fafafa" stroke="#999"/>', left, y0, plot_w, bar_h)
+  add('<text x="%d" y="%d" text-anchor="end" fill="#444">%s ms</text>', left - 6, y0 + 4, fmt_ms(max))
+  add('<text x="%d" y="%d" text-anchor="end" fill="#444">0</text>', left - 6, y0 + bar_h + 4)
+  for s = 0, T - 1 do
+    local name, f = slot(s)
+    local v = ms[name]
+    if v then
+      local x = left + s * sx
+      local h = max > 0 and math.max(v / max * bar_h, v > 0 and 1 or 0) or 0  -- a short pass stays visible
+      add('<rect class="gpu-bar" data-instance="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s (frame %d): %s ms</title></rect>',
+          esc(name), x + 1, y0 + bar_h - h, math.max(sx - 2, 0.5), h, f == 0 and "#d9822b" or "#f0b87a", esc(name), f,
+          fmt_ms(v))
+      local label = fmt_ms(v)
+      if #label * CHAR_W + 4 <= sx then
+        local ly = h >= 16 and y0 + bar_h - h + 13 or y0 + bar_h - h - 3
+        add('<text class="gpu-ms" x="%.1f" y="%.1f" text-anchor="middle" font-size="11" fill="#222">%s</text>',
+            x + sx / 2, ly, label)
+      end
+    end
+  end
+  if V > 0 then
+    local xb = left + V * sx
+    add('<line x1="%.1f" y1="%d" x2="%.1f" y2="%d" stroke="#333" stroke-width="1.5" stroke-dasharray="6,3"/>', xb, y0,
+        xb, y0 + bar_h)
+  end
+  add("</svg>")
+  return table.concat(o, "\n") .. "\n"
+end
+
+-- The page's GPU section: the timeline and the n costliest instances.
+function M.gpu_html(graph, t, n)
+  local o = { '<div class="figure">' .. M.gpu_svg(graph, t) .. "</div>" }
+  o[#o + 1] = '<table class="gpu-top"><tr><th class="l">costliest instances</th><th>GPU ms</th><th>share of frame</th></tr>'
+  for _, e in ipairs(require("framegraph.gpu_bars").top(t, n or 8)) do
+    o[#o + 1] = string.format('<tr><td class="l">%s</td><td>%.3f</td><td>%.1f%%</td></tr>', esc(e.name), e.gpu_ms,
+                              e.share * 100)
+  end
+  o[#o + 1] = "</table>"
+  return table.concat(o, "\n")
+end
+
 -- ---------------------------------------------------------------- html
 
 M.max_graphviz_instances = 400
@@ -557,6 +630,12 @@ function M.html(graph, opts)
     if opts.shots then shots = opts.shots
     elseif opts.source then shots, why = xray.capture(opts.source, { device = opts.device })
     else why = "the pipeline's file is not known (opts.source)" end
+    -- the GPU timeline under the memory timeline, from the same run
+    if shots and shots.timings then
+      add("%s", M.gpu_html(graph, shots.timings))
+    elseif shots and shots.timings_why then
+      add('<p class="sub">GPU timeline: not measured: %s</p>', esc(shots.timings_why))
+    end
     if shots then
       add("<style>%s</style>", xray.css)
       add("%s", xray.html(shots))

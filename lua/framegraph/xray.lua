@@ -6,7 +6,9 @@
 --     lavapipe does) for two frames with the unaliased plan (solver "none"),
 --     so every resource still holds what its last writer left, and reads each
 --     texture of the last frame back. shots = {{label, name, index, format,
---     width, height, slot, node, png | why}} by the slot of the last write.
+--     width, height, slot, node, png | why}} by the slot of the last write;
+--     shots.timings: rt:timings() of the last frame (GPU ms per instance),
+--     or shots.timings_why where the device has no timestamps.
 --   xray.thumbnail(bytes, format, w, h [, max_w, max_h]) -> png | nil, why
 --   xray.png(w, h, rgb) -> PNG bytes (8-bit RGB, stored deflate blocks)
 --   xray.html(shots) -> the page's section
@@ -144,6 +146,15 @@ function M.capture(path, opts)
   if not okr or not rt then dev:close() return nil, tostring(rt) end
   local ok, err = pcall(function() rt:frame() rt:frame() end)
   if not ok then rt:close() dev:close() return nil, tostring(err) end
+  -- GPU time per instance of the last frame, for the report's GPU timeline:
+  -- timings only list frames the GPU has finished, so wait for it
+  pcall(dev.wait_idle, dev)
+  local tok, t, terr = pcall(rt.timings, rt)
+  local timings, timings_why
+  if not tok then timings_why = tostring(t)
+  elseif not t then timings_why = tostring(terr)
+  elseif #t == 0 or not t.frame_ms then timings_why = "no frame had finished on the GPU"
+  else timings = t end
   local g = rt:graph()
   -- the last writer of each physical resource: its slot and instance name
   local writer = {}
@@ -178,6 +189,7 @@ function M.capture(path, opts)
   table.sort(shots, function(a, b) if a.slot ~= b.slot then return a.slot < b.slot end return a.label < b.label end)
   rt:close()
   dev:close()
+  shots.timings, shots.timings_why = timings, timings_why
   return shots
 end
 
