@@ -2,6 +2,7 @@
  * alloc/free sequences checked against a model (bounds, alignment, overlap,
  * leaks) with the internal validator run throughout. */
 #include "fg_alloc.h"
+#include "fg_util.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,6 +169,8 @@ static void test_buddy_directed(void) {
   CHECK(fg_allocator_alloc(a, 512, 1) == FG_ALLOC_FAIL);
   CHECK(fg_allocator_alloc(a, 7, 3) == FG_ALLOC_FAIL); /* non power of two alignment */
   validate(a, "directed");
+  /* an offset inside a live block is no block: refused in C too (Lua checks its own map first) */
+  CHECK(fg_allocator_free(a, 33) == -1 && fg_allocator_free(a, 48) == -1 && fg_allocator_size(a, 32) == 32);
   CHECK(fg_allocator_free(a, 0) == 0 && fg_allocator_free(a, 32) == 0 && fg_allocator_free(a, 64) == 0);
   fg_alloc_stats st;
   fg_allocator_stats(a, &st);
@@ -185,6 +188,12 @@ static void test_buddy_directed(void) {
   char err[256] = "";
   fg_alloc_desc d = { FG_ALLOC_BUDDY, 1ull << 40, 1, NULL, 0, 0 };
   CHECK(fg_allocator_create(&d, err, sizeof err) == NULL && strstr(err, "opts.block"));
+}
+
+/* the round-up every allocator and the planner use: a multiple stays put */
+static void test_align_up(void) {
+  CHECK(fg_align_up(16, 8) == 16 && fg_align_up(17, 8) == 24 && fg_align_up(0, 8) == 0);
+  CHECK(fg_align_up(1023, 1024) == 1024 && fg_align_up(1024, 1024) == 1024 && fg_align_up(5, 1) == 5);
 }
 
 static void test_slab_linear_ring(void) {
@@ -358,6 +367,7 @@ static void test_kind_table(void) {
 int main(void) {
   test_tlsf_directed();
   test_buddy_directed();
+  test_align_up();
   test_slab_linear_ring();
   test_block_allocator();
   test_kind_table();
