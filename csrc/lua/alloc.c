@@ -100,18 +100,27 @@ static void set_user(lua_State *L, uint64_t id) {
   lua_pop(L, 2);
 }
 
+/* The request of a:alloc and a:allocate: size (arg 2) and alignment (arg 3),
+ * with one rule and one message for every kind (and fg.pack); raises on misuse. */
+static void check_request(lua_State *L, fg_allocator *a, lua_Integer *size, lua_Integer *align) {
+  *size = luaL_checkinteger(L, 2);
+  *align = luaL_optinteger(L, 3, 1);
+  if (*size <= 0) luaL_argerror(L, 2, "size must be a positive integer");
+  if (*align <= 0) luaL_argerror(L, 3, "alignment must be a positive integer");
+  if (*align & (*align - 1)) {
+    char err[256];
+    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(fg_allocator_kind(a)),
+             (unsigned long long)*align);
+    luaL_argerror(L, 3, err);
+  }
+}
+
 static int a_alloc(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer size = luaL_checkinteger(L, 2);
-  lua_Integer align = luaL_optinteger(L, 3, 1);
-  if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
-  if (align <= 0) return luaL_argerror(L, 3, "alignment must be a positive integer");
+  lua_Integer size, align;
+  check_request(L, a, &size, &align);
   fg_alloc_kind k = fg_allocator_kind(a);
   char err[256];
-  if (align & (align - 1)) { /* one rule and one message for every kind (and fg.pack) */
-    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(k), (unsigned long long)align);
-    return luaL_argerror(L, 3, err);
-  }
   uint64_t off = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
   if (off == FG_ALLOC_FAIL) {
     if (k == FG_ALLOC_SLAB && strstr(err, "slot size")) return luaL_argerror(L, size > 0 && strstr(err, "exceeds") ? 2 : 3, err);
@@ -133,16 +142,10 @@ static int a_alloc(lua_State *L) {
  * handle path (no offset map); free it with a:free_handle(handle). */
 static int a_allocate(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer size = luaL_checkinteger(L, 2);
-  lua_Integer align = luaL_optinteger(L, 3, 1);
-  if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
-  if (align <= 0) return luaL_argerror(L, 3, "alignment must be a positive integer");
-  char err[256];
+  lua_Integer size, align;
+  check_request(L, a, &size, &align);
   fg_alloc_kind k = fg_allocator_kind(a);
-  if (align & (align - 1)) {
-    snprintf(err, sizeof err, "%s: " FG_ALLOC_ALIGN_MSG, fg_alloc_kind_name(k), (unsigned long long)align);
-    return luaL_argerror(L, 3, err);
-  }
+  char err[256];
   if (k == FG_ALLOC_SLAB) { /* requests no slot can take are mistakes, as in alloc */
     uint64_t probe = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
     if (probe != FG_ALLOC_FAIL) fg_allocator_free(a, probe);
