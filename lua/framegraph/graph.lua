@@ -18,21 +18,11 @@ local M = {}
 function M.compile(pipeline, opts)
   local path
   if type(pipeline) == "string" then
-    if pipeline:find("\0", 1, true) then
-      error("bad argument #1 to 'compile' (a file path must not contain NUL bytes)", 2)
-    end
     path = pipeline
-    local chunk, lerr = loadfile(path)
-    if not chunk then
-      local f = io.open(path, "r")
-      if not f then return nil, lerr end  -- a file that is not there: the world's failure
-      f:close()
-      error(lerr, 0)  -- a syntax error: the file's
-    end
-    local ran, p = pcall(chunk)
-    if not ran then error(tostring(p), 0) end
-    if type(p) ~= "table" then
-      error(("%s: a pipeline file must return a table, got %s"):format(path, type(p)), 0)
+    local p, err, missing = source.load(path)
+    if not p then
+      if missing then return nil, err end  -- a file that is not there: the world's failure
+      error(err, 0)                         -- a NUL in the path, or the file's own mistake
     end
     pipeline = p
   end

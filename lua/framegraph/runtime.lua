@@ -59,20 +59,12 @@ end
 
 -- The one loader of pipeline files: -> pipeline, cache | nil, message (with file:line).
 local function load_file(path, st)
-  if path:find("\0", 1, true) then
-    return nil, ("the path '%s' holds a NUL byte; paths cannot contain NUL"):format((path:gsub("%z", "\\0")))
-  end
-  local chunk, err = loadfile(path, "t")
-  if not chunk then return nil, err end
   local cache = shader_cache(st)
   local saved = vulkan._shader_cache
   vulkan._shader_cache = cache
-  local ok, t = pcall(chunk, st.dev)
+  local t, err = require("framegraph.source").load(path, st.dev)
   vulkan._shader_cache = saved
-  if not ok then return nil, tostring(t) end
-  if type(t) ~= "table" then
-    return nil, ("%s: a pipeline file must return the pipeline table, got %s"):format(path, type(t))
-  end
+  if not t then return nil, err end
   return t, cache
 end
 

@@ -14,7 +14,25 @@
 --   source.annotate(msg, path [, anchors, strict]) -> every message line prefixed with
 --     "path:line: " (indented lines, which explain the one above, stay as they are;
 --     strict: only lines whose subject is found in the file)
+--   source.load(path, ...) -> pipeline | nil, message, missing: runs a pipeline file
+--     (with ... as the chunk's arguments); missing is true when the file cannot be opened
 local M = {}
+
+function M.load(path, ...)
+  if path:find("\0", 1, true) then
+    return nil, ("the path '%s' holds a NUL byte; paths cannot contain NUL"):format((path:gsub("%z", "\\0")))
+  end
+  local chunk, err = loadfile(path, "t")
+  if not chunk then
+    local f = io.open(path, "r")
+    if f then f:close() end
+    return nil, err, f == nil
+  end
+  local ok, p = pcall(chunk, ...)
+  if not ok then return nil, tostring(p) end
+  if type(p) ~= "table" then return nil, ("%s: a pipeline file must return a table, got %s"):format(path, type(p)) end
+  return p
+end
 
 local function read_lines(path)
   local f = io.open(path, "rb")

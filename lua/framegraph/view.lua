@@ -97,14 +97,7 @@ local function copy(t)
 end
 
 -- Loads the pipeline file with the device: table, or nil and "file:line: message".
-local function load_pipeline(path, dev)
-  local chunk, err = loadfile(path)
-  if not chunk then return nil, err end
-  local ok, p = pcall(chunk, dev)
-  if not ok then return nil, tostring(p) end
-  if type(p) ~= "table" then return nil, ("%s: a pipeline file must return a table, got %s"):format(path, type(p)) end
-  return p
-end
+local load_pipeline = require("framegraph.source").load
 
 -- File change detection by content. The lead may swap in fg.watch here.
 local function human(b)
