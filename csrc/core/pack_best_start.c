@@ -161,10 +161,9 @@ int best_bound(best_run *r) {
  * n) or a clique weighs more than LOAD (the structure it is made for);
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
-int best_quick(best_run *r) {
-  /* from SMALL_BITS_N items on, first the sweep (O(n log n)): above LARGE_N
-   * the one start that always runs, below it the incumbent the baselines
-   * stop at */
+/* The sweep (O(n log n)), from SMALL_BITS_N items on: above LARGE_N the one
+ * start that always runs, below it the incumbent the baselines stop at. */
+static int quick_sweep(best_run *r) {
   if (!r->hint && r->n > SMALL_BITS_N) {
     int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
     /* above LARGE_N a line's sweep (nearly all that runs) runs on the
@@ -194,6 +193,11 @@ int best_quick(best_run *r) {
     if (r->realBest <= r->reallb) return BEST_PROVED;
     if (r->n > LARGE_N) return BEST_ON;
   }
+  return BEST_ON;
+}
+
+/* The quick first fit itself (see best_quick). */
+static int quick_ff(best_run *r) {
   if (r->hint || !(r->n > SMALL_BITS_N || r->lb > r->eload) || (r->m > EXACT_MAX_N && dives_fit(r))) return BEST_ON;
   pk_inst *in = &r->in;
   bs *b = &r->b;
@@ -217,6 +221,16 @@ int best_quick(best_run *r) {
     memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
   }
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
+}
+
+
+int best_quick(best_run *r) {
+  /* up to LARGE_N the first fit goes first: a frame graph's history copies
+   * make its bound, which the first fit reaches and the sweep mostly does
+   * not, so the sweep runs only where the first fit left the call open */
+  if (r->n > LARGE_N) return quick_sweep(r);
+  int st = quick_ff(r);
+  return st == BEST_ON ? quick_sweep(r) : st;
 }
 
 /* 2. Every baseline (real makespan decides; so best is never worse than
