@@ -76,5 +76,11 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *what);
 void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's */
 void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
+/* runtime_image.c: a host's image as an external image (framegraph.image that
+ * never destroys it), and the layout slot of an image at idx (NULL: not an open one). */
+#define FG_LUA_HOST_IMAGES "framegraph.host_images"
+void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
+                            uint32_t w, uint32_t h, VkImageLayout layout);
+VkImageLayout *fg_lua_image_layout(lua_State *L, int idx);
 
 #endif

@@ -14,6 +14,7 @@ typedef struct limage {
   fg_vk_image img;
   fg_format format;
   uint32_t width, height;
+  int borrowed;          /* a host's image (fg_runtime_set_image): never destroyed here */
 } limage;
 
 typedef struct dead_image {
@@ -32,7 +33,10 @@ static void image_free(void *p) {
  * a node's run): it goes once the device is done with it (fg_vk_defer). */
 static int img_close(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
-  if (m->dev) {
+  if (m->dev && m->borrowed) {
+    fg_vk_release(m->dev);
+    m->dev = NULL;
+  } else if (m->dev) {
     fg_vk_device *dev = m->dev;
     m->dev = NULL;
     dead_image *d = malloc(sizeof *d);
@@ -83,6 +87,50 @@ static int img_tostring(lua_State *L) {
   return 1;
 }
 
+/* The host's images of runtime 1 (registry "framegraph.host_images"[rt][name][index + 1],
+ * filled by fg_runtime_set_image): pushes the one for (name, index) and returns 1, else 0. */
+/* A host image's index: the copy along the external's (one) multiplexing dimension. */
+static uint32_t flat_index(const fg_graph_resource *r, uint32_t nd) {
+  uint32_t k = 0;
+  for (uint32_t d = 0; d < nd; d++) k += r->index[d];
+  return k;
+}
+
+static int host_image(lua_State *L, const char *name, uint32_t index) {
+  int top = lua_gettop(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, FG_LUA_HOST_IMAGES) == LUA_TTABLE) {
+    lua_pushvalue(L, 1);
+    if (lua_gettable(L, -2) == LUA_TTABLE && lua_getfield(L, -1, name) == LUA_TTABLE &&
+        lua_rawgeti(L, -1, (lua_Integer)index + 1) != LUA_TNIL) {
+      lua_replace(L, top + 1);
+      lua_settop(L, top + 1);
+      return 1;
+    }
+  }
+  lua_settop(L, top);
+  return 0;
+}
+
+void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
+                            uint32_t w, uint32_t h, VkImageLayout layout) {
+  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_IMAGE);
+  m->dev = fg_vk_retain(dev);
+  m->borrowed = 1;
+  m->format = f;
+  m->width = w;
+  m->height = h;
+  m->img.image = image;
+  m->img.view = view;
+  m->img.layout = layout;
+}
+
+VkImageLayout *fg_lua_image_layout(lua_State *L, int idx) {
+  limage *m = luaL_testudata(L, idx, FG_LUA_IMAGE);
+  return m && m->dev ? &m->img.layout : NULL;
+}
+
 /* Asks pipeline.external[name].provide(index) for this frame's images. */
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
   uint32_t n = fg_rt_resource_count(o->rt), parity = fg_rt_parity(o->rt), nd = fg_graph_dim_count(o->g);
@@ -100,15 +148,20 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
     lua_getfield(L, ext, r->g->name);
     if (lua_istable(L, -1)) lua_getfield(L, -1, "provide");
     else lua_pushnil(L);
-    if (!lua_isfunction(L, -1))
+    if (!lua_isfunction(L, -1) && host_image(L, r->g->name, flat_index(r->g, nd))) {
+      lua_remove(L, -2);  /* a host's image (fg_runtime_set_image) stands in for provide's result */
+    } else if (!lua_isfunction(L, -1)) {
       luaL_error(L, "external resource '%s' needs pipeline.external.%s.provide = function(index) return image end "
-                 "(an image from dev:external_image)", r->g->name, r->g->name);
+                 "(an image from dev:external_image), or a host's image (fg_runtime_set_image)", r->g->name,
+                 r->g->name);
+    } else {
     lua_createtable(L, 0, (int)nd);
     for (uint32_t d = 0; d < nd; d++) {
       lua_pushinteger(L, (lua_Integer)r->g->index[d] + 1);
       lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
     }
     lua_call(L, 1, 1);
+    }
     fg_vk_window *win = fg_lua_testwindow(L, -1);
     if (win) {  /* a window's acquired swapchain image, presented after the frame */
       fg_vk_window_target t;

@@ -381,8 +381,14 @@ local function check_node(add, node, i, dims)
   if node.side_effects ~= nil and type(node.side_effects) ~= "boolean" then
     add("%s: side_effects must be a boolean, got %s", where, type(node.side_effects))
   end
-  if node.run ~= nil and type(node.run) ~= "function" then
-    add("%s: run must be a function(cmd, ctx), got %s", where, type(node.run))
+  if type(node.run) == "string" then
+    -- a C callback of the host (include/framegraph.h, fg_device_register_node)
+    if not node.run:match("^host:[%w_%.%-]+$") then
+      add("%s: run must be a function(cmd, ctx), got string \"%s\" (a string names a host's C callback: "
+          .. "\"host:name\", with letters, digits, _ . - in name)", where, node.run)
+    end
+  elseif node.run ~= nil and type(node.run) ~= "function" then
+    add("%s: run must be a function(cmd, ctx), got %s (or \"host:name\" for a host's C callback)", where, type(node.run))
   end
 end
 
