@@ -249,7 +249,7 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
     .layout = s->layout,
   };
   VkPipeline p = VK_NULL_HANDLE;
-  VkResult r = vkCreateGraphicsPipelines(dev->device, VK_NULL_HANDLE, 1, &gi, NULL, &p);
+  VkResult r = vkCreateGraphicsPipelines(dev->device, VK_NULL_HANDLE, 1, &gi, dev->vkalloc, &p);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreateGraphicsPipelines failed (VkResult %d)", s->info.name, (int)r);
     return VK_NULL_HANDLE;

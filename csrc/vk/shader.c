@@ -143,7 +143,7 @@ const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s) { return &
 static VkShaderModule make_module(fg_vk_device *dev, const uint32_t *code, size_t bytes) {
   VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = bytes, .pCode = code};
   VkShaderModule m = VK_NULL_HANDLE;
-  if (vkCreateShaderModule(dev->device, &mi, NULL, &m) != VK_SUCCESS) return VK_NULL_HANDLE;
+  if (vkCreateShaderModule(dev->device, &mi, dev->vkalloc, &m) != VK_SUCCESS) return VK_NULL_HANDLE;
   return m;
 }
 
@@ -205,7 +205,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
     .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
     .bindingCount = s->info.binding_count, .pBindings = lb,
   };
-  if (vkCreateDescriptorSetLayout(dev->device, &sli, NULL, &s->set_layout) != VK_SUCCESS) {
+  if (vkCreateDescriptorSetLayout(dev->device, &sli, dev->vkalloc, &s->set_layout) != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreateDescriptorSetLayout failed", name);
     return 0;
   }
@@ -214,7 +214,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
     .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &s->set_layout,
     .pushConstantRangeCount = s->info.push_bytes ? 1 : 0, .pPushConstantRanges = &pcr,
   };
-  if (vkCreatePipelineLayout(dev->device, &pli, NULL, &s->layout) != VK_SUCCESS) {
+  if (vkCreatePipelineLayout(dev->device, &pli, dev->vkalloc, &s->layout) != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreatePipelineLayout failed", name);
     return 0;
   }
@@ -225,7 +225,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
                 .module = s->module, .pName = s->entry},
       .layout = s->layout,
     };
-    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, NULL, &s->compute);
+    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, dev->vkalloc, &s->compute);
     if (r != VK_SUCCESS) {
       fg_errf(err, errlen, "%s: vkCreateComputePipelines failed (VkResult %d)", name, (int)r);
       return 0;
@@ -303,16 +303,17 @@ fail:
 static void shader_free(void *p) {
   fg_vk_shader *s = p;
   VkDevice d = s->dev->device;
+  const VkAllocationCallbacks *ac = s->dev->vkalloc;
   /* A shader dropped by Lua (e.g. the old pipeline after a reload) may still
    * be in use by frames in flight. */
   vkDeviceWaitIdle(d);
-  for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, NULL);
+  for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, ac);
   free(s->gfx);
-  if (s->compute) vkDestroyPipeline(d, s->compute, NULL);
-  if (s->layout) vkDestroyPipelineLayout(d, s->layout, NULL);
-  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, NULL);
-  if (s->module) vkDestroyShaderModule(d, s->module, NULL);
-  if (s->vmodule) vkDestroyShaderModule(d, s->vmodule, NULL);
+  if (s->compute) vkDestroyPipeline(d, s->compute, ac);
+  if (s->layout) vkDestroyPipelineLayout(d, s->layout, ac);
+  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, ac);
+  if (s->module) vkDestroyShaderModule(d, s->module, ac);
+  if (s->vmodule) vkDestroyShaderModule(d, s->vmodule, ac);
   fg_vk_release(s->dev);
   free(s);
 }
