@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CPU memory of the runtime through its device's hooks (a host's fg_allocator,
+ * include/framegraph.h; malloc itself on framegraph's own devices). Every
+ * allocation in this file has its runtime `rt` at hand. */
+#define malloc(n) fg_vk_malloc(rt->dev, (n))
+#define calloc(c, n) fg_vk_calloc(rt->dev, (c), (n))
+#define free(p) fg_vk_free(rt->dev, (p))
+
 /* ------------------------------------------------------------ helpers -- */
 
 /* The stages a use is planned for: its declared stage, and for depth_read
@@ -500,8 +507,8 @@ static int plan_barriers(fg_rt *rt, size_t tu) {
   if (br && bu && ufirst && ucount) {
     plan_bar_resources(rt, br);
     plan_bar_uses(rt, bu, ufirst, ucount);
-    rc = fg_bar_plan(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
-                     rt->end_odd, rt->end_even);
+    rc = fg_bar_plan_hooks(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
+                           rt->end_odd, rt->end_even, &rt->dev->hooks);
   }
   free(br); free(bu); free(ufirst); free(ucount);
   return rc;
@@ -647,7 +654,7 @@ static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
 }
 
 fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc, char *err, size_t errlen) {
-  fg_rt *rt = calloc(1, sizeof *rt);
+  fg_rt *rt = fg_vk_calloc(dev, 1, sizeof *rt);
   if (!rt) { fg_errf(err, errlen, "out of memory"); return NULL; }
   rt->dev = fg_vk_retain(dev);
   pthread_mutex_init(&rt->upload_lock, NULL);
@@ -761,6 +768,7 @@ void fg_rt_destroy(fg_rt *rt) {
     if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, rt->dev->vkalloc);
   }
   pthread_mutex_destroy(&rt->upload_lock);
-  fg_vk_release(rt->dev);
-  free(rt);
+  fg_vk_device *dev = rt->dev;
+  fg_vk_free(dev, rt);
+  fg_vk_release(dev);
 }

@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CPU memory through the device's hooks, as runtime.c: `rt` is at hand. */
+#define calloc(c, n) fg_vk_calloc(rt->dev, (c), (n))
+#define free(p) fg_vk_free(rt->dev, (p))
+
 #define TS_NONE UINT64_MAX
 
 int fg_rt_timestamps_supported(const fg_rt *rt) {

@@ -57,14 +57,14 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
             "size or larger segments", (unsigned long long)d.size, (unsigned long long)d.segment_size);
     return NULL;
   }
-  fg_upload_ring *r = calloc(1, sizeof *r);
+  fg_upload_ring *r = fg_vk_calloc(dev, 1, sizeof *r);
   if (!r) { fg_errf(err, errlen, "out of host memory"); return NULL; }
   r->dev = dev;
   r->segsize = d.segment_size;
   r->nseg = (uint32_t)(d.size / d.segment_size);
   r->size = (VkDeviceSize)r->nseg * r->segsize;
   r->nthreads = d.threads;
-  r->segs = calloc(r->nseg, sizeof(seg));
+  r->segs = fg_vk_calloc(dev, r->nseg, sizeof(seg));
   r->slots = aligned_alloc(64, sizeof(slot) * r->nthreads);
   pthread_mutex_init(&r->lock, NULL);
   atomic_init(&r->frame, 1);
@@ -120,10 +120,10 @@ fail:
   if (r->sem) vkDestroySemaphore(dev->device, r->sem, dev->vkalloc);
   if (r->buffer) vkDestroyBuffer(dev->device, r->buffer, dev->vkalloc);
   if (r->memory) vkFreeMemory(dev->device, r->memory, dev->vkalloc);
-  free(r->segs);
+  fg_vk_free(dev, r->segs);
   free(r->slots);
   pthread_mutex_destroy(&r->lock);
-  free(r);
+  fg_vk_free(dev, r);
   return NULL;
 }
 
@@ -139,11 +139,12 @@ void fg_upload_destroy(fg_upload_ring *r) {
   vkDestroySemaphore(d, r->sem, ac);
   vkDestroyBuffer(d, r->buffer, ac);
   vkFreeMemory(d, r->memory, ac);
-  free(r->segs);
+  fg_vk_device *dev = r->dev;
+  fg_vk_free(dev, r->segs);
   free(r->slots);
   pthread_mutex_destroy(&r->lock);
-  fg_vk_release(r->dev);
-  free(r);
+  fg_vk_free(dev, r);
+  fg_vk_release(dev);
 }
 
 VkBuffer fg_upload_buffer(const fg_upload_ring *r) { return r->buffer; }

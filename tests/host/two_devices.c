@@ -97,7 +97,9 @@ static void open_side(side *s, const char *rgb, const char *dir) {
   CHECK(r == FG_SUCCESS, "fg_runtime_create: %s", fg_runtime_last_error(s->rt));
   /* the runtime's images, memory, pool and semaphore: through the host's callbacks */
   CHECK(s->vk.alloc_calls > before, "the runtime made no Vulkan object through the host's VkAllocationCallbacks");
-  (void)cpu_before;
+  /* and its CPU-side plan through the host's fg_allocator */
+  CHECK(s->cnt.allocs > cpu_before + 10, "the runtime's plan made %ld allocations through fg_allocator",
+        s->cnt.allocs - cpu_before);
 }
 
 /* The first pixel of the runtime's "out", read back through Lua. */
