@@ -153,11 +153,11 @@ static int push_state(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s, V
   if (n) vkCmdPushDescriptorSetKHR(cmd, bp, s->layout, 0, n, writes);
   if (in->push_bytes) {
     unsigned char block[256] = {0};  /* maxPushConstantsSize is 128..256 in practice */
-    unsigned char *buf = in->push_bytes <= sizeof block ? block : calloc(1, in->push_bytes);
+    unsigned char *buf = in->push_bytes <= sizeof block ? block : fg_vk_calloc(dev, 1, in->push_bytes);
     if (!buf) { fg_errf(err, errlen, "out of memory"); return 0; }
     if (push_bytes) memcpy(buf, push, push_bytes);
     vkCmdPushConstants(cmd, s->layout, in->stages, 0, in->push_bytes, buf);
-    if (buf != block) free(buf);
+    if (buf != block) fg_vk_free(dev, buf);
   }
   return 1;
 }
@@ -191,7 +191,7 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
   }
   if (s->ngfx == s->capgfx) {
     uint32_t cap = s->capgfx ? s->capgfx * 2 : 4;
-    gfx_pipeline *g = realloc(s->gfx, cap * sizeof *g);
+    gfx_pipeline *g = fg_realloc(&dev->hooks, s->gfx, cap * sizeof *g);
     if (!g) { fg_errf(err, errlen, "out of memory"); return VK_NULL_HANDLE; }
     s->gfx = g;
     s->capgfx = cap;

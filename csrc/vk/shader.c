@@ -166,7 +166,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
     vbytes = s->info.fragment_inputs ? sizeof fullscreen_vert : sizeof fullscreen_vert_nouv;
   }
   if (vbytes % 4 == 0 && vbytes >= 4) {
-    vcode = malloc(vbytes);
+    vcode = fg_vk_malloc(dev, vbytes);
     if (vcode) memcpy(vcode, vs, vbytes);
   }
   uint32_t vmodel = 0;
@@ -187,7 +187,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
   }
   ok = 1;
 done:
-  free(vcode);  /* the module keeps its own copy */
+  fg_vk_free(dev, vcode);  /* the module keeps its own copy */
   return ok;
 }
 
@@ -247,11 +247,11 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   /* SPIR-V must be 4-byte aligned for the reflector and vkCreateShaderModule. */
   uint32_t *code = NULL;
   if (bytes % 4 == 0 && bytes >= 4) {
-    code = malloc(bytes);
+    code = fg_vk_malloc(dev, bytes);
     if (code) memcpy(code, spirv, bytes);
   }
-  fg_vk_shader *s = calloc(1, sizeof *s);
-  if (!s) { free(code); fg_errf(err, errlen, "out of memory"); return NULL; }
+  fg_vk_shader *s = fg_vk_calloc(dev, 1, sizeof *s);
+  if (!s) { fg_vk_free(dev, code); fg_errf(err, errlen, "out of memory"); return NULL; }
   s->dev = fg_vk_retain(dev);
   s->desc = *desc;
   s->desc.name = NULL;
@@ -292,10 +292,10 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   s->module = make_module(dev, code, bytes);
   if (!s->module) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed", name); goto fail; }
   if (!create_layouts(s, dev, name, err, errlen)) goto fail;
-  free(code);
+  fg_vk_free(dev, code);
   return s;
 fail:
-  free(code);
+  fg_vk_free(dev, code);
   fg_vk_shader_destroy(s);
   return NULL;
 }
@@ -308,14 +308,15 @@ static void shader_free(void *p) {
    * be in use by frames in flight. */
   vkDeviceWaitIdle(d);
   for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, ac);
-  free(s->gfx);
+  fg_vk_free(s->dev, s->gfx);
   if (s->compute) vkDestroyPipeline(d, s->compute, ac);
   if (s->layout) vkDestroyPipelineLayout(d, s->layout, ac);
   if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, ac);
   if (s->module) vkDestroyShaderModule(d, s->module, ac);
   if (s->vmodule) vkDestroyShaderModule(d, s->vmodule, ac);
-  fg_vk_release(s->dev);
-  free(s);
+  fg_vk_device *dev = s->dev;
+  fg_vk_free(dev, s);
+  fg_vk_release(dev);
 }
 
 /* A shader closed (or collected) while a frame records may be in its command

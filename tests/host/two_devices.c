@@ -56,10 +56,16 @@ static void mark(VkCommandBuffer cmd, const fg_node_ctx *ctx, void *user) {
 static const char *write_pipeline(const char *path, const char *rgb) {
   FILE *f = fopen(path, "w");
   if (!f) return NULL;
+  /* a host node and a Lua node with a framegraph shader (its memory is the device's too) */
   fprintf(f,
-          "return { resolutions = { main = { 64, 64 } }, outputs = { 'out' }, nodes = {\n"
+          "local dev = ...\n"
+          "local grade = require('framegraph').shader(dev, 'view_grade.frag.spv', { fragment_only = true })\n"
+          "return { resolutions = { main = { 64, 64 } }, outputs = { 'out', 'graded' }, nodes = {\n"
           "  { name = 'paint', create = { out = { format = 'rgba8_unorm', size = 'main' } },\n"
-          "    pass = { color = { { 'out', clear = { %s, 1 } } } }, run = 'host:mark' } } }\n",
+          "    pass = { color = { { 'out', clear = { %s, 1 } } } }, run = 'host:mark' },\n"
+          "  { name = 'grade', read = { out = { usage = 'sampled', stage = 'fragment' } },\n"
+          "    create = { graded = { format = 'rgba8_unorm', size = 'main' } }, pass = { color = { 'graded' } },\n"
+          "    run = function(cmd) cmd:draw(grade, { [0] = 'out' }, 3, { 1.0, 1.0, 1.0 }) end } } }\n",
           rgb);
   fclose(f);
   return path;
@@ -118,6 +124,7 @@ static void first_pixel(side *s, unsigned char px[4]) {
 }
 
 int main(void) {
+  setenv("FG_SHADER_DIR", FG_BUILD_DIR "/shaders", 0);
   char dir[] = "/tmp/fg_two_devicesXXXXXX";
   if (!mkdtemp(dir)) return 1;
   side a = {0}, b = {0};
