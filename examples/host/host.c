@@ -1,7 +1,9 @@
 /* framegraph-host: an example engine that hosts framegraph (docs/embedding.md).
  *
- *   framegraph-host examples/host/scene.lua [--frames N] [--screenshot FILE]
+ *   framegraph-host examples/host/scene.lua [--frames N] [--screenshot FILE] [--mesh FILE.gltf]
  *                   [--until-reloads K] [--timeout S] [--fg-submit] [--no-validation]
+ *
+ * The mesh is a torus made in C, or a glTF 2.0 file (--mesh, through tinygltf).
  *
  * The host owns everything Vulkan: instance, debug messenger, device, queue,
  * its mesh (vertex and index buffers), its graphics pipeline and the image the
@@ -101,9 +103,19 @@ static void make_buffer(app *a, const void *data, VkDeviceSize size, VkBufferUsa
   }
 }
 
-static void make_mesh(app *a) {
-  host_mesh m;
-  if (host_mesh_torus(&m, 64, 32, 0.65f, 0.25f)) die("mesh", "out of memory");
+static void make_mesh(app *a, const char *path) {
+  host_mesh m = {0};
+  if (!path) {
+    if (host_mesh_torus(&m, 64, 32, 0.65f, 0.25f)) die("mesh", "out of memory");
+  } else {
+#ifdef HOST_HAVE_GLTF
+    char err[512];
+    if (host_mesh_gltf(&m, path, err, sizeof err)) die("--mesh", err);
+    printf("mesh: %s, %u vertices, %u triangles\n", path, m.vertex_count, m.index_count / 3);
+#else
+    die("--mesh", "this framegraph-host was built without libtinygltf-dev (glTF); install it and rebuild");
+#endif
+  }
   make_buffer(a, m.vertices, (VkDeviceSize)m.vertex_count * sizeof(host_vertex), VK_BUFFER_USAGE_VERTEX_BUFFER_BIT,
               &a->vbuf, &a->vmem);
   make_buffer(a, m.indices, (VkDeviceSize)m.index_count * sizeof(uint32_t), VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
@@ -314,20 +326,21 @@ static double now_s(void) {
 }
 
 int main(int argc, char **argv) {
-  const char *scene = NULL, *shot = NULL;
+  const char *scene = NULL, *shot = NULL, *mesh = NULL;
   int frames = 3, until_reloads = 0, fg_submit = 0, validation = 1;
   double timeout = 300;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--frames") && i + 1 < argc) frames = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--screenshot") && i + 1 < argc) shot = argv[++i];
+    else if (!strcmp(argv[i], "--mesh") && i + 1 < argc) mesh = argv[++i];
     else if (!strcmp(argv[i], "--until-reloads") && i + 1 < argc) until_reloads = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--timeout") && i + 1 < argc) timeout = atof(argv[++i]);
     else if (!strcmp(argv[i], "--fg-submit")) fg_submit = 1;
     else if (!strcmp(argv[i], "--no-validation")) validation = 0;
     else if (argv[i][0] != '-' && !scene) scene = argv[i];
     else {
-      fprintf(stderr, "usage: framegraph-host SCENE.lua [--frames N] [--screenshot FILE] [--until-reloads K] "
-                      "[--timeout S] [--fg-submit] [--no-validation]\n");
+      fprintf(stderr, "usage: framegraph-host SCENE.lua [--frames N] [--screenshot FILE] [--mesh FILE.gltf] "
+                      "[--until-reloads K] [--timeout S] [--fg-submit] [--no-validation]\n");
       return 2;
     }
   }
@@ -336,7 +349,7 @@ int main(int argc, char **argv) {
 
   static app a;
   if (host_vk_create(&a.vk, validation)) return 1;
-  make_mesh(&a);
+  make_mesh(&a, mesh);
   make_target(&a);
 
   /* 1. framegraph's device over ours */

@@ -3,7 +3,8 @@
 # own device, validation with synchronization validation through the host's
 # messenger): a mesh, shaded (not blank, not flat), orange as the file's tint
 # says, and no validation message. Both submission paths: the host's command
-# buffer (default) and framegraph's own queue submit (--fg-submit).
+# buffer (default) and framegraph's own queue submit (--fg-submit); and a
+# glTF mesh (tests/host/icosphere.gltf) when the host was built with tinygltf.
 # Usage: render.sh BUILD_DIR
 set -u
 build=$1
@@ -29,3 +30,17 @@ for mode in "" "--fg-submit"; do
   [ "${r%.*}" -gt "${g%.*}" ] && [ "${g%.*}" -gt "${b%.*}" ] || fail "$mode: mean colour $r $g $b is not the orange tint"
   echo "ok $mode: lit $lit, levels $levels, mean $r $g $b"
 done
+# a glTF 2.0 mesh (tinygltf), when this build has it: the fixture's 80
+# triangles, drawn by the same host callback
+"$build/framegraph-host" examples/host/scene.lua --frames 2 --mesh tests/host/icosphere.gltf \
+  --screenshot "$tmp/ico.png" >"$tmp/log" 2>&1
+if grep -q "built without libtinygltf-dev" "$tmp/log"; then
+  echo "skipped --mesh: framegraph-host was built without libtinygltf-dev"
+  exit 0
+fi
+grep -q "^mesh: tests/host/icosphere.gltf, 42 vertices, 80 triangles$" "$tmp/log" || fail "--mesh: the glTF fixture did not load"
+grep -q "^validation messages: 0$" "$tmp/log" || fail "--mesh: expected 'validation messages: 0'"
+"$build/fg_png_stats" "$tmp/ico.png" >"$tmp/stats" || fail "--mesh: no readable screenshot"
+read -r _ lit < <(grep '^lit' "$tmp/stats")
+[ "$lit" -gt 20000 ] && [ "$lit" -lt 250000 ] || fail "--mesh: $lit lit pixels: no mesh on a background"
+echo "ok --mesh: lit $lit"
