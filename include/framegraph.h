@@ -205,6 +205,19 @@ fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *image);
 /* The layout the frames left the external image `name` in. */
 fg_result fg_runtime_image_layout(fg_runtime *rt, const char *name, uint32_t index, VkImageLayout *out);
 
+/* A buffer of the host for the pipeline's `external` resource `name`
+ * declared without a format (`external = { particles = { buffer = bytes } }`),
+ * copy `index`, from the next frame on. After each frame a memory barrier
+ * makes the frame's writes visible to later commands and, once the host has
+ * waited for the frame, to host reads. At least the declared bytes. */
+typedef struct fg_external_buffer {
+  const char *name;
+  uint32_t index;
+  VkBuffer buffer;
+  VkDeviceSize size;
+} fg_external_buffer;
+fg_result fg_runtime_set_buffer(fg_runtime *rt, const fg_external_buffer *buffer);
+
 /* How a frame is submitted. cmd VK_NULL_HANDLE: framegraph records and
  * submits on the device's queue (two frames in flight). Otherwise cmd is the
  * host's primary command buffer in the recording state: framegraph records

@@ -38,6 +38,7 @@ struct fg_runtime {
   int rt_ref, watch_ref;     /* registry references (LUA_NOREF: none) */
   ext_image ext[MAX_EXTERNALS];
   uint32_t next;
+  int buffers;               /* host buffers given: hand them back after each frame */
   char err[2048];
 };
 
@@ -312,6 +313,8 @@ fg_result fg_runtime_poll(fg_runtime *rt, fg_reload_status *out) {
   return FG_SUCCESS;
 }
 
+static void push_host_table(fg_runtime *rt, const char *name);
+
 fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *im) {
   fg_result r = check_rt(rt);
   if (r) return r;
@@ -340,6 +343,16 @@ fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *im) {
   e->final_layout = im->final_layout;
   lua_State *L = rt->L;
   int top = lua_gettop(L);
+  push_host_table(rt, im->name);
+  fg_lua_push_host_image(L, rt->dev->vk, im->image, im->view, f, im->width, im->height, im->layout);
+  lua_rawseti(L, -2, (lua_Integer)im->index + 1);
+  lua_settop(L, top);
+  return FG_SUCCESS;
+}
+
+/* registry[FG_LUA_HOST_IMAGES][rt][name] (created as needed) on the stack top. */
+static void push_host_table(fg_runtime *rt, const char *name) {
+  lua_State *L = rt->L;
   if (luaL_getsubtable(L, LUA_REGISTRYINDEX, FG_LUA_HOST_IMAGES) == 0) {
     lua_createtable(L, 0, 1);  /* weak keys: a runtime collected from Lua takes its images along */
     lua_pushliteral(L, "k");
@@ -355,10 +368,21 @@ fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *im) {
     lua_pushvalue(L, -2);
     lua_rawset(L, -5);
   }
-  luaL_getsubtable(L, -1, im->name);
-  fg_lua_push_host_image(L, rt->dev->vk, im->image, im->view, f, im->width, im->height, im->layout);
-  lua_rawseti(L, -2, (lua_Integer)im->index + 1);
-  lua_settop(L, top);
+  luaL_getsubtable(L, -1, name);
+  lua_replace(L, -4);
+  lua_pop(L, 2);
+}
+
+fg_result fg_runtime_set_buffer(fg_runtime *rt, const fg_external_buffer *b) {
+  fg_result r = check_rt(rt);
+  if (r) return r;
+  if (!b || !b->name || !b->buffer || !b->size)
+    return RT_FAIL(rt, FG_ERROR_INVALID_ARGUMENT, "fg_runtime_set_buffer: name, buffer and size are required");
+  push_host_table(rt, b->name);
+  fg_lua_push_host_buffer(rt->L, b->buffer, b->size);
+  lua_rawseti(rt->L, -2, (lua_Integer)b->index + 1);
+  lua_pop(rt->L, 1);
+  rt->buffers = 1;
   return FG_SUCCESS;
 }
 
@@ -398,11 +422,13 @@ typedef struct handback {
   VkImage image[MAX_EXTERNALS];
   VkImageAspectFlags aspect[MAX_EXTERNALS];
   VkImageLayout from[MAX_EXTERNALS], to[MAX_EXTERNALS];
+  int buffers;
 } handback;
 
 static void record_handback(VkCommandBuffer cmd, void *user) {
   handback *h = user;
   for (uint32_t i = 0; i < h->n; i++) fg_rt_external_handback(cmd, h->image[i], h->aspect[i], h->from[i], h->to[i]);
+  if (h->buffers) fg_rt_external_buffers_handback(cmd);
 }
 
 /* The host's images back in the layouts it asked for (fg_external_image.final_layout). */
@@ -421,7 +447,8 @@ static fg_result hand_back(fg_runtime *rt, VkCommandBuffer host_cmd) {
     h.from[h.n] = *l;
     h.to[h.n++] = e->final_layout;
   }
-  if (!h.n) return FG_SUCCESS;
+  h.buffers = rt->buffers;
+  if (!h.n && !h.buffers) return FG_SUCCESS;
   if (host_cmd) {
     record_handback(host_cmd, &h);
   } else {

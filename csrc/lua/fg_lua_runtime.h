@@ -82,5 +82,14 @@ void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:e
 void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
                             uint32_t w, uint32_t h, VkImageLayout layout);
 VkImageLayout *fg_lua_image_layout(lua_State *L, int idx);
+/* host.c: a host's buffer for an external declared without a format
+ * (fg_runtime_set_buffer); never destroyed by framegraph. */
+#define FG_LUA_HOST_BUFFER "framegraph.host_buffer"
+typedef struct fg_lua_host_buffer {
+  VkBuffer buffer;
+  uint64_t size;
+} fg_lua_host_buffer;
+void fg_lua_push_host_buffer(lua_State *L, VkBuffer buffer, uint64_t size);
+fg_lua_host_buffer *fg_lua_test_host_buffer(lua_State *L, int idx);
 
 #endif

@@ -87,7 +87,28 @@ int fg_lua_host_runner(lua_State *L, int idx) {
   return 1;
 }
 
+void fg_lua_push_host_buffer(lua_State *L, VkBuffer buffer, uint64_t size) {
+  fg_lua_host_buffer *b = lua_newuserdatauv(L, sizeof *b, 0);
+  b->buffer = buffer;
+  b->size = size;
+  luaL_setmetatable(L, FG_LUA_HOST_BUFFER);
+}
+
+fg_lua_host_buffer *fg_lua_test_host_buffer(lua_State *L, int idx) {
+  return luaL_testudata(L, idx, FG_LUA_HOST_BUFFER);
+}
+
+static int hb_tostring(lua_State *L) {
+  fg_lua_host_buffer *b = luaL_checkudata(L, 1, FG_LUA_HOST_BUFFER);
+  lua_pushfstring(L, "framegraph.host_buffer (%d bytes)", (int)b->size);
+  return 1;
+}
+
 void fg_lua_open_host(lua_State *L) {
+  luaL_newmetatable(L, FG_LUA_HOST_BUFFER);
+  lua_pushcfunction(L, hb_tostring);
+  lua_setfield(L, -2, "__tostring");
+  lua_pop(L, 1);
   luaL_getmetatable(L, FG_LUA_CMD);
   lua_getfield(L, -1, "__index");
   lua_pushcfunction(L, cmd_host);

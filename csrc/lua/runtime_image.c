@@ -4,6 +4,7 @@
 #include "fg_lua_runtime.h"
 #include "fg_vk_image.h"
 #include "fg_vk_window.h"
+#include "fg_vk_host.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,19 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
     }
     lua_call(L, 1, 1);
     }
+    if (!r->is_image) {  /* an external buffer: the host's (fg_runtime_set_buffer) */
+      fg_lua_host_buffer *hb = fg_lua_test_host_buffer(L, -1);
+      if (!hb)
+        luaL_error(L, "external buffer '%s': provide must return a host's buffer (fg_runtime_set_buffer), got %s",
+                   r->g->name, luaL_typename(L, -1));
+      if (hb->size < r->g->bytes)
+        luaL_error(L, "external buffer '%s': the host's buffer has %d bytes; the pipeline declares %d", r->g->name,
+                   (int)hb->size, (int)r->g->bytes);
+      fg_rt_set_external_buffer(o->rt, i, hb->buffer);
+      lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
+      lua_pop(L, 1);
+      continue;
+    }
     fg_vk_window *win = fg_lua_testwindow(L, -1);
     if (win) {  /* a window's acquired swapchain image, presented after the frame */
       fg_vk_window_target t;
@@ -216,7 +230,7 @@ void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *
     if (m && !m->dev)
       luaL_error(L, "%s('%s'): image is closed: an image given to the last frame by provide() was closed since",
                  what, r->g->name);
-    if (!m && !fg_lua_testwindow(L, -1))
+    if (!m && !fg_lua_testwindow(L, -1) && !fg_lua_test_host_buffer(L, -1))
       luaL_error(L, "%s('%s'): window is closed: read the window's picture before closing it", what, r->g->name);
     lua_pop(L, 1);
   }

@@ -39,4 +39,10 @@ uint32_t fg_rt_host_signals(const struct fg_rt *rt, VkSemaphore *sem, uint64_t *
 void fg_rt_external_handback(VkCommandBuffer cmd, VkImage image, VkImageAspectFlags aspect, VkImageLayout from,
                              VkImageLayout to);
 
+/* External buffers: a host's buffer for external `phys` (declared without a
+ * format) from the next frame on; and the memory barrier that hands every
+ * such buffer back (to later commands and to host reads after a wait). */
+void fg_rt_set_external_buffer(struct fg_rt *rt, uint32_t phys, VkBuffer buffer);
+void fg_rt_external_buffers_handback(VkCommandBuffer cmd);
+
 #endif

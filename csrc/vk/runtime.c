@@ -303,7 +303,8 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
     r->bytes = gr->bytes;
     r->format = fg_rt_vk_format(gr->format);
     r->aspect = fg_rt_format_aspect(gr->format);
-    r->is_image = gr->kind == FG_RES_TEXTURE || gr->kind == FG_RES_EXTERNAL;
+    /* an external without a format is a buffer (a host's, fg_runtime_set_buffer) */
+    r->is_image = gr->kind == FG_RES_TEXTURE || (gr->kind == FG_RES_EXTERNAL && gr->format != FG_FORMAT_UNDEFINED);
     r->is_external = gr->kind == FG_RES_EXTERNAL;
     r->is_blob = gr->kind == FG_RES_BLOB;
     if (r->is_external || r->is_blob || gr->heap == FG_GRAPH_NONE) continue;

@@ -46,3 +46,28 @@ void fg_rt_external_handback(VkCommandBuffer cmd, VkImage image, VkImageAspectFl
                          .pImageMemoryBarriers = &ib};
   vkCmdPipelineBarrier2(cmd, &di);
 }
+
+void fg_rt_set_external_buffer(fg_rt *rt, uint32_t phys, VkBuffer buffer) {
+  if (phys >= rt->nres || !rt->res[phys].is_external || rt->res[phys].is_image) return;
+  rt->res[phys].buffer = buffer;
+  /* Patch planned barriers that name it (as fg_rt_set_external does for images). */
+  for (uint32_t k = 0; k < 2 * rt->ninst; k++) {
+    uint32_t i = rt->bb_first[k];
+    for (uint32_t j = rt->bar_first[k]; j < rt->bar_first[k] + rt->bar_count[k]; j++) {
+      if (rt->res[rt->bars[j].res].is_image) continue;
+      if (rt->bars[j].res == phys) rt->bb2[i].buffer = buffer;
+      i++;
+    }
+  }
+}
+
+void fg_rt_external_buffers_handback(VkCommandBuffer cmd) {
+  VkMemoryBarrier2 mb = {
+    .sType = VK_STRUCTURE_TYPE_MEMORY_BARRIER_2,
+    .srcStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, .srcAccessMask = VK_ACCESS_2_MEMORY_WRITE_BIT,
+    .dstStageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT | VK_PIPELINE_STAGE_2_HOST_BIT,
+    .dstAccessMask = VK_ACCESS_2_MEMORY_READ_BIT | VK_ACCESS_2_MEMORY_WRITE_BIT | VK_ACCESS_2_HOST_READ_BIT,
+  };
+  VkDependencyInfo di = {.sType = VK_STRUCTURE_TYPE_DEPENDENCY_INFO, .memoryBarrierCount = 1, .pMemoryBarriers = &mb};
+  vkCmdPipelineBarrier2(cmd, &di);
+}
