@@ -178,6 +178,15 @@ const char *fg_runtime_last_error(const fg_runtime *rt);
 /* Pushes the Lua runtime object (fg.runtime's), for hosts that script it. */
 fg_result fg_runtime_push(fg_runtime *rt, struct lua_State *L);
 
+typedef struct fg_runtime_info {
+  uint64_t frames;            /* frames recorded */
+  uint32_t instances;         /* node instances in the plan (after multiplexing and culling) */
+  uint32_t resources;         /* physical resources */
+  uint64_t memory_bytes;      /* VkDeviceMemory the plan holds */
+  uint32_t allocations;       /* vkAllocateMemory calls since the runtime was made */
+} fg_runtime_info;
+fg_result fg_runtime_get_info(fg_runtime *rt, fg_runtime_info *out);
+
 typedef enum fg_reload_status {
   FG_RELOAD_NONE = 0,         /* the file did not change */
   FG_RELOAD_DONE = 1,         /* the new pipeline runs from the next frame */

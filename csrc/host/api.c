@@ -278,6 +278,24 @@ static fg_result check_rt(fg_runtime *rt) {
   return FG_SUCCESS;
 }
 
+fg_result fg_runtime_get_info(fg_runtime *rt, fg_runtime_info *out) {
+  fg_result r = check_rt(rt);
+  if (r) return r;
+  if (!out) return RT_FAIL(rt, FG_ERROR_INVALID_ARGUMENT, "fg_runtime_get_info: out is NULL");
+  const fg_rt *frt = runtime_of(rt)->rt;
+  memset(out, 0, sizeof *out);
+  out->frames = fg_rt_frame_index(frt);
+  out->instances = fg_rt_planned(frt) ? fg_graph_instance_count(fg_rt_graph(frt)) : 0;
+  out->resources = fg_rt_resource_count(frt);
+  for (uint32_t h = 0; h < fg_rt_heap_count(frt); h++) {
+    fg_rt_heap_info hi;
+    fg_rt_heap_get(frt, h, &hi);
+    out->memory_bytes += hi.bytes;
+  }
+  out->allocations = fg_rt_allocations(frt);
+  return FG_SUCCESS;
+}
+
 fg_result fg_runtime_push(fg_runtime *rt, lua_State *L) {
   fg_result r = check_rt(rt);
   if (r) return r;

@@ -414,6 +414,10 @@ int main(int argc, char **argv) {
   vkWaitForFences(a.vk.device, 1, &a.fence, VK_TRUE, UINT64_MAX);
   fg_runtime_wait_idle(rt);
   if (shot && rendered) screenshot(&a, shot);
+  fg_runtime_info ri;
+  if (fg_runtime_get_info(rt, &ri) == FG_SUCCESS)
+    printf("plan: %u instances, %u resources, %llu bytes of device memory in %u allocations\n", ri.instances,
+           ri.resources, (unsigned long long)ri.memory_bytes, ri.allocations);
   printf("frames: %d, host draws: %d, reloads: %d\n", rendered, a.draws, reloads);
 
   /* 6. teardown: framegraph's objects before our device */

@@ -19,6 +19,9 @@ for mode in "" "--fg-submit"; do
     fail "framegraph-host $mode exited $?"
   grep -q "^validation messages: 0$" "$tmp/log" || fail "$mode: expected 'validation messages: 0'"
   grep -q "host draws: 3" "$tmp/log" || fail "$mode: the host's draw callback did not run once per frame"
+  # scene and grade; hdr and depth placed in device memory (per frame parity)
+  grep -Eq "^plan: 2 instances, [0-9]+ resources, [1-9][0-9]* bytes of device memory in [1-9]" "$tmp/log" ||
+    fail "$mode: fg_runtime_get_info does not describe the plan"
   "$build/fg_png_stats" "$tmp/shot.png" >"$tmp/stats" || fail "$mode: no readable screenshot"
   read -r _ lit < <(grep '^lit' "$tmp/stats")
   read -r _ r g b < <(grep '^mean' "$tmp/stats")
