@@ -88,9 +88,11 @@ typedef struct fg_device_desc {
 } fg_device_desc;
 
 fg_result fg_device_create(const fg_device_desc *desc, fg_device **out);
-/* Waits until framegraph's own work on the device is done, frees what
- * framegraph made; the host's instance, device and queue stay. A Lua
- * device object pushed from it is closed. NULL is ignored. */
+/* Releases the host's handle on framegraph's device: once Lua holds no
+ * object of it either (close the lua_State, or collect), framegraph waits
+ * for its work, frees what it made and leaves the host's instance, device
+ * and queue. Destroy runtimes and close Lua first, the VkDevice after.
+ * NULL is ignored. */
 void fg_device_destroy(fg_device *dev);
 /* The last failure's message ("" when none). Valid until the next call on dev. */
 const char *fg_device_last_error(const fg_device *dev);
