@@ -176,7 +176,7 @@ static int l_buffer(lua_State *L) {
       if (index) {
         double hi = index_bytes == 2 ? 65535.0 : 4294967295.0;
         if (v != floor(v) || v < 0 || v > hi)
-          return luaL_argerror(L, 2, lua_pushfstring(L, "index %I is %f; indices are whole numbers in 0..%.0f", i, v,
+          return luaL_argerror(L, 2, lua_pushfstring(L, "index %I is %f; indices are whole numbers in 0..%f", i, v,
                                                      hi));
         if (index_bytes == 2) { uint16_t u = (uint16_t)v; memcpy(at, &u, 2); }
         else { uint32_t u = (uint32_t)v; memcpy(at, &u, 4); }
