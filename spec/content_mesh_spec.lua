@@ -185,6 +185,30 @@ describe("content: buffers, PNG textures, glTF meshes", function()
     assert.is_false(black(pixel(out, 32, 16, 16)) and black(pixel(out, 32, 10, 16)) and black(pixel(out, 32, 22, 16)))
   end)
 
+  it("binds a PNG texture to a full-screen cmd:draw too", function()
+    local tex <close> = assert(fg.image(dev, TEXTURE))
+    local copy = fg.shader(dev, fg.shader_dir() .. "/dev_copy.frag.spv")
+    local img = render(function(cmd) cmd:draw(copy, { [3] = { tex, sampler = "nearest" } }, 3) end, 8, 8)
+    for y = 0, 7 do for x = 0, 7 do assert.is_true(near(pixel(img, 8, x, y), TEAL, 0)) end end
+  end)
+
+  it("closing a mesh or texture inside run waits for the frame; later use raises", function()
+    local mesh = assert(fg.mesh(dev, MESH))
+    local tex = assert(fg.image(dev, TEXTURE, { mips = true }))
+    local img = render(function(cmd)
+      cmd:draw_indexed(tex_fs, { [0] = tex }, mesh.indices, mesh.count, mesh.vertices, PLACE)
+      mesh:close()
+      tex:close()
+    end, 32, 32)
+    assert.is_false(black(pixel(img, 32, 16, 4)) and black(pixel(img, 32, 4, 16)) and black(pixel(img, 32, 27, 16)))
+    refused("buffer is closed", function() mesh.indices:info() end)
+    refused("image is closed", function() tex:info() end)
+    render(function(cmd)
+      refused("buffer is closed", cmd.draw_indexed, cmd, tex_fs, {}, mesh.indices, 3, mesh.vertices, PLACE)
+    end, 8, 8)
+    mesh:close()   -- idempotent
+  end)
+
   describe("refuses", function()
     local mesh, tex
     setup(function()
