@@ -68,6 +68,23 @@ describe("content: buffers, PNG textures, glTF meshes", function()
     assert.matches(pattern, tostring(err))
   end
 
+  it("ships what scripts/gen_mesh.lua writes, byte for byte", function()
+    local dir = os.tmpname()
+    os.remove(dir)
+    assert(os.execute("mkdir -p " .. dir))
+    local p = assert(io.popen("lua5.4 scripts/gen_mesh.lua " .. dir .. " 2>&1"))
+    local out = p:read("a")
+    assert.is_true(p:close(), out)
+    for _, name in ipairs({ "torus_knot.gltf", "torus_knot.bin", "torus_knot.png" }) do
+      local a, b = assert(io.open(dir .. "/" .. name, "rb")), assert(io.open("data/mesh/" .. name, "rb"))
+      assert.is_true(a:read("a") == b:read("a"), name .. " differs from the generator's: run lua5.4 scripts/gen_mesh.lua")
+      a:close()
+      b:close()
+      os.remove(dir .. "/" .. name)
+    end
+    os.remove(dir)
+  end)
+
   it("loads the shipped glTF mesh: counts, bounds, buffers", function()
     assert.is_true(fg.core.gltf)
     local mesh <close> = assert(fg.mesh(dev, MESH))
@@ -294,6 +311,12 @@ describe("content: buffers, PNG textures, glTF meshes", function()
       fbuf:close()
       assert.are.same({}, other:messages())
       other:close()
+    end)
+
+    it("vertex shaders whose inputs no vertex buffer feeds", function()
+      local dir = fg.shader_dir()
+      refused("vertex input 'm' %(location 0%) is not a 32%-bit scalar or vector", fg.shader, dev,
+              dir .. "/mesh_lod.frag.spv", { vertex = dir .. "/mesh_badinput.vert.spv" })
     end)
 
     it("fg.buffer misuse raises", function()
