@@ -370,10 +370,11 @@ static int check_geometry(fg_vk_device *dev, const fg_vk_shader *s, const fg_vk_
       fg_errf(err, errlen, "%s: vertex input location %u ('%s') has no vertex buffer", name, in->location, in->name);
       return 0;
     }
-    if (v->stride > max_stride || v->stride % 4 || v->offset % 4) {
-      fg_errf(err, errlen, "%s: vertex input location %u ('%s'): stride %u and offset %llu must be multiples of 4 "
-              "(the stride at most the device's %u)", name, in->location, in->name, v->stride,
-              (unsigned long long)v->offset, max_stride);
+    /* a stride below the element would make elements overlap (Vulkan allows 0: every vertex reads one) */
+    if (v->stride > max_stride || v->stride % 4 || v->offset % 4 || (v->stride && v->stride < in->bytes)) {
+      fg_errf(err, errlen, "%s: vertex input location %u ('%s'): stride %u and offset %llu must be multiples of 4, "
+              "the stride 0 or from the element's %u bytes up to the device's %u", name, in->location, in->name,
+              v->stride, (unsigned long long)v->offset, in->bytes, max_stride);
       return 0;
     }
     uint64_t need = v->offset + (uint64_t)ix->max_index * v->stride + in->bytes;
