@@ -9,6 +9,10 @@
 #include <cstring>
 
 #ifdef FG_HAVE_TINYGLTF
+// tinygltf's namespace renamed for this copy: a program that links
+// framegraph and compiles its own tinygltf (examples/host may) gets no
+// duplicate symbols.
+#define tinygltf fg_tinygltf
 #define TINYGLTF_IMPLEMENTATION
 #define TINYGLTF_NO_STB_IMAGE
 #define TINYGLTF_NO_STB_IMAGE_WRITE
