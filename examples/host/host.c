@@ -3,7 +3,9 @@
  *   framegraph-host examples/host/scene.lua [--frames N] [--screenshot FILE] [--mesh FILE.gltf]
  *                   [--until-reloads K] [--timeout S] [--fg-submit] [--no-validation]
  *
- * The mesh is a torus made in C, or a glTF 2.0 file (--mesh, through tinygltf).
+ * The mesh is the shipped torus knot (data/mesh/torus_knot.gltf) or another
+ * glTF 2.0 file (--mesh FILE), read with tinygltf in gltf.cpp; --mesh torus
+ * (or a build without libtinygltf-dev) draws a torus made in C.
  *
  * The host owns everything Vulkan: instance, debug messenger, device, queue,
  * its mesh (vertex and index buffers), its graphics pipeline and the image the
@@ -103,9 +105,14 @@ static void make_buffer(app *a, const void *data, VkDeviceSize size, VkBufferUsa
   }
 }
 
+/* The shipped torus knot (data/mesh, through tinygltf) when this build reads
+ * glTF, else (or with --mesh torus) a torus made here. */
 static void make_mesh(app *a, const char *path) {
   host_mesh m = {0};
-  if (!path) {
+#ifdef HOST_HAVE_GLTF
+  if (!path) path = FG_DATA_DIR "/mesh/torus_knot.gltf";
+#endif
+  if (!path || !strcmp(path, "torus")) {
     if (host_mesh_torus(&m, 64, 32, 0.65f, 0.25f)) die("mesh", "out of memory");
   } else {
 #ifdef HOST_HAVE_GLTF
@@ -339,7 +346,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--no-validation")) validation = 0;
     else if (argv[i][0] != '-' && !scene) scene = argv[i];
     else {
-      fprintf(stderr, "usage: framegraph-host SCENE.lua [--frames N] [--screenshot FILE] [--mesh FILE.gltf] "
+      fprintf(stderr, "usage: framegraph-host SCENE.lua [--frames N] [--screenshot FILE] [--mesh FILE.gltf|torus] "
                       "[--until-reloads K] [--timeout S] [--fg-submit] [--no-validation]\n");
       return 2;
     }
