@@ -14,7 +14,8 @@ M.formats = core.vocab.formats
 M.solvers = core.vocab.solvers
 M.profiles = core.vocab.profiles
 -- the C planner's limit per texture side (FG_MAX_EXTENT); devices check their own
-M.max_extent = 65536
+M.max_extent = core.vocab.max_extent
+M.max_dimension_count = core.vocab.max_dimension_count
 
 local function set_of(list)
   local s = {}
@@ -398,8 +399,9 @@ local function check_dims(add, where, t)
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
     elseif k:find("\0", 1, true) then check_name(add, where, "dimension", k)
-    elseif not is_posint(v) or v > 65536 then
-      add("%s: '%s' must be a positive integer count (at most 65536), got %s", where, k, tostring(v))
+    elseif not is_posint(v) or v > M.max_dimension_count then
+      add("%s: '%s' must be a positive integer count (at most %d), got %s", where, k, M.max_dimension_count,
+          tostring(v))
     end
   end
 end
