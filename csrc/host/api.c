@@ -333,6 +333,29 @@ fg_result fg_runtime_poll(fg_runtime *rt, fg_reload_status *out) {
 
 static void push_host_table(fg_runtime *rt, const char *name);
 
+/* FG_SUCCESS when the pipeline declares an external `name` (an image when
+ * want_image, else a buffer); else the message lists the externals it has. */
+static fg_result check_external(fg_runtime *rt, const char *what, const char *name, int want_image) {
+  const lrt *o = runtime_of(rt);
+  char list[512] = "";
+  size_t len = 0;
+  for (uint32_t i = 0; i < fg_graph_resource_count(o->g); i++) {
+    const fg_graph_resource *r = fg_graph_resource_get(o->g, i);
+    if (r->kind != FG_RES_EXTERNAL) continue;
+    int image = r->format != FG_FORMAT_UNDEFINED;
+    if (!strcmp(r->name, name)) {
+      if (image == want_image) return FG_SUCCESS;
+      return RT_FAIL(rt, FG_ERROR_INVALID_ARGUMENT, "%s('%s'): the pipeline declares '%s' as %s; give it with %s",
+                     what, name, name, image ? "an image" : "a buffer",
+                     image ? "fg_runtime_set_image" : "fg_runtime_set_buffer");
+    }
+    if (!strstr(list, r->name) && len + strlen(r->name) + 3 < sizeof list)
+      len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", len ? ", " : "", r->name);
+  }
+  return RT_FAIL(rt, FG_ERROR_NOT_FOUND, "%s('%s'): the pipeline declares no external '%s' (externals: %s)", what,
+                 name, name, len ? list : "none");
+}
+
 fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *im) {
   fg_result r = check_rt(rt);
   if (r) return r;
@@ -341,6 +364,7 @@ fg_result fg_runtime_set_image(fg_runtime *rt, const fg_external_image *im) {
                    "required");
   if (strlen(im->name) >= sizeof rt->ext[0].name)
     return RT_FAIL(rt, FG_ERROR_INVALID_ARGUMENT, "fg_runtime_set_image: name '%s' is too long", im->name);
+  if ((r = check_external(rt, "fg_runtime_set_image", im->name, 1)) != FG_SUCCESS) return r;
   fg_format f = fg_rt_format_back(im->format);
   if (f == FG_FORMAT_UNDEFINED)
     return RT_FAIL(rt, FG_ERROR_UNSUPPORTED, "fg_runtime_set_image('%s'): VkFormat %d has no framegraph format",
@@ -396,6 +420,7 @@ fg_result fg_runtime_set_buffer(fg_runtime *rt, const fg_external_buffer *b) {
   if (r) return r;
   if (!b || !b->name || !b->buffer || !b->size)
     return RT_FAIL(rt, FG_ERROR_INVALID_ARGUMENT, "fg_runtime_set_buffer: name, buffer and size are required");
+  if ((r = check_external(rt, "fg_runtime_set_buffer", b->name, 0)) != FG_SUCCESS) return r;
   push_host_table(rt, b->name);
   fg_lua_push_host_buffer(rt->L, b->buffer, b->size);
   lua_rawseti(rt->L, -2, (lua_Integer)b->index + 1);

@@ -83,6 +83,11 @@ int main(void) {
   CHECK(fg_runtime_frame(rt, NULL, &info) == FG_ERROR_PIPELINE &&
           strstr(fg_runtime_last_error(rt), "external resource 'input'"),
         "a frame without the host's buffers: %s", fg_runtime_last_error(rt));
+  /* a misspelt name is refused at once, listing the externals */
+  fg_external_buffer typo = {.name = "inptu", .buffer = in.buf, .size = N * 4};
+  CHECK(fg_runtime_set_buffer(rt, &typo) == FG_ERROR_NOT_FOUND &&
+          strstr(fg_runtime_last_error(rt), "no external 'inptu' (externals: input, output)"),
+        "misspelt external: %s", fg_runtime_last_error(rt));
   fg_external_buffer bi = {.name = "input", .buffer = in.buf, .size = N * 4};
   fg_external_buffer bo = {.name = "output", .buffer = out.buf, .size = N * 4};
   CHECK(fg_runtime_set_buffer(rt, &bi) == FG_SUCCESS && fg_runtime_set_buffer(rt, &bo) == FG_SUCCESS, "set_buffer");
