@@ -110,7 +110,7 @@ int main(void) {
     memcpy(&w[1], (char *)data + N - 4, 4);
     CHECK(w[0] == 7 && w[1] == 7);
   }
-  free(data);
+  fg_vk_free(fg_rt_device(rt), data);
   size_t nm = 0;
   char **m = fg_vk_take_messages(dev, &nm);
   for (size_t i = 0; i < nm; i++) fprintf(stderr, "validation: %.1500s\n", m[i]);

@@ -112,7 +112,7 @@ int main(void) {
       memcpy(&w[1], (char *)data + N - 4, 4);
       CHECK(w[0] == 0xA0B0C0D0u && w[1] == 0x01020304u);
     }
-    free(data);
+    fg_vk_free(fg_rt_device(rt), data);
     for (uint32_t h = 0; h < fg_rt_heap_count(rt); h++) {
       fg_rt_heap_info hi;
       fg_rt_heap_get(rt, h, &hi);

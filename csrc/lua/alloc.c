@@ -471,7 +471,7 @@ static int p_defrag_plan(lua_State *L) {
     set_int(L, "size", mv[i].size);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  free(mv);
+  fg_vk_mempool_plan_free(u->p, mv);
   return 1;
 }
 

@@ -28,9 +28,10 @@ typedef struct dead_buffer {
 
 static void buffer_free(void *p) {
   dead_buffer *d = p;
-  fg_vk_static_buffer_destroy(d->dev, &d->b);
-  fg_vk_release(d->dev);
-  free(d);
+  fg_vk_device *dev = d->dev;
+  fg_vk_static_buffer_destroy(dev, &d->b);
+  fg_vk_free(dev, d);
+  fg_vk_release(dev);
 }
 
 /* Closed from a node's run, the buffer may be in the frame recording: it goes
@@ -40,7 +41,7 @@ static int buf_close(lua_State *L) {
   if (!m->dev) return 0;
   fg_vk_device *dev = m->dev;
   m->dev = NULL;
-  dead_buffer *d = malloc(sizeof *d);
+  dead_buffer *d = fg_vk_malloc(dev, sizeof *d);
   if (!d) {
     fg_vk_static_buffer_destroy(dev, &m->b);
     fg_vk_release(dev);
@@ -244,14 +245,14 @@ static int l_image(lua_State *L) {
   char err[768];
   uint32_t w = 0, h = 0;
   unsigned char *rgba = NULL;
-  if (!fg_texture_read_png(path, &w, &h, &rgba, err, sizeof err)) {
+  if (!fg_texture_read_png(&dev->hooks, path, &w, &h, &rgba, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.image: %s", err);
     return 2;
   }
   fg_vk_image img;
   int ok = fg_vk_texture_create(dev, rgba, w, h, f, mips, &img, err, sizeof err);
-  free(rgba);
+  fg_vk_free(dev, rgba);
   if (!ok) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.image: %s: %s", path, err);
@@ -292,7 +293,7 @@ static int l_mesh(lua_State *L) {
   if (!lua_isnoneornil(L, 3)) return luaL_argerror(L, 3, "fg.mesh takes no options");
   char err[768];
   fg_mesh_data m;
-  if (!fg_gltf_load(path, &m, err, sizeof err)) {
+  if (!fg_gltf_load_with(&dev->hooks, path, &m, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.mesh: %s", err);
     return 2;

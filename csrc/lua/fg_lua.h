@@ -32,6 +32,11 @@ void fg_lua_open_host(lua_State *L);   /* host.c:   cmd:host, run = "host:name" 
 /* host.c: pushes the run function of `run = "host:name"` when idx holds such a string; 1, else 0. */
 int fg_lua_host_runner(lua_State *L, int idx);
 
+/* hooks.c: the state's lua_Alloc as allocation hooks (for core objects the
+ * bindings own, e.g. graphs); valid as long as the state. */
+#include "fg_util.h"
+fg_alloc_hooks fg_lua_hooks(lua_State *L);
+
 #endif
 
 /* ---- vk.c: device and shader userdata (framegraph.device / framegraph.shader) ----

@@ -77,7 +77,8 @@ fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
   lg->sizer_user = sizer_user;
   luaL_setmetatable(L, FG_LUA_GRAPH);
   int ud = lua_gettop(L);
-  lg->g = fg_graph_new(NULL);
+  fg_graph_desc gd = {fg_lua_hooks(L)};
+  lg->g = fg_graph_new(&gd);
   if (!lg->g) luaL_error(L, "framegraph: out of memory");
   lua_pushvalue(L, pt);
   lua_setiuservalue(L, ud, 1);
@@ -501,7 +502,8 @@ static int l_replace(lua_State *L) {
   lgraph *tmp = lua_newuserdatauv(L, sizeof *tmp, 0);
   tmp->g = NULL;
   luaL_setmetatable(L, FG_LUA_GRAPH);
-  tmp->g = fg_graph_new(NULL);
+  fg_graph_desc gd = {fg_lua_hooks(L)};
+  tmp->g = fg_graph_new(&gd);
   if (!tmp->g) return luaL_error(L, "framegraph: out of memory");
   fg_lua_declare_pipeline(L, tmp->g, 2, ot);
   fg_graph_compile_desc cd;

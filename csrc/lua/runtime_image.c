@@ -25,9 +25,10 @@ typedef struct dead_image {
 
 static void image_free(void *p) {
   dead_image *d = p;
-  fg_vk_image_destroy(d->dev, &d->img);
-  fg_vk_release(d->dev);
-  free(d);
+  fg_vk_device *dev = d->dev;
+  fg_vk_image_destroy(dev, &d->img);
+  fg_vk_free(dev, d);
+  fg_vk_release(dev);
 }
 
 /* The image may be in a frame in flight or in the one recording (closed from
@@ -40,7 +41,7 @@ static int img_close(lua_State *L) {
   } else if (m->dev) {
     fg_vk_device *dev = m->dev;
     m->dev = NULL;
-    dead_image *d = malloc(sizeof *d);
+    dead_image *d = fg_vk_malloc(dev, sizeof *d);
     if (!d) {
       fg_vk_image_destroy(dev, &m->img);
       fg_vk_release(dev);

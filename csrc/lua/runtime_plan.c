@@ -109,7 +109,7 @@ static int rt_read(lua_State *L) {
     return 2;
   }
   lua_pushlstring(L, data, len);
-  free(data);
+  fg_vk_free(fg_rt_device(o->rt), data);
   return 1;
 }
 

@@ -403,7 +403,7 @@ static int dev_compute(lua_State *L) {
   lua_createtable(L, 0, (int)n);
   for (uint32_t i = 0; i < n; i++) {
     lua_pushlstring(L, bufs[i].result, bufs[i].size);
-    free(bufs[i].result);
+    fg_vk_free(dev, bufs[i].result);
     lua_rawseti(L, -2, bufs[i].binding);
   }
   return 1;

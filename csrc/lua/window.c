@@ -137,7 +137,7 @@ static int win_present(lua_State *L) {
     uint32_t W, H;
     fg_vk_window_extent(w, &W, &H);
     int ok = fg_png_write_rgba8(path, W, H, rgba, err, sizeof err);
-    free(rgba);
+    fg_vk_free(fg_vk_window_device(w), rgba);
     if (!ok) { luaL_pushfail(L); lua_pushstring(L, err); return 2; }
   }
   lua_pushboolean(L, rc == 0);

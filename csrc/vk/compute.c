@@ -31,10 +31,10 @@ static int make_buffers(fg_vk_device *dev, const fg_vk_compute_buffer *in, uint3
   for (*made = 0; *made < n; (*made)++) {
     uint32_t i = *made;
     if (!fg_vk_buffer_create(dev, in[i].size, usage, &bufs[i], err, errlen)) return 0;
-    void *zeros = in[i].data ? NULL : calloc(1, in[i].size);
+    void *zeros = in[i].data ? NULL : fg_vk_calloc(dev, 1, in[i].size);
     int ok = fg_vk_write_buffer(dev, bufs[i].buffer, 0, in[i].data ? in[i].data : zeros, in[i].size,
                                 VK_PIPELINE_STAGE_2_NONE, 0, err, errlen);
-    free(zeros);
+    fg_vk_free(dev, zeros);
     b[i] = (fg_vk_binding){.binding = in[i].binding, .buffer = bufs[i].buffer};
     if (!ok) { (*made)++; return 0; }
   }
@@ -60,13 +60,13 @@ int fg_vk_compute_run(fg_vk_device *dev, fg_vk_shader *s, fg_vk_compute_buffer *
     else if (r != VK_SUCCESS) { ok = 0; fg_errf(err, errlen, "dev:compute: submit failed (VkResult %d)", (int)r); }
   }
   for (uint32_t i = 0; i < n && ok; i++) {
-    in[i].result = malloc(in[i].size ? in[i].size : 1);
+    in[i].result = fg_vk_malloc(dev, in[i].size);
     if (!in[i].result) { ok = 0; fg_errf(err, errlen, "out of memory"); break; }
     ok = fg_vk_read_buffer(dev, bufs[i].buffer, 0, bufs[i].size, VK_PIPELINE_STAGE_2_COMPUTE_SHADER_BIT,
                            VK_ACCESS_2_SHADER_STORAGE_WRITE_BIT, in[i].result, err, errlen);
   }
   if (!ok)
-    for (uint32_t i = 0; i < n; i++) { free(in[i].result); in[i].result = NULL; }
+    for (uint32_t i = 0; i < n; i++) { fg_vk_free(dev, in[i].result); in[i].result = NULL; }
   for (uint32_t i = 0; i < made; i++) fg_vk_buffer_destroy(dev, &bufs[i]);
   return ok;
 }

@@ -9,9 +9,9 @@
 
 #define VALIDATION_LAYER "VK_LAYER_KHRONOS_validation"
 
-static char *dup_str(const char *s) {
+static char *dup_str(const fg_alloc_hooks *h, const char *s) {
   size_t n = strlen(s) + 1;
-  char *d = malloc(n);
+  char *d = fg_malloc(h, n);
   if (d) memcpy(d, s, n);
   return d;
 }
@@ -20,30 +20,41 @@ void fg_vk_push_message(fg_vk_device *dev, const char *msg) {
   pthread_mutex_lock(&dev->msg_lock);
   if (dev->message_count == dev->message_cap) {
     size_t cap = dev->message_cap ? dev->message_cap * 2 : 16;
-    char **m = realloc(dev->messages, cap * sizeof *m);
+    char **m = fg_realloc(&dev->hooks, dev->messages, cap * sizeof *m);
     if (!m) { pthread_mutex_unlock(&dev->msg_lock); return; }
     dev->messages = m;
     dev->message_cap = cap;
   }
-  char *d = dup_str(msg);
+  char *d = dup_str(&dev->hooks, msg);
   if (d) dev->messages[dev->message_count++] = d;
   pthread_mutex_unlock(&dev->msg_lock);
 }
 
+static void free_messages(const fg_alloc_hooks *h, char **msgs, size_t count) {
+  for (size_t i = 0; i < count; i++) fg_free(h, msgs[i]);
+  fg_free(h, msgs);
+}
+
+/* The store is the device's memory (its hooks); what is taken is the
+ * caller's (malloc, fg_vk_free_messages), so a hooked device's messages are
+ * copied out. */
 char **fg_vk_take_messages(fg_vk_device *dev, size_t *count) {
   pthread_mutex_lock(&dev->msg_lock);
   char **m = dev->messages;
-  *count = dev->message_count;
+  size_t n = dev->message_count;
   dev->messages = NULL;
   dev->message_count = dev->message_cap = 0;
   pthread_mutex_unlock(&dev->msg_lock);
-  return m;
+  *count = n;
+  if (!m || !dev->hooks.realloc_fn) return m;
+  char **out = calloc(n ? n : 1, sizeof *out);
+  for (size_t i = 0; i < n && out; i++) out[i] = dup_str(NULL, m[i]);
+  free_messages(&dev->hooks, m, n);
+  if (!out) *count = 0;
+  return out;
 }
 
-void fg_vk_free_messages(char **msgs, size_t count) {
-  for (size_t i = 0; i < count; i++) free(msgs[i]);
-  free(msgs);
-}
+void fg_vk_free_messages(char **msgs, size_t count) { free_messages(NULL, msgs, count); }
 
 static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT sev,
                                                  VkDebugUtilsMessageTypeFlagsEXT type,
@@ -521,7 +532,7 @@ void fg_vk_release(fg_vk_device *dev) {
   if (dev->messenger) dev->destroy_messenger(dev->instance, dev->messenger, NULL);
   if (dev->instance && !dev->borrowed) vkDestroyInstance(dev->instance, NULL);
   fg_vk_host_nodes_free(dev);
-  fg_vk_free_messages(dev->messages, dev->message_count);
+  free_messages(&dev->hooks, dev->messages, dev->message_count);
   pthread_mutex_destroy(&dev->msg_lock);
   pthread_mutex_destroy(&dev->once_lock);
   fg_alloc_hooks hooks = dev->hooks;

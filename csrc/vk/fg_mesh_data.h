@@ -5,13 +5,20 @@
 #define FG_MESH_DATA_H
 #include <stddef.h>
 #include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+#include "fg_util.h"
+#ifdef __cplusplus
+}
+#endif
 
 /* Bound every loader checks before allocating (a hostile file cannot ask
  * for more): 16M vertices or indices. */
 #define FG_MESH_MAX_ELEMENTS (1u << 24)
 
-/* A mesh primitive as three vertex streams and 32-bit indices (malloc'ed;
- * fg_mesh_data_free). Streams: positions (3 floats), normals (3 floats;
+/* A mesh primitive as three vertex streams and 32-bit indices (through
+ * `hooks`, zero: malloc; fg_mesh_data_free). Streams: positions (3 floats), normals (3 floats;
  * computed from the triangles when the file has none), uvs (2 floats; zeros
  * when the file has none). */
 typedef struct fg_mesh_data {
@@ -19,6 +26,7 @@ typedef struct fg_mesh_data {
   uint32_t *indices;
   uint32_t vertex_count, index_count;
   float min[3], max[3];      /* of the positions */
+  fg_alloc_hooks hooks;      /* the arrays' memory (a device's: fg_gltf_load_with) */
 } fg_mesh_data;
 
 #ifdef __cplusplus
@@ -30,6 +38,8 @@ extern "C" {
  * with a message naming the file (missing, corrupt, unsupported). Never
  * throws. */
 int fg_gltf_load(const char *path, fg_mesh_data *out, char *err, size_t errlen);
+/* The same with the arrays through `hooks` (NULL: malloc), kept in out->hooks. */
+int fg_gltf_load_with(const fg_alloc_hooks *hooks, const char *path, fg_mesh_data *out, char *err, size_t errlen);
 /* 1 when built with tinygltf (else fg_gltf_load says how to get it). */
 int fg_gltf_available(void);
 /* Frees the arrays (a zeroed struct is fine). */

@@ -76,6 +76,7 @@ typedef struct fg_vk_device {
 static inline void *fg_vk_malloc(const fg_vk_device *dev, size_t n) { return fg_malloc(&dev->hooks, n ? n : 1); }
 void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size);
 static inline void fg_vk_free(const fg_vk_device *dev, void *p) { fg_free(&dev->hooks, p); }
+static inline void *fg_vk_realloc(const fg_vk_device *dev, void *p, size_t n) { return fg_realloc(&dev->hooks, p, n ? n : 1); }
 /* host_nodes.c: frees the C node callbacks' registry (at the device's end). */
 void fg_vk_host_nodes_free(fg_vk_device *dev);
 

@@ -126,8 +126,10 @@ typedef struct fg_vk_defrag_move {
 } fg_vk_defrag_move;
 /* The moves that would compact the pool's TLSF blocks (fg_block_defrag_plan
  * per sub-pool: slab pages and dedicated memories stay). Planning only: the
- * pool is unchanged. 0 and a malloc'd array (free() it), or -1 (out of memory). */
+ * pool is unchanged. 0 and an array of the device's memory (its hooks; free
+ * it with fg_vk_mempool_plan_free), or -1 (out of memory). */
 int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_t *count);
+void fg_vk_mempool_plan_free(fg_vk_mempool *p, fg_vk_defrag_move *moves);
 
 /* ---------------- upload ring ---------------- */
 typedef struct fg_upload_desc {

@@ -45,10 +45,11 @@ void fg_vk_static_buffer_destroy(fg_vk_device *dev, fg_vk_static_buffer *b);
 int fg_vk_texture_create(fg_vk_device *dev, const unsigned char *rgba, uint32_t w, uint32_t h, fg_format format,
                          int mips, fg_vk_image *out, char *err, size_t errlen);
 
-/* Reads a PNG file (any PNG libpng reads, as RGBA8) into *rgba (malloc'ed)
+/* Reads a PNG file (any PNG libpng reads, as RGBA8) into *rgba (through
+ * `hooks`, e.g. a device's; NULL: malloc)
  * after checking its size against FG_TEXTURE_MAX_SIDE. 1, or 0 with a message
  * naming the file (missing, unreadable, corrupt, too large). */
-int fg_texture_read_png(const char *path, uint32_t *w, uint32_t *h, unsigned char **rgba, char *err, size_t errlen);
+int fg_texture_read_png(const fg_alloc_hooks *hooks, const char *path, uint32_t *w, uint32_t *h, unsigned char **rgba, char *err, size_t errlen);
 
 /* Meshes: fg_mesh_data.h (the loader) and fg_vk_static_buffer (their buffers). */
 

@@ -211,7 +211,7 @@ void fg_rt_upload_stats(fg_rt *rt, fg_upload_stats *out, uint64_t *ring_bytes, u
 
 /* Reads back mip 0 / layer 0 (images, tightly packed rows) or the whole
  * buffer of a physical resource, as the last submitted frame left it. The
- * caller frees *data. Returns 0, or -1 with err. */
+ * caller frees *data with fg_vk_free(fg_rt_device(rt), ...) (the device's hooks). Returns 0, or -1 with err. */
 int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, size_t errlen);
 
 #endif

@@ -266,7 +266,8 @@ void fg_vk_buffer_destroy(fg_vk_device *dev, fg_vk_buffer *b);
  * A self-contained compute run for tests and tools: every buffer gets a
  * dedicated device-local buffer filled with `data` (or `size` zero bytes when
  * data is NULL), bound at `binding`; one dispatch of groups[0..2]; every buffer
- * read back into `result` (malloc'ed, `size` bytes; the caller frees it). 1,
+ * read back into `result` (`size` bytes of the device's memory: the caller
+ * frees it with fg_vk_free(dev, ...)). 1,
  * or 0 with a message (results are then all NULL). */
 typedef struct fg_vk_compute_buffer {
   uint32_t binding;

@@ -69,7 +69,7 @@ int fg_vk_window_target_get(fg_vk_window *w, fg_vk_window_target *t);
 void fg_vk_window_rendered(fg_vk_window *w);
 
 /* Presents the rendered image. With `rgba` (not NULL), first copies it back
- * (the picture being presented) into *rgba, malloc'ed width*height*4 bytes in
+ * (the picture being presented) into *rgba, width*height*4 bytes (the device's memory: fg_vk_free) in
  * RGBA order. 0; 1 out of date (presented or not, recreate); -1 + message. */
 int fg_vk_window_present(fg_vk_window *w, unsigned char **rgba, char *err, size_t errlen);
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-int fg_texture_read_png(const char *path, uint32_t *w, uint32_t *h, unsigned char **rgba, char *err, size_t errlen) {
+int fg_texture_read_png(const fg_alloc_hooks *hooks, const char *path, uint32_t *w, uint32_t *h, unsigned char **rgba, char *err, size_t errlen) {
   png_image img;
   memset(&img, 0, sizeof img);
   img.version = PNG_IMAGE_VERSION;
@@ -24,7 +24,7 @@ int fg_texture_read_png(const char *path, uint32_t *w, uint32_t *h, unsigned cha
     return 0;
   }
   img.format = PNG_FORMAT_RGBA;
-  unsigned char *buf = malloc(PNG_IMAGE_SIZE(img));
+  unsigned char *buf = fg_malloc(hooks, PNG_IMAGE_SIZE(img));
   if (!buf) {
     png_image_free(&img);
     fg_errf(err, errlen, "%s: out of memory for a %ux%u texture", path, img.width, img.height);
@@ -32,7 +32,7 @@ int fg_texture_read_png(const char *path, uint32_t *w, uint32_t *h, unsigned cha
   }
   if (!png_image_finish_read(&img, NULL, buf, 0, NULL)) {
     fg_errf(err, errlen, "%s: cannot decode the PNG file: %s", path, img.message);
-    free(buf);
+    fg_free(hooks, buf);
     return 0;
   }
   *w = img.width;

@@ -121,9 +121,9 @@ static void dev_free(subpool *sp, VkDeviceMemory mem, VkDeviceSize size) {
 
 static int cb_create(void *user, uint64_t size, void **bu) {
   subpool *sp = user;
-  vkblock *b = malloc(sizeof *b);
+  vkblock *b = fg_vk_malloc(sp->p->dev, sizeof *b);
   if (!b) return 1;
-  if (dev_alloc(sp, size, &b->mem, &b->map) != VK_SUCCESS) { free(b); return 1; }
+  if (dev_alloc(sp, size, &b->mem, &b->map) != VK_SUCCESS) { fg_vk_free(sp->p->dev, b); return 1; }
   b->size = size;
   *bu = b;
   return 0;
@@ -131,14 +131,15 @@ static int cb_create(void *user, uint64_t size, void **bu) {
 
 static void cb_destroy(void *user, void *bu) {
   vkblock *b = bu;
-  dev_free(user, b->mem, b->size);
-  free(b);
+  subpool *sp = user;
+  dev_free(sp, b->mem, b->size);
+  fg_vk_free(sp->p->dev, b);
 }
 
 static int ensure_blocks(subpool *sp) {
   if (sp->blocks) return 0;
   /* granularity 256: typical buffer alignments need no padding blocks */
-  fg_block_desc bd = { FG_ALLOC_TLSF, sp->block_size, 256, sp->p->d.keep_empty, cb_create, cb_destroy, sp, NULL };
+  fg_block_desc bd = { FG_ALLOC_TLSF, sp->block_size, 256, sp->p->d.keep_empty, cb_create, cb_destroy, sp, &sp->p->dev->hooks };
   sp->blocks = fg_block_allocator_create(&bd, NULL, 0);
   return sp->blocks ? 0 : -1;
 }
@@ -152,7 +153,7 @@ static void cache_drop_oldest(subpool *sp) {
 
 /* ---------- create / destroy ---------- */
 fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc *desc, char *err, size_t errlen) {
-  fg_vk_mempool *p = calloc(1, sizeof *p);
+  fg_vk_mempool *p = fg_vk_calloc(dev, 1, sizeof *p);
   if (!p) { fg_errf(err, errlen, "out of host memory"); return NULL; }
   if (desc) p->d = *desc;
   int auto_block = !p->d.block_size, auto_dedicated = !p->d.dedicated_min;
@@ -163,13 +164,13 @@ fg_vk_mempool *fg_vk_mempool_create(fg_vk_device *dev, const fg_vk_mempool_desc 
   if (p->d.slab_max & (p->d.slab_max - 1) || p->d.slab_max < 256 || p->d.slab_max * SLAB_PAGE_SLOTS > p->d.block_size) {
     fg_errf(err, errlen, "slab_max %llu must be a power of two >= 256 with 64 slots fitting a block of %llu",
             (unsigned long long)p->d.slab_max, (unsigned long long)p->d.block_size);
-    free(p);
+    fg_vk_free(dev, p);
     return NULL;
   }
   p->nclass = (uint32_t)(log2_ceil(p->d.slab_max) - SLAB_MIN_LOG2 + 1);
   p->ntypes = dev->memprops.memoryTypeCount;
-  p->subs = calloc((size_t)p->ntypes * 2, sizeof(subpool));
-  if (!p->subs) { free(p); fg_errf(err, errlen, "out of host memory"); return NULL; }
+  p->subs = fg_vk_calloc(dev, (size_t)p->ntypes * 2, sizeof(subpool));
+  if (!p->subs) { fg_vk_free(dev, p); fg_errf(err, errlen, "out of host memory"); return NULL; }
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
     atomic_init(&sp->spin, 0);
@@ -195,17 +196,18 @@ void fg_vk_mempool_destroy(fg_vk_mempool *p) {
   for (uint32_t i = 0; i < p->ntypes * 2; i++) {
     subpool *sp = &p->subs[i];
     for (uint32_t c = 0; c < p->nclass; c++) {
-      free(sp->cls[c].pages);
+      fg_vk_free(p->dev, sp->cls[c].pages);
     }
     while (sp->ncache) cache_drop_oldest(sp);
-    free(sp->cache);
+    fg_vk_free(p->dev, sp->cache);
     for (uint32_t k = 0; k < sp->nded; k++) dev_free(sp, sp->ded[k].mem, sp->ded[k].size);
-    free(sp->ded);
+    fg_vk_free(p->dev, sp->ded);
     fg_block_allocator_destroy(sp->blocks); /* frees the blocks (and so pages and live allocations) */
   }
-  free(p->subs);
-  fg_vk_release(p->dev);
-  free(p);
+  fg_vk_device *dev = p->dev;
+  fg_vk_free(dev, p->subs);
+  fg_vk_free(dev, p);
+  fg_vk_release(dev);
 }
 
 /* ---------- paths ---------- */
@@ -238,7 +240,7 @@ static VkResult alloc_dedicated(subpool *sp, VkDeviceSize size, fg_vk_allocation
   out->block_.size = got; /* the memory's real size, for the cache */
   if (sp->nded == sp->capded) {
     uint32_t ncap = sp->capded ? sp->capded * 2 : 8;
-    cached *n = realloc(sp->ded, sizeof(cached) * ncap);
+    cached *n = fg_vk_realloc(sp->p->dev, sp->ded, sizeof(cached) * ncap);
     if (!n) { dev_free(sp, mem, got); return VK_ERROR_OUT_OF_HOST_MEMORY; }
     sp->ded = n;
     sp->capded = ncap;
@@ -268,7 +270,7 @@ static VkResult alloc_slab(subpool *sp, uint32_t ci, VkDeviceSize size, fg_vk_al
       if (pi == c->n) {
         if (c->n == c->cap) {
           uint32_t ncap = c->cap ? c->cap * 2 : 4;
-          page *np = realloc(c->pages, sizeof(page) * ncap);
+          page *np = fg_vk_realloc(sp->p->dev, c->pages, sizeof(page) * ncap);
           if (!np) return VK_ERROR_OUT_OF_HOST_MEMORY;
           c->pages = np;
           c->cap = ncap;
@@ -414,7 +416,7 @@ void fg_vk_mem_free(fg_vk_mempool *p, fg_vk_allocation *a) {
     for (uint32_t i = 0; i < sp->nded; i++)
       if (sp->ded[i].mem == a->memory) { sp->ded[i] = sp->ded[--sp->nded]; break; }
     if (sp->ncache == p->d.dedicated_cache && sp->ncache) cache_drop_oldest(sp);
-    if (!sp->cache) sp->cache = malloc(sizeof(cached) * p->d.dedicated_cache);
+    if (!sp->cache) sp->cache = fg_vk_malloc(p->dev, sizeof(cached) * p->d.dedicated_cache);
     if (sp->cache) {
       sp->cache[sp->ncache++] = (cached){ a->memory, real, a->mapped };
       sp->cache_bytes += real;
@@ -555,8 +557,8 @@ int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_
         if (mv[j].src_block + 1 > nb) nb = mv[j].src_block + 1;
         if (mv[j].dst_block + 1 > nb) nb = mv[j].dst_block + 1;
       }
-      memof m = { calloc(nb, sizeof(VkDeviceMemory)), nb };
-      fg_vk_defrag_move *grown = m.mem ? realloc(out, sizeof *out * (n + k)) : NULL;
+      memof m = { fg_vk_calloc(p->dev, nb, sizeof(VkDeviceMemory)), nb };
+      fg_vk_defrag_move *grown = m.mem ? fg_vk_realloc(p->dev, out, sizeof *out * (n + k)) : NULL;
       if (!grown) rc = -1;
       else {
         out = grown;
@@ -565,13 +567,15 @@ int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_
           out[n++] = (fg_vk_defrag_move){ sp->type, sp->optimal, m.mem[mv[j].src_block], m.mem[mv[j].dst_block],
                                           mv[j].src_offset, mv[j].dst_offset, mv[j].size, mv[j].user };
       }
-      free(m.mem);
+      fg_vk_free(p->dev, m.mem);
     }
-    free(mv);
+    free(mv); /* fg_block_defrag_plan's: plain malloc by its contract */
     sp_unlock(sp);
   }
-  if (rc) { free(out); return -1; }
+  if (rc) { fg_vk_free(p->dev, out); return -1; }
   *moves = out;
   *count = n;
   return 0;
 }
+
+void fg_vk_mempool_plan_free(fg_vk_mempool *p, fg_vk_defrag_move *moves) { fg_vk_free(p->dev, moves); }

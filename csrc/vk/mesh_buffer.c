@@ -36,7 +36,7 @@ int fg_vk_static_buffer_create(fg_vk_device *dev, const void *data, size_t size,
   if (usage & FG_VK_BUFFER_VERTEX) vu |= VK_BUFFER_USAGE_VERTEX_BUFFER_BIT;
   if (index) vu |= VK_BUFFER_USAGE_INDEX_BUFFER_BIT;
   if (!fg_vk_buffer_create(dev, size, vu, &out->buf, err, errlen)) return 0;
-  void *zeros = data ? NULL : calloc(1, size);
+  void *zeros = data ? NULL : fg_vk_calloc(dev, 1, size);
   if (!data && !zeros) {
     fg_vk_buffer_destroy(dev, &out->buf);
     fg_errf(err, errlen, "out of memory (%zu bytes)", size);
@@ -44,7 +44,7 @@ int fg_vk_static_buffer_create(fg_vk_device *dev, const void *data, size_t size,
   }
   int ok = fg_vk_write_buffer(dev, out->buf.buffer, 0, data ? data : zeros, size, VK_PIPELINE_STAGE_2_NONE, 0, err,
                               errlen);
-  free(zeros);
+  fg_vk_free(dev, zeros);
   if (!ok) {
     fg_vk_buffer_destroy(dev, &out->buf);
     return 0;
@@ -63,17 +63,21 @@ void fg_vk_static_buffer_destroy(fg_vk_device *dev, fg_vk_static_buffer *b) {
 }
 
 void fg_mesh_data_free(fg_mesh_data *m) {
-  free(m->positions);
-  free(m->normals);
-  free(m->uvs);
-  free(m->indices);
+  fg_alloc_hooks h = m->hooks;
+  fg_free(&h, m->positions);
+  fg_free(&h, m->normals);
+  fg_free(&h, m->uvs);
+  fg_free(&h, m->indices);
   memset(m, 0, sizeof *m);
+  m->hooks = h;
 }
 
 int fg_mesh_compute_normals(fg_mesh_data *m) {
-  free(m->normals);
-  m->normals = calloc((size_t)m->vertex_count * 3 + 3, sizeof(float));
+  fg_free(&m->hooks, m->normals);
+  size_t bytes = ((size_t)m->vertex_count * 3 + 3) * sizeof(float);
+  m->normals = fg_malloc(&m->hooks, bytes);
   if (!m->normals) return 0;
+  memset(m->normals, 0, bytes);
   const float *p = m->positions;
   float *n = m->normals;
   for (uint32_t t = 0; t + 2 < m->index_count; t += 3) {  /* indices were checked against vertex_count */

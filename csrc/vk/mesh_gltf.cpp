@@ -32,6 +32,9 @@ static void errf(char *err, size_t errlen, const char *fmt, ...) {
 
 #ifdef FG_HAVE_TINYGLTF
 namespace {
+// the mesh's arrays through its hooks (a device's, or malloc); never 0 bytes
+void *hmalloc(fg_mesh_data *m, size_t n) { return fg_malloc(&m->hooks, n ? n : 1); }
+
 
 // Images are not decoded (textures come from fg.image): accept them as they are.
 bool skip_image(tinygltf::Image *, const int, std::string *, std::string *, int, int, const unsigned char *, int,
@@ -156,8 +159,9 @@ int load(const char *path, fg_mesh_data *out, char *err, size_t errlen) {
     return 0;
   }
   out->vertex_count = (uint32_t)n;
-  out->positions = (float *)std::malloc(n * 3 * sizeof(float));
-  out->uvs = (float *)std::calloc(n * 2, sizeof(float));
+  out->positions = (float *)hmalloc(out, n * 3 * sizeof(float));
+  out->uvs = (float *)hmalloc(out, n * 2 * sizeof(float));
+  if (out->uvs) std::memset(out->uvs, 0, n * 2 * sizeof(float));
   if (!out->positions || !out->uvs) { errf(err, errlen, "%s: out of memory", path); return 0; }
   read_floats(p, n, stride, comp, false, 3, out->positions);
   for (int k = 0; k < 3; k++) { out->min[k] = out->positions[k]; out->max[k] = out->positions[k]; }
@@ -175,7 +179,7 @@ int load(const char *path, fg_mesh_data *out, char *err, size_t errlen) {
       errf(err, errlen, "%s: NORMAL must be float vec3 with one per POSITION (%zu, not %zu)", path, n, c);
       return 0;
     }
-    out->normals = (float *)std::malloc(n * 3 * sizeof(float));
+    out->normals = (float *)hmalloc(out, n * 3 * sizeof(float));
     if (!out->normals) { errf(err, errlen, "%s: out of memory", path); return 0; }
     read_floats(q, n, stride, comp, false, 3, out->normals);
   }
@@ -195,7 +199,7 @@ int load(const char *path, fg_mesh_data *out, char *err, size_t errlen) {
     const unsigned char *q = accessor_data(m, pr.indices, TINYGLTF_TYPE_SCALAR, &c, &stride, &comp, "indices", path,
                                            err, errlen);
     if (!q) return 0;
-    out->indices = (uint32_t *)std::malloc(c * sizeof(uint32_t));
+    out->indices = (uint32_t *)hmalloc(out, c * sizeof(uint32_t));
     if (!out->indices) { errf(err, errlen, "%s: out of memory", path); return 0; }
     for (size_t i = 0; i < c; i++, q += stride) {
       uint32_t v;
@@ -211,7 +215,7 @@ int load(const char *path, fg_mesh_data *out, char *err, size_t errlen) {
     }
     out->index_count = (uint32_t)c;
   } else {  // not indexed: vertices in order
-    out->indices = (uint32_t *)std::malloc(n * sizeof(uint32_t));
+    out->indices = (uint32_t *)hmalloc(out, n * sizeof(uint32_t));
     if (!out->indices) { errf(err, errlen, "%s: out of memory", path); return 0; }
     for (size_t i = 0; i < n; i++) out->indices[i] = (uint32_t)i;
     out->index_count = (uint32_t)n;
@@ -236,7 +240,13 @@ extern "C" int fg_gltf_available(void) {
 }
 
 extern "C" int fg_gltf_load(const char *path, fg_mesh_data *out, char *err, size_t errlen) {
+  return fg_gltf_load_with(NULL, path, out, err, errlen);
+}
+
+extern "C" int fg_gltf_load_with(const fg_alloc_hooks *hooks, const char *path, fg_mesh_data *out, char *err,
+                                 size_t errlen) {
   std::memset(out, 0, sizeof *out);
+  if (hooks) out->hooks = *hooks;
 #ifdef FG_HAVE_TINYGLTF
   int ok = 0;
   try {

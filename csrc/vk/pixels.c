@@ -63,11 +63,12 @@ int fg_rt_save_png(fg_rt *rt, uint32_t phys, const char *path, char *err, size_t
   size_t len;
   if (fg_rt_read(rt, phys, &data, &len, err, errlen)) return -1;
   size_t px = (size_t)r->width * r->height;
-  uint8_t *rgba = malloc(px ? px * 4 : 1);
-  if (!rgba) { free(data); return -2; }
+  fg_vk_device *dev = fg_rt_device(rt);
+  uint8_t *rgba = fg_vk_malloc(dev, px * 4);
+  if (!rgba) { fg_vk_free(dev, data); return -2; }
   fg_pixels_to_rgba8(r->g->format, data, px, rgba);
-  free(data);
+  fg_vk_free(dev, data);
   int ok = fg_png_write_rgba8(path, r->width, r->height, rgba, err, errlen);
-  free(rgba);
+  fg_vk_free(dev, rgba);
   return ok ? 0 : -1;
 }

@@ -139,7 +139,7 @@ int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, si
     fg_errf(err, errlen, "read-back of '%s' failed (VkResult %d)", r->g->name, (int)vr);
     return -1;
   }
-  void *out = malloc(bytes ? bytes : 1);
+  void *out = fg_vk_malloc(rt->dev, bytes);
   if (!out) { fg_vk_host_buffer_destroy(rt->dev, &hb); fg_errf(err, errlen, "out of memory"); return -1; }
   memcpy(out, hb.map, bytes);
   fg_vk_host_buffer_destroy(rt->dev, &hb);

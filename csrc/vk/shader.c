@@ -172,7 +172,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
   uint32_t vmodel = 0;
   char vname[160];
   snprintf(vname, sizeof vname, "%s (vertex shader)", name);
-  if (!fg_vk_reflect_module(vcode ? vcode : vs, vbytes, vname, &s->info, &vmodel, s->ventry, sizeof s->ventry, err, errlen))
+  if (!fg_vk_reflect_module(&dev->hooks, vcode ? vcode : vs, vbytes, vname, &s->info, &vmodel, s->ventry, sizeof s->ventry, err, errlen))
     goto done;
   if (vmodel != SpvModelVertex) {
     fg_errf(err, errlen, "%s: opts.vertex is a %s shader, not a vertex shader", name, fg_vk_spirv_model_name(vmodel));
@@ -259,7 +259,7 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   snprintf(s->info.name, sizeof s->info.name, "%s", name);
   uint32_t model = 0;
   /* A bad size reaches the reflector as-is and is refused there before any read. */
-  if (!fg_vk_reflect_module(code ? code : spirv, bytes, name, &s->info, &model, s->entry, sizeof s->entry, err, errlen))
+  if (!fg_vk_reflect_module(&dev->hooks, code ? code : spirv, bytes, name, &s->info, &model, s->entry, sizeof s->entry, err, errlen))
     goto fail;
   if (!fg_vk_spirv_validate(code, bytes, name, err, errlen)) goto fail;
   if (model == SpvModelVertex) {

@@ -31,9 +31,10 @@ struct fg_vk_shader {
 int fg_vk_spirv_validate(const uint32_t *words, size_t bytes, const char *name, char *err, size_t errlen);
 
 /* Reflects one module into out (bindings appended/merged, stage added).
- * entry/entry_len receive the entry point name. */
-int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
-                         uint32_t *model_out, char *entry, size_t entry_len, char *err, size_t errlen);
+ * entry/entry_len receive the entry point name. Its scratch memory comes
+ * through hooks (the device's; NULL: malloc). */
+int fg_vk_reflect_module(const fg_alloc_hooks *hooks, const uint32_t *spirv, size_t bytes, const char *name,
+                         fg_vk_shader_info *out, uint32_t *model_out, char *entry, size_t entry_len, char *err, size_t errlen);
 
 /* "vertex", "fragment", "compute", ... for messages. */
 const char *fg_vk_spirv_model_name(uint32_t model);

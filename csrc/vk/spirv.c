@@ -452,7 +452,7 @@ static int reflect_vertex_input(reflector *r, const id_info *vi, uint32_t pointe
 
 /* Reflects one module into out (bindings appended/merged, stage added).
  * entry/entry_len receive the entry point name. */
-int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
+int fg_vk_reflect_module(const fg_alloc_hooks *hooks, const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
                           uint32_t *model_out, char *entry, size_t entry_len, char *err, size_t errlen) {
   if (!spirv || bytes < 20 || bytes % 4) {
     fg_errf(err, errlen, "%s: not SPIR-V (%zu bytes; a module is a whole number of 32-bit words, at least 20 bytes)",
@@ -469,8 +469,9 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
     fg_errf(err, errlen, "%s: corrupt SPIR-V header (id bound %u)", name, r.bound);
     return 0;
   }
-  r.ids = calloc(r.bound, sizeof *r.ids);
+  r.ids = fg_malloc(hooks, (size_t)r.bound * sizeof *r.ids);
   if (!r.ids) { fg_errf(err, errlen, "out of memory"); return 0; }
+  memset(r.ids, 0, (size_t)r.bound * sizeof *r.ids);
   for (uint32_t i = 0; i < r.bound; i++) r.ids[i].set = r.ids[i].binding = r.ids[i].location = -1;
 
   int ok = 0;
@@ -540,7 +541,7 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
   }
   ok = 1;
 done:
-  free(r.ids);
+  fg_free(hooks, r.ids);
   return ok;
 }
 
@@ -549,5 +550,5 @@ int fg_vk_spirv_reflect(const uint32_t *spirv, size_t bytes, fg_vk_shader_info *
   snprintf(out->name, sizeof out->name, "shader");
   uint32_t model;
   char entry[64];
-  return fg_vk_reflect_module(spirv, bytes, out->name, out, &model, entry, sizeof entry, err, errlen);
+  return fg_vk_reflect_module(NULL, spirv, bytes, out->name, out, &model, entry, sizeof entry, err, errlen);
 }

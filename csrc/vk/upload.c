@@ -33,6 +33,7 @@ struct fg_upload_ring {
   uint32_t nseg, nthreads, cursor;
   seg *segs;
   slot *slots;
+  void *slots_mem;  /* slots, 64-aligned within (the device's hooks know no alignment) */
   _Atomic uint64_t frame;
   pthread_mutex_t lock;
   uint64_t acquires, waits;      /* under lock */
@@ -65,7 +66,8 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   r->size = (VkDeviceSize)r->nseg * r->segsize;
   r->nthreads = d.threads;
   r->segs = fg_vk_calloc(dev, r->nseg, sizeof(seg));
-  r->slots = aligned_alloc(64, sizeof(slot) * r->nthreads);
+  r->slots_mem = fg_vk_malloc(dev, sizeof(slot) * r->nthreads + 63);
+  if (r->slots_mem) r->slots = (slot *)(((uintptr_t)r->slots_mem + 63) & ~(uintptr_t)63);
   pthread_mutex_init(&r->lock, NULL);
   atomic_init(&r->frame, 1);
   if (!r->segs || !r->slots) { fg_errf(err, errlen, "out of host memory"); goto fail; }
@@ -121,7 +123,7 @@ fail:
   if (r->buffer) vkDestroyBuffer(dev->device, r->buffer, dev->vkalloc);
   if (r->memory) vkFreeMemory(dev->device, r->memory, dev->vkalloc);
   fg_vk_free(dev, r->segs);
-  free(r->slots);
+  fg_vk_free(dev, r->slots_mem);
   pthread_mutex_destroy(&r->lock);
   fg_vk_free(dev, r);
   return NULL;
@@ -141,7 +143,7 @@ void fg_upload_destroy(fg_upload_ring *r) {
   vkFreeMemory(d, r->memory, ac);
   fg_vk_device *dev = r->dev;
   fg_vk_free(dev, r->segs);
-  free(r->slots);
+  fg_vk_free(dev, r->slots_mem);
   pthread_mutex_destroy(&r->lock);
   fg_vk_free(dev, r);
   fg_vk_release(dev);

@@ -52,7 +52,7 @@ static const char *HEADLESS_HINT = "render headless instead: framegraph view FIL
 static xcb_atom_t intern(xcb_connection_t *c, const char *name) {
   xcb_intern_atom_reply_t *r = xcb_intern_atom_reply(c, xcb_intern_atom(c, 0, (uint16_t)strlen(name), name), NULL);
   xcb_atom_t a = r ? r->atom : XCB_ATOM_NONE;
-  free(r);
+  free(r);  /* xcb's replies are malloc'ed by xcb */
   return a;
 }
 
@@ -91,7 +91,7 @@ static void free_images(fg_vk_window *w) {
     if (w->images[i].presentable) vkDestroySemaphore(d, w->images[i].presentable, ac);
     if (w->images[i].captured) vkDestroySemaphore(d, w->images[i].captured, ac);
   }
-  free(w->images);
+  fg_vk_free(w->dev, w->images);
   w->images = NULL;
   w->nimages = 0;
 }
@@ -156,9 +156,9 @@ int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
   }
   uint32_t n = 0;
   vkGetSwapchainImagesKHR(d, w->swapchain, &n, NULL);
-  VkImage *imgs = calloc(n ? n : 1, sizeof *imgs);
-  w->images = calloc(n ? n : 1, sizeof *w->images);
-  if (!imgs || !w->images) { free(imgs); fg_errf(err, errlen, "out of memory"); return -1; }
+  VkImage *imgs = fg_vk_calloc(w->dev, n, sizeof *imgs);
+  w->images = fg_vk_calloc(w->dev, n, sizeof *w->images);
+  if (!imgs || !w->images) { fg_vk_free(w->dev, imgs); fg_errf(err, errlen, "out of memory"); return -1; }
   vkGetSwapchainImagesKHR(d, w->swapchain, &n, imgs);
   w->nimages = n;
   for (uint32_t i = 0; i < n; i++) {
@@ -173,12 +173,12 @@ int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
     s->presentable = new_semaphore(w->dev);
     s->captured = new_semaphore(w->dev);
     if (r != VK_SUCCESS || !s->presentable || !s->captured) {
-      free(imgs);
+      fg_vk_free(w->dev, imgs);
       fg_errf(err, errlen, "creating views/semaphores for the swapchain failed (VkResult %d)", (int)r);
       return -1;
     }
   }
-  free(imgs);
+  fg_vk_free(w->dev, imgs);
   return 0;
 }
 
@@ -190,13 +190,13 @@ static int load_keymap(fg_vk_window *w) {
     xcb_get_keyboard_mapping_reply(w->conn, xcb_get_keyboard_mapping(w->conn, setup->min_keycode, count), NULL);
   if (!r) return 0;
   int n = xcb_get_keyboard_mapping_keysyms_length(r);
-  w->keysyms = malloc((size_t)(n ? n : 1) * sizeof *w->keysyms);
+  w->keysyms = fg_vk_malloc(w->dev, (size_t)n * sizeof *w->keysyms);
   if (w->keysyms) {
     memcpy(w->keysyms, xcb_get_keyboard_mapping_keysyms(r), (size_t)n * sizeof *w->keysyms);
     w->nkeysyms = (uint32_t)n;
     w->keysyms_per_code = r->keysyms_per_keycode;
   }
-  free(r);
+  free(r);  /* xcb's */
   return 1;
 }
 
@@ -214,7 +214,7 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
             "(start one, e.g. xvfb-run -a ...); or %s", HEADLESS_HINT);
     return NULL;
   }
-  fg_vk_window *w = calloc(1, sizeof *w);
+  fg_vk_window *w = fg_vk_calloc(dev, 1, sizeof *w);
   if (!w) { fg_errf(err, errlen, "out of memory"); return NULL; }
   w->dev = fg_vk_retain(dev);
   int screen_no = 0;
@@ -276,7 +276,7 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
   }
   uint32_t nf = 0;
   w->get_formats(dev->phys, w->surface, &nf, NULL);
-  VkSurfaceFormatKHR *fmts = calloc(nf ? nf : 1, sizeof *fmts);
+  VkSurfaceFormatKHR *fmts = fg_vk_calloc(dev, nf, sizeof *fmts);
   if (!fmts) { fg_errf(err, errlen, "out of memory"); fg_vk_window_destroy(w); return NULL; }
   w->get_formats(dev->phys, w->surface, &nf, fmts);
   /* UNORM first: the output's values are shown as they are (no sRGB encode). */
@@ -285,7 +285,7 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
   for (size_t k = 0; k < sizeof pref / sizeof pref[0] && !w->format; k++)
     for (uint32_t i = 0; i < nf; i++)
       if (fmts[i].format == pref[k] && fmts[i].colorSpace == VK_COLOR_SPACE_SRGB_NONLINEAR_KHR) w->format = pref[k];
-  free(fmts);
+  fg_vk_free(dev, fmts);
   if (!w->format) {
     fg_errf(err, errlen, "the X11 surface offers no 8-bit RGBA/BGRA format; %s", HEADLESS_HINT);
     fg_vk_window_destroy(w);
@@ -332,9 +332,10 @@ void fg_vk_window_destroy(fg_vk_window *w) {
     if (!xcb_connection_has_error(w->conn)) xcb_destroy_window(w->conn, w->win);
     xcb_disconnect(w->conn);
   }
-  free(w->keysyms);
-  fg_vk_release(w->dev);
-  free(w);
+  fg_vk_device *dev = w->dev;
+  fg_vk_free(dev, w->keysyms);
+  fg_vk_free(dev, w);
+  fg_vk_release(dev);
 }
 
 int fg_vk_window_poll(fg_vk_window *w, fg_vk_window_event *ev) {
@@ -366,7 +367,7 @@ int fg_vk_window_poll(fg_vk_window *w, fg_vk_window_event *ev) {
       ev->type = FG_WIN_EV_EXPOSE;
       got = 1;
     }
-    free(e);
+    free(e);  /* xcb's event */
     if (got) return 1;
   }
   return 0;
@@ -475,7 +476,7 @@ static int capture(fg_vk_window *w, unsigned char **rgba, char *err, size_t errl
     fg_errf(err, errlen, "reading back the presented image failed (VkResult %d)", (int)r);
     return -1;
   }
-  unsigned char *out = malloc((size_t)W * H * 4);
+  unsigned char *out = fg_vk_malloc(w->dev, (size_t)W * H * 4);
   if (out) {
     const unsigned char *src = hb.map;
     int bgra = w->format == VK_FORMAT_B8G8R8A8_UNORM || w->format == VK_FORMAT_B8G8R8A8_SRGB;
