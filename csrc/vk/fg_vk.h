@@ -22,7 +22,14 @@ typedef struct fg_vk_desc {
   int prefer_software;   /* 1: pick lavapipe (CPU) even when a GPU exists; 0: prefer a GPU */
   int present;           /* 1: enable VK_KHR_surface + VK_KHR_xcb_surface and VK_KHR_swapchain
                             (fg_vk_window.h); fails with a message when they are missing */
+  int async_queue;       /* FG_VK_ASYNC_*: the queue async compute nodes use (queues.c); the
+                            environment's FG_ASYNC_QUEUE=auto|off|same overrides it */
 } fg_vk_desc;
+
+#define FG_VK_ASYNC_AUTO 0  /* a compute-only family, else a second queue of the graphics family */
+#define FG_VK_ASYNC_OFF 1   /* none: async nodes run on the graphics queue, in order */
+#define FG_VK_ASYNC_SAME 2  /* testing: the async stream's own command buffers, semaphores and
+                               submissions, on the graphics queue itself (one-family devices) */
 
 typedef struct fg_vk_device {
   VkInstance instance;
@@ -63,7 +70,26 @@ typedef struct fg_vk_device {
   PFN_vkSetDebugUtilsObjectNameEXT set_object_name;
   PFN_vkCmdBeginDebugUtilsLabelEXT cmd_begin_label;
   PFN_vkCmdEndDebugUtilsLabelEXT cmd_end_label;
+  /* The async compute queue (queues.c): NULL when there is none. */
+  int async_mode;                 /* FG_VK_ASYNC_* asked (the environment's value applied) */
+  VkQueue async_queue;            /* may be `queue` itself (FG_VK_ASYNC_SAME) */
+  uint32_t async_family, async_index;
+  uint32_t async_timestamp_bits;  /* of async_family */
+  int async_compute_only;         /* its family lacks graphics: barriers there name compute stages only */
+  uint32_t share_families[2];     /* graphics, async: CONCURRENT sharing when they differ */
 } fg_vk_device;
+
+/* queues.c. Before vkCreateDevice: the queue create infos (qi[0] is the
+ * graphics one, filled; qi has room for 2, prio for 2); returns how many.
+ * After: fetches the async queue. */
+uint32_t fg_vk_async_queue_infos(fg_vk_device *dev, VkDeviceQueueCreateInfo *qi, float *prio);
+void fg_vk_async_queue_get(fg_vk_device *dev);
+/* Sharing for a resource the async queue may touch: EXCLUSIVE on one
+ * family, CONCURRENT over both families when they differ (no ownership
+ * transfers; see docs/runtime.md, "Async compute"). */
+void fg_vk_share(const fg_vk_device *dev, VkSharingMode *mode, uint32_t *count, const uint32_t **families);
+/* "none", "same queue (testing)", "family 2 (compute)", "family 0, queue 1" */
+const char *fg_vk_async_name(const fg_vk_device *dev, char *buf, size_t len);
 
 /* Lifetimes against recording: while any runtime records a frame on `dev`,
  * an object its command buffer may use (a shader's pipeline, an external

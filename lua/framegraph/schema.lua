@@ -31,7 +31,7 @@ local stage_hint, format_hint = table.concat(M.stages, ", "), table.concat(M.for
 
 local pipeline_fields = { "name", "dimensions", "resolutions", "outputs", "external", "nodes" }
 local node_fields = { "name", "multiplex", "after", "before", "create", "read", "modify", "rename", "history",
-                      "pass", "side_effects", "run" }
+                      "pass", "side_effects", "run", "queue" }
 local create_fields = { "format", "size", "buffer", "blob", "history", "mips", "layers", "depth", "usage", "stage" }
 local external_fields = { "format", "size", "buffer", "provide", "multiplex", "mips", "layers", "depth" }
 local request_fields = { "usage", "stage", "optional" }
@@ -380,6 +380,14 @@ local function check_node(add, node, i, dims)
   end
   if node.side_effects ~= nil and type(node.side_effects) ~= "boolean" then
     add("%s: side_effects must be a boolean, got %s", where, type(node.side_effects))
+  end
+  if node.queue ~= nil then
+    if node.queue ~= "graphics" and node.queue ~= "async" then
+      add("%s: queue must be \"async\" (a compute node on the async compute queue) or \"graphics\", got %s",
+          where, type(node.queue) == "string" and ("'" .. node.queue .. "'") or type(node.queue))
+    elseif node.queue == "async" and node.pass ~= nil then
+      add("%s: queue = \"async\" is for compute nodes, and this one has a pass: drop the pass or the queue", where)
+    end
   end
   if node.run ~= nil and type(node.run) ~= "function" then
     add("%s: run must be a function(cmd, ctx), got %s", where, type(node.run))

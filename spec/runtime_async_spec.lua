@@ -1,0 +1,162 @@
+-- Async compute on lavapipe (one queue family, one queue): compute nodes
+-- declared queue = "async" render bit-identically to the same pipeline
+-- without it, with 0 validation messages (synchronization validation on),
+-- both through the async machinery's own command buffers, semaphores and
+-- submissions on the one queue (async_queue = "same") and with the async
+-- nodes folded into the graphics queue (async_queue = "off"). The plan keeps
+-- every async node's resources off the memory of the graphics nodes it may
+-- run beside.
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+local fg = require("framegraph")
+
+local SHADERS = fg.shader_dir()
+local W, H = 40, 24
+
+local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end
+
+-- gbuffer (pass) -> ao (async, reads albedo) ; noise (async) ; shade (pass,
+-- beside both) -> combine (ao, noise) -> final (mixed, shaded)
+local function pipeline(sh, async)
+  local q = async and "async" or nil
+  local img = function(extra)
+    local t = { format = "rgba8_unorm", size = { W, H } }
+    for k, v in pairs(extra or {}) do t[k] = v end
+    return t
+  end
+  return {
+    name = "async", outputs = { "final" },
+    nodes = {
+      { name = "gbuffer", create = { albedo = img() }, pass = { color = { { "albedo", clear = { 0, 0, 0, 1 } } } },
+        run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.25 }) end },
+      { name = "ao", queue = q, read = { albedo = "storage" }, create = { ao = img() },
+        run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.blur, { [0] = "albedo", [1] = "ao" }, gx, gy, 1) end },
+      { name = "noise", queue = q, create = { noise = img() },
+        run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.fill, { [0] = "noise" }, gx, gy, 1, { 11 }) end },
+      { name = "shade", create = { shaded = img() }, pass = { color = { { "shaded", clear = { 0, 0, 0, 1 } } } },
+        run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.75 }) end },
+      { name = "combine", read = { ao = "storage", noise = "storage" }, create = { mixed = img() },
+        run = function(cmd, ctx) local gx, gy = groups(ctx)
+          cmd:dispatch(sh.combine, { [0] = "ao", [1] = "noise", [2] = "mixed" }, gx, gy, 1, { 0.5 }) end },
+      { name = "final", read = { mixed = "storage", shaded = "storage" }, create = { final = img() },
+        run = function(cmd, ctx) local gx, gy = groups(ctx)
+          cmd:dispatch(sh.combine, { [0] = "mixed", [1] = "shaded", [2] = "final" }, gx, gy, 1, { 0.25 }) end },
+    },
+  }
+end
+
+local function shaders(dev)
+  local sh = {}
+  for _, n in ipairs{ "fill", "blur", "combine" } do sh[n] = fg.shader(dev, SHADERS .. "/rt_" .. n .. ".comp.spv") end
+  sh.uv = fg.shader(dev, SHADERS .. "/rt_uv.frag.spv", { fragment_only = true })
+  return sh
+end
+
+local function render(dev, sh, async, opts, frames)
+  local rt = fg.runtime(dev, pipeline(sh, async), opts)
+  local st
+  for _ = 1, frames or 4 do st = rt:frame() end
+  local out = assert(rt:read("final"))
+  local t = rt:timings()
+  rt:close()
+  return out, st, t
+end
+
+describe("async compute", function()
+  describe("planning (no device)", function()
+    local stub = setmetatable({}, { __index = function() return {} end })
+    it("validates queue: only \"async\" or \"graphics\", and never on a node with a pass", function()
+      local p = pipeline(stub, true)
+      p.nodes[2].queue = "compute"
+      local ok, err = pcall(fg.compile, p)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("'ao': queue must be \"async\"", 1, true))
+      p = pipeline(stub, true)
+      p.nodes[1].queue = "async"
+      ok, err = pcall(fg.compile, p)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("'gbuffer': queue = \"async\" is for compute nodes", 1, true))
+    end)
+
+    it("keeps an async node's resources off the memory of the graphics nodes it may run beside", function()
+      local g = fg.compile(pipeline(stub, true), { schedule = "declared" })
+      local inst, byslot, byname = g:instances(), {}, {}
+      for _, i in ipairs(inst) do byslot[i.slot] = i; byname[i.name] = i end
+      local ao = byslot[2]
+      assert.are.equal("async", ao.queue)
+      assert.are.equal(1, ao.fork)       -- after gbuffer
+      assert.are.equal(5, ao.join)       -- before combine
+      -- users per resource (name, frame) -> slots; then every pair sharing bytes
+      local res = g:resources()
+      local function users(r)
+        local s = {}
+        for _, t in ipairs(r.users) do s[#s + 1] = byname[t.instance] end
+        return s
+      end
+      local checked = 0
+      for a = 1, #res do
+        for b = a + 1, #res do
+          local A, B = res[a], res[b]
+          if A.heap and A.heap == B.heap and A.frame == B.frame and A.offset < B.offset + B.bytes
+             and B.offset < A.offset + A.bytes then
+            for _, ua in ipairs(users(A)) do
+              for _, ub in ipairs(users(B)) do
+                local x, y = ua, ub
+                if y.queue == "async" then x, y = y, x end
+                if x.queue == "async" and y.queue ~= "async" then
+                  checked = checked + 1
+                  assert.is_true(y.slot <= x.fork or y.slot >= x.join,
+                    ("%s (%s) shares memory with %s (%s), which may run beside it"):format(A.name, x.name, B.name, y.name))
+                end
+              end
+            end
+          end
+        end
+      end
+      assert.is_true(checked > 0, "no async resource shares memory at all: the check checked nothing")
+      local s = g:stats()
+      assert.are.equal(2, s.async.instances)
+      assert.is_true(s.async.serial_bytes <= s.async.heap_bytes)
+      assert.is_true(s.async.heap_bytes <= s.async.region_bytes)
+      local serial = fg.compile(pipeline(stub, false), { schedule = "declared" }):stats()
+      assert.are.equal(0, serial.async.instances)
+      assert.are.equal(serial.heap_bytes, serial.async.region_bytes)
+    end)
+  end)
+
+  for _, mode in ipairs{ "same", "off" } do
+    describe("on lavapipe, async_queue = \"" .. mode .. "\"", function()
+      local dev, sh
+      setup(function()
+        dev = fg.vulkan{ validation = true, prefer = "software", async_queue = mode }
+        sh = shaders(dev)
+      end)
+      teardown(function() dev:close() end)
+      after_each(function() assert.are.same({}, dev:messages()) end)
+
+      it("renders bit-identically to the serial pipeline", function()
+        local serial, sst = render(dev, sh, false, { solver = "best" })
+        local async, ast, t = render(dev, sh, true, { solver = "best" })
+        local poisoned = render(dev, sh, true, { solver = "best", poison = true, seed = 77 })
+        assert.are.equal(W * H * 4, #serial)
+        assert.is_true(serial == async, "the async pipeline's output differs from the serial one")
+        assert.is_true(serial == poisoned, "poison changed the async output: a resource is read before it is written")
+        assert.are.equal(1, sst.submits)
+        assert.is_false(sst.async_queue)
+        if mode == "same" then
+          assert.is_true(ast.async_queue)
+          -- graphics up to gbuffer | ao + noise | shade | combine + final
+          assert.is_true(ast.submits >= 3, "the async nodes went into their own submissions: " .. ast.submits)
+          assert.are.equal(6, #t)
+          for _, e in ipairs(t) do
+            assert.is_true(e.gpu_ms >= 0 and e.start_ms >= 0, e.name)
+            assert.are.equal((e.name == "ao" or e.name == "noise") and "async" or "graphics", e.queue)
+          end
+          assert.is_true(t.frame_ms >= 0)
+        else
+          assert.is_false(ast.async_queue)
+          assert.are.equal(1, ast.submits)
+        end
+      end)
+    end)
+  end
+end)
