@@ -123,6 +123,17 @@ describe("async compute", function()
     end)
   end)
 
+  it("shows on the report page what each async instance may run beside and what it costs", function()
+    local report = require("framegraph.report")
+    local stub = setmetatable({}, { __index = function() return {} end })
+    local html = report.html(fg.compile(pipeline(stub, true), { schedule = "declared" }))
+    assert.truthy(html:find("<h2>Async compute</h2>", 1, true))
+    assert.truthy(html:find("2 instances on the async queue", 1, true))
+    assert.truthy(html:find('<td class="l">ao</td><td class="l">gbuffer</td><td class="l">combine</td><td class="l">shade</td>', 1, true),
+                  "ao runs after gbuffer, before combine, beside shade")
+    assert.are.equal("", report.async_html(fg.compile(pipeline(stub, false))))
+  end)
+
   for _, mode in ipairs{ "same", "off" } do
     describe("on lavapipe, async_queue = \"" .. mode .. "\"", function()
       local dev, sh

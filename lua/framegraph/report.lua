@@ -598,6 +598,42 @@ pre { background: #f6f6f6; padding: 10px; font-size: 12px; overflow: auto; }
 .figure { overflow-x: auto; } .graph svg { max-width: 100%; height: auto; }
 ]]
 
+-- Async compute: what each async instance may run beside, and what async
+-- costs in memory against the serial plan and against lifetimes extended over
+-- whole fork/join regions (the usual baseline). "" when the plan has none.
+function M.async_html(graph, stats)
+  stats = stats or graph:stats()
+  local a = stats.async
+  if not a or a.instances == 0 then return "" end
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
+  local byslot = {}
+  for _, i in ipairs(graph:instances()) do byslot[i.slot] = i end
+  add("<h2>Async compute</h2>")
+  add('<p class="sub">%d instance%s on the async queue in %d fork/join region%s. Memory: <b>%s</b> with async '
+      .. '(%s%s than the same lifetimes on one queue, %s); lifetimes extended over whole fork/join regions would '
+      .. 'need %s.</p>', a.instances, a.instances == 1 and "" or "s", a.regions, a.regions == 1 and "" or "s",
+      fmt_bytes(a.heap_bytes), fmt_bytes(math.abs(a.heap_bytes - a.serial_bytes)),
+      a.heap_bytes >= a.serial_bytes and " more" or " less", fmt_bytes(a.serial_bytes), fmt_bytes(a.region_bytes))
+  add('<table class="nodes"><tr><th class="l">async instance</th><th class="l">starts after</th>'
+      .. '<th class="l">joins before</th><th class="l">may run beside</th></tr>')
+  for s = 1, #byslot do
+    local i = byslot[s]
+    if i.queue == "async" then
+      local beside = {}
+      for g = i.fork + 1, i.join - 1 do
+        if byslot[g] and byslot[g].queue ~= "async" then beside[#beside + 1] = esc(byslot[g].name) end
+      end
+      add('<tr><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td></tr>', esc(i.name),
+          i.fork > 0 and esc(byslot[i.fork].name) or "the frame's start",
+          byslot[i.join] and esc(byslot[i.join].name) or "the frame's end",
+          #beside > 0 and table.concat(beside, ", ") or "nothing")
+    end
+  end
+  add("</table>")
+  return table.concat(o, "\n")
+end
+
 function M.html(graph, opts)
   opts = opts or {}
   local stats = graph:stats()
@@ -655,6 +691,8 @@ function M.html(graph, opts)
   add('<tr><th class="l">all</th><td></td><td>%d</td><td>%s</td><td>%s</td><td>%.3f</td><td class="l">no aliasing: %s</td><td>compile %.3f</td></tr></table>',
       stats.resources, fmt_bytes(stats.heap_bytes), fmt_bytes(stats.load_bytes),
       ratio(stats.heap_bytes, stats.load_bytes), fmt_bytes(stats.naive_bytes), stats.compile_ms or 0)
+
+  add("%s", M.async_html(graph, stats))
 
   add("<h2>Culled and broken nodes</h2>")
   local bad = {}
