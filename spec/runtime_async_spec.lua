@@ -75,6 +75,11 @@ describe("async compute", function()
       ok, err = pcall(fg.compile, p)
       assert.is_false(ok)
       assert.truthy(tostring(err):find("'gbuffer': queue = \"async\" is for compute nodes", 1, true))
+      p = pipeline(stub, true)
+      p.nodes[2].read = { albedo = { usage = "sampled", stage = "fragment" } }
+      ok, err = pcall(fg.compile, p)
+      assert.is_false(ok)
+      assert.truthy(tostring(err):find("read 'albedo': stage 'fragment' is a graphics stage", 1, true), tostring(err))
     end)
 
     it("keeps an async node's resources off the memory of the graphics nodes it may run beside", function()

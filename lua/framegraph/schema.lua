@@ -387,6 +387,20 @@ local function check_node(add, node, i, dims)
           where, type(node.queue) == "string" and ("'" .. node.queue .. "'") or type(node.queue))
     elseif node.queue == "async" and node.pass ~= nil then
       add("%s: queue = \"async\" is for compute nodes, and this one has a pass: drop the pass or the queue", where)
+    elseif node.queue == "async" then
+      -- a compute queue runs no graphics stage: a barrier there cannot name one
+      local ok_stage = { compute = true, transfer = true, host = true, all = true, draw_indirect = true }
+      for _, field in ipairs{ "create", "read", "modify", "history", "rename" } do
+        local t = node[field]
+        if type(t) == "table" then
+          for k, v in pairs(t) do
+            if type(v) == "table" and type(v.stage) == "string" and not ok_stage[v.stage] then
+              add("%s: %s '%s': stage '%s' is a graphics stage, and the node runs on the async compute queue "
+                  .. "(use compute, transfer or draw_indirect)", where, field, tostring(type(k) == "string" and k or v[1]), v.stage)
+            end
+          end
+        end
+      end
     end
   end
   if node.run ~= nil and type(node.run) ~= "function" then
