@@ -14,8 +14,9 @@ local W, H = 40, 24
 
 local function groups(ctx) return (ctx.width + 7) // 8, (ctx.height + 7) // 8 end
 
--- gbuffer (pass) -> ao (async, reads albedo) ; noise (async) ; shade (pass,
--- beside both) -> combine (ao, noise) -> final (mixed, shaded)
+-- gbuffer (pass) ; shade (pass) ; ao (async, reads albedo: starts after
+-- gbuffer, so beside shade, declared before it) ; noise (async) -> combine
+-- (ao, noise) -> final (mixed, shaded)
 local function pipeline(sh, async)
   local q = async and "async" or nil
   local img = function(extra)
@@ -28,12 +29,12 @@ local function pipeline(sh, async)
     nodes = {
       { name = "gbuffer", create = { albedo = img() }, pass = { color = { { "albedo", clear = { 0, 0, 0, 1 } } } },
         run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.25 }) end },
+      { name = "shade", create = { shaded = img() }, pass = { color = { { "shaded", clear = { 0, 0, 0, 1 } } } },
+        run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.75 }) end },
       { name = "ao", queue = q, read = { albedo = "storage" }, create = { ao = img() },
         run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.blur, { [0] = "albedo", [1] = "ao" }, gx, gy, 1) end },
       { name = "noise", queue = q, create = { noise = img() },
         run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.fill, { [0] = "noise" }, gx, gy, 1, { 11 }) end },
-      { name = "shade", create = { shaded = img() }, pass = { color = { { "shaded", clear = { 0, 0, 0, 1 } } } },
-        run = function(cmd) cmd:draw(sh.uv, {}, 3, { 0.75 }) end },
       { name = "combine", read = { ao = "storage", noise = "storage" }, create = { mixed = img() },
         run = function(cmd, ctx) local gx, gy = groups(ctx)
           cmd:dispatch(sh.combine, { [0] = "ao", [1] = "noise", [2] = "mixed" }, gx, gy, 1, { 0.5 }) end },
@@ -66,7 +67,7 @@ describe("async compute", function()
     local stub = setmetatable({}, { __index = function() return {} end })
     it("validates queue: only \"async\" or \"graphics\", and never on a node with a pass", function()
       local p = pipeline(stub, true)
-      p.nodes[2].queue = "compute"
+      p.nodes[3].queue = "compute"
       local ok, err = pcall(fg.compile, p)
       assert.is_false(ok)
       assert.truthy(tostring(err):find("'ao': queue must be \"async\"", 1, true))
@@ -76,7 +77,7 @@ describe("async compute", function()
       assert.is_false(ok)
       assert.truthy(tostring(err):find("'gbuffer': queue = \"async\" is for compute nodes", 1, true))
       p = pipeline(stub, true)
-      p.nodes[2].read = { albedo = { usage = "sampled", stage = "fragment" } }
+      p.nodes[3].read = { albedo = { usage = "sampled", stage = "fragment" } }
       ok, err = pcall(fg.compile, p)
       assert.is_false(ok)
       assert.truthy(tostring(err):find("read 'albedo': stage 'fragment' is a graphics stage", 1, true), tostring(err))
@@ -86,7 +87,7 @@ describe("async compute", function()
       local g = fg.compile(pipeline(stub, true), { schedule = "declared" })
       local inst, byslot, byname = g:instances(), {}, {}
       for _, i in ipairs(inst) do byslot[i.slot] = i; byname[i.name] = i end
-      local ao = byslot[2]
+      local ao = byslot[3]
       assert.are.equal("async", ao.queue)
       assert.are.equal(1, ao.fork)       -- after gbuffer
       assert.are.equal(5, ao.join)       -- before combine
@@ -160,7 +161,7 @@ describe("async compute", function()
         assert.is_false(sst.async_queue)
         if mode == "same" then
           assert.is_true(ast.async_queue)
-          -- graphics up to gbuffer | ao + noise | shade | combine + final
+          -- gbuffer | shade | ao + noise | combine + final
           assert.is_true(ast.submits >= 3, "the async nodes went into their own submissions: " .. ast.submits)
           assert.are.equal(6, #t)
           for _, e in ipairs(t) do

@@ -32,6 +32,8 @@ static void free_cmds(fg_rt *rt) {
   rt->seg_cap[0] = rt->seg_cap[1] = 0;
   free(rt->batches);
   rt->batches = NULL;
+  free(rt->fork_at);
+  rt->fork_at = NULL;
 }
 
 void rt_async_free(fg_rt *rt) {
@@ -125,9 +127,18 @@ int rt_async_build(fg_rt *rt, char *err, size_t errlen) {
     if (fg_graph_instance_queue(rt->g, s) == FG_QUEUE_GRAPHICS && fg_graph_async_wait(rt->g, s) != FG_GRAPH_NONE)
       gwaits++;
   /* a graphics batch also closes where an async slot forks from it */
-  if (alloc_cmds(rt, 0, gwaits + nasync + 2) || alloc_cmds(rt, 1, nasync)) goto fail;
-  rt->batches = calloc(gwaits + 2 * nasync + 3, sizeof *rt->batches);
-  if (!rt->batches) goto fail;
+  if (alloc_cmds(rt, 0, gwaits + nasync + 3) || alloc_cmds(rt, 1, nasync)) goto fail;
+  rt->batches = calloc(gwaits + 2 * nasync + 4, sizeof *rt->batches);
+  /* fork_at[g + 1]: some async slot starts after graphics slot g (0: after
+   * the frame's start), so the graphics batch ends right there and the async
+   * work does not wait for graphics slots it need not */
+  rt->fork_at = calloc(rt->ninst + 1, 1);
+  if (!rt->batches || !rt->fork_at) goto fail;
+  for (uint32_t s = 0; s < rt->ninst; s++) {
+    if (fg_graph_instance_queue(rt->g, s) != FG_QUEUE_ASYNC) continue;
+    uint32_t w = fg_graph_async_wait(rt->g, s);
+    rt->fork_at[w == FG_GRAPH_NONE ? 0 : w + 1] = 1;
+  }
   patch_barriers(rt);
   rt->async_on = 1;
   return 0;
@@ -199,10 +210,17 @@ VkCommandBuffer rt_rec_slot(rt_rec *rc, uint32_t s) {
       }
       if (rc->cur[1] && rc->cur_wait[1] < rc->signalled[0]) close_cmd(rc, 1);
       rc->pending[1] = rc->signalled[0];
-    } else if (w != FG_GRAPH_NONE) {
-      if (rc->closed[1] < (int64_t)w) close_cmd(rc, 1);
-      if (rc->cur[0] && rc->cur_wait[0] < rc->signalled[1]) close_cmd(rc, 0);
-      rc->pending[0] = rc->signalled[1];
+    } else {
+      /* an async slot further on starts after the last graphics slot recorded */
+      if (rc->cur[0] && rt->fork_at[rc->last[0] + 1]) {
+        close_cmd(rc, 0);
+        rc->gfx_closed = 1;
+      }
+      if (w != FG_GRAPH_NONE) {
+        if (rc->closed[1] < (int64_t)w) close_cmd(rc, 1);
+        if (rc->cur[0] && rc->cur_wait[0] < rc->signalled[1]) close_cmd(rc, 0);
+        rc->pending[0] = rc->signalled[1];
+      }
     }
   }
   VkCommandBuffer cmd = rt_rec_cmd(rc, q);

@@ -104,6 +104,7 @@ struct fg_rt {
   VkSemaphore qsem[2];              /* timeline per queue: graphics, async */
   uint64_t qval[2];                 /* last value submitted on each */
   rt_batch *batches, batches_local[1];
+  uint8_t *fork_at;                 /* per graphics slot + 1: an async slot starts after it */
   uint32_t st_submits;              /* batches of the last frame */
 };
 
