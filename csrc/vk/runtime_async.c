@@ -263,6 +263,13 @@ VkResult rt_rec_submit(rt_rec *rc, const VkSemaphoreSubmitInfo *first_wait, uint
   rt_batch *bs = rt->async_on ? rt->batches : rt->batches_local;
   rt->qval[0] = rc->val[0];  /* a failed submit below leaves the device lost anyway */
   rt->qval[1] = rc->val[1];
+  /* lavapipe (Mesa 22.3) may run a submission while the one before it on the
+   * queue still runs, whatever the barriers say (see runtime_frame.c's lag):
+   * on a CPU device, or with the testing queue, each batch also waits for the
+   * one before it on its own queue */
+  int chain = rt->async_on && (rt->dev->async_mode == FG_VK_ASYNC_SAME ||
+                               rt->dev->props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU);
+  uint64_t prev[2] = {0, 0};
   uint32_t last_gfx = 0, first_gfx = UINT32_MAX;
   for (uint32_t i = 0; i < rc->nb; i++)
     if (bs[i].q == 0) { last_gfx = i; if (first_gfx == UINT32_MAX) first_gfx = i; }
@@ -273,6 +280,11 @@ VkResult rt_rec_submit(rt_rec *rc, const VkSemaphoreSubmitInfo *first_wait, uint
     if (b->wait) wait[nw++] = (VkSemaphoreSubmitInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
                                                       .semaphore = rt->qsem[1 - b->q], .value = b->wait,
                                                       .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    if (chain && prev[b->q])
+      wait[nw++] = (VkSemaphoreSubmitInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
+                                           .semaphore = rt->qsem[b->q], .value = prev[b->q],
+                                           .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
+    if (b->signal) prev[b->q] = b->signal;
     if (i == first_gfx) for (uint32_t k = 0; k < nfirst && nw < 4; k++) wait[nw++] = first_wait[k];
     if (b->signal) sig[ns++] = (VkSemaphoreSubmitInfo){.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO,
                                                        .semaphore = rt->qsem[b->q], .value = b->signal,
