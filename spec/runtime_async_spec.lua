@@ -174,6 +174,33 @@ describe("async compute", function()
           assert.are.equal(1, ast.submits)
         end
       end)
+
+      it("reloads from an async plan to a larger serial one and back", function()
+        local rt = fg.runtime(dev, pipeline(sh, true))
+        for _ = 1, 3 do rt:frame() end
+        local big = pipeline(sh, false)
+        local prev = "final"
+        for k = 1, 6 do   -- six more compute nodes after final: more instances than before
+          local out, src = "extra" .. k, prev
+          big.nodes[#big.nodes + 1] = { name = out, read = { [src] = "storage" },
+            create = { [out] = { format = "rgba8_unorm", size = { W, H } } },
+            run = function(cmd, ctx) local gx, gy = groups(ctx); cmd:dispatch(sh.blur, { [0] = src, [1] = out }, gx, gy, 1) end }
+          prev = out
+        end
+        big.outputs = { prev }
+        assert(rt:reload(big))
+        local st
+        for _ = 1, 3 do st = rt:frame() end
+        dev:wait_idle()
+        assert.are.equal(1, st.submits)
+        assert.are.equal(12, #assert(rt:timings()))
+        assert(rt:reload(pipeline(sh, true)))
+        for _ = 1, 3 do st = rt:frame() end
+        dev:wait_idle()
+        assert.are.equal(6, #assert(rt:timings()))
+        assert.are.equal(mode == "same", st.async_queue)
+        rt:close()
+      end)
     end)
   end
 end)

@@ -41,6 +41,7 @@ void rt_debug_free(fg_rt *rt) {
   free(rt->ts_ms); free(rt->ts_raw); free(rt->ts_start);
   rt->ts_ms = NULL; rt->ts_raw = NULL; rt->ts_start = NULL;
   rt->ts_pool_size = 0;
+  rt->ts_cap_inst = 0;
   rt->ts_count = 0;
   rt->ts_done = 0;
 }
@@ -82,7 +83,9 @@ int rt_debug_build(fg_rt *rt) {
   rt->ts_count = 0;
   if (!ts_on(rt) || !rt->ninst) return 0;
   uint32_t need = ts_need(rt);
-  if (rt->ts_pool_size < need || !rt->ts_start) {
+  /* pools sized by queries, arrays by instances: a plan with async (2n
+   * queries) may be followed by a larger serial one (n + 1) */
+  if (rt->ts_pool_size < need || !rt->ts_start || rt->ts_cap_inst < rt->ninst) {
     for (int i = 0; i < FG_RT_TS_RING; i++) {
       if (rt->ts_pool[i]) vkDestroyQueryPool(dev->device, rt->ts_pool[i], NULL);
       rt->ts_pool[i] = VK_NULL_HANDLE;
@@ -93,6 +96,7 @@ int rt_debug_build(fg_rt *rt) {
     rt->ts_start = calloc(rt->ninst, sizeof *rt->ts_start);
     rt->ts_raw = calloc(need, sizeof *rt->ts_raw);
     if (!rt->ts_ms || !rt->ts_raw || !rt->ts_start) return -1;
+    rt->ts_cap_inst = rt->ninst;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = need};
     for (int i = 0; i < FG_RT_TS_RING; i++) {

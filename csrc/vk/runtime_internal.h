@@ -96,6 +96,7 @@ struct fg_rt {
   double *ts_ms, ts_frame_ms;
   uint64_t *ts_raw;
   double *ts_start;                 /* per instance: ms from the frame's first timestamp */
+  uint32_t ts_cap_inst;             /* instances ts_ms/ts_start/ts_raw have room for */
   /* async compute (runtime_async.c) */
   int async_on;                     /* the plan's async slots go to dev->async_queue */
   VkCommandPool apool;              /* on the async family */
