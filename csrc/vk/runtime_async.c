@@ -163,8 +163,10 @@ void rt_rec_begin(fg_rt *rt, rt_rec *rc, uint32_t parity) {
 static VkResult open_cmd(rt_rec *rc, uint32_t q) {
   fg_rt *rt = rc->rt;
   VkCommandBuffer cmd;
+  uint32_t k = rc->used[q] - (q == 0);
   if (q == 0 && rc->used[0] == 0) cmd = rt->cmd[rc->p];
-  else cmd = rt->seg[q][rc->p][rc->used[q] - (q == 0)];
+  else if (rt->seg[q][rc->p] && k < rt->seg_cap[q]) cmd = rt->seg[q][rc->p][k];
+  else return VK_ERROR_UNKNOWN;  /* more batches than rt_async_build counted: never */
   rc->used[q]++;
   vkResetCommandBuffer(cmd, 0);
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,

@@ -333,6 +333,7 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     }
   }
   cmd = rt_rec_end(&rc);
+  if (rc.error) { rt_rec_abort(&rc); fg_errf(err, errlen, "vkBeginCommandBuffer failed"); return -2; }
   if (present != FG_GRAPH_NONE) present_transition(rt, cmd, p, present);
   rt_rec_close_all(&rc);
   rt->st_record_ns = fg_now_ns() - t0 - cb_ns;
