@@ -74,6 +74,19 @@ void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx);
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 /* runtime_image.c: raises when an image given to the last frames was closed since. */
 void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *what);
+struct fg_vk_image;
+/* runtime_image.c: pushes a framegraph.image owning img (the caller's
+ * objects move into it; it retains dev). */
+void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const struct fg_vk_image *img, fg_format format,
+                       uint32_t width, uint32_t height);
+/* runtime_image.c: the image at idx (NULL when idx is not one; raises "image
+ * is closed" for a closed one); *dev receives its device. */
+struct fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev);
+/* content.c: the static buffer at idx (NULL when idx is not one; raises
+ * "buffer is closed" for a closed one); *dev receives its device. */
+#define FG_LUA_BUFFER "framegraph.buffer"
+struct fg_vk_static_buffer;
+struct fg_vk_static_buffer *fg_lua_testbuffer(lua_State *L, int idx, fg_vk_device **dev);
 void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's */
 void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
 

@@ -49,6 +49,7 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_alloc(L);
   fg_lua_open_runtime(L);
   fg_lua_open_cmd(L);
+  fg_lua_open_content(L);
   fg_lua_open_options(L);
   open_vocab(L);
   fg_lua_open_fs(L);

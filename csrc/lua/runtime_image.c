@@ -76,6 +76,38 @@ static int dev_external_image(lua_State *L) {
   return 1;
 }
 
+void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const fg_vk_image *img, fg_format format, uint32_t width,
+                       uint32_t height) {
+  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_IMAGE);
+  m->dev = fg_vk_retain(dev);
+  m->img = *img;
+  m->format = format;
+  m->width = width;
+  m->height = height;
+}
+
+fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev) {
+  limage *m = luaL_testudata(L, idx, FG_LUA_IMAGE);
+  if (!m) return NULL;
+  if (!m->dev) luaL_error(L, "image is closed: its close() was called; load or make it again");
+  *dev = m->dev;
+  return &m->img;
+}
+
+/* image:info() -> {width, height, format, mips} */
+static int img_info(lua_State *L) {
+  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  if (!m->dev) return luaL_error(L, "image is closed: its close() was called");
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, m->width); lua_setfield(L, -2, "width");
+  lua_pushinteger(L, m->height); lua_setfield(L, -2, "height");
+  lua_pushstring(L, fg_format_get(m->format)->name); lua_setfield(L, -2, "format");
+  lua_pushinteger(L, m->img.mips ? m->img.mips : 1); lua_setfield(L, -2, "mips");
+  return 1;
+}
+
 static int img_tostring(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
   lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
@@ -177,6 +209,7 @@ void fg_lua_open_runtime_image(lua_State *L) {
   lua_pushcfunction(L, img_tostring); lua_setfield(L, -2, "__tostring");
   lua_newtable(L);
   lua_pushcfunction(L, img_close); lua_setfield(L, -2, "close");
+  lua_pushcfunction(L, img_info); lua_setfield(L, -2, "info");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   luaL_getmetatable(L, FG_LUA_DEVICE);

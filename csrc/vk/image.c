@@ -4,6 +4,7 @@
 #include <string.h>
 
 static void free_objects(fg_vk_device *dev, fg_vk_image *img) {
+  if (img->sampled_view) vkDestroyImageView(dev->device, img->sampled_view, NULL);
   if (img->view) vkDestroyImageView(dev->device, img->view, NULL);
   if (img->image) vkDestroyImage(dev->device, img->image, NULL);
   if (img->memory) vkFreeMemory(dev->device, img->memory, NULL);
@@ -46,7 +47,7 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
 }
 
 void fg_vk_image_destroy(fg_vk_device *dev, fg_vk_image *img) {
-  if (!img->image && !img->view && !img->memory) return;
+  if (!img->image && !img->view && !img->memory && !img->sampled_view) return;
   vkDeviceWaitIdle(dev->device);
   free_objects(dev, img);
 }
