@@ -512,6 +512,8 @@ function M.gpu_svg(graph, t)
   local sx = T > 0 and plot_w / T or plot_w
   local ms, max = {}, 0
   for _, e in ipairs(t) do ms[e.name] = e.gpu_ms; max = math.max(max, e.gpu_ms) end
+  local async = {}  -- instances on the async compute queue: drawn blue
+  for _, i in ipairs(graph:instances()) do if i.queue == "async" then async[i.name] = true end end
   local y0, bar_h = 58, 120
   local height = y0 + bar_h + 16
   local o = {}
@@ -533,8 +535,9 @@ function M.gpu_svg(graph, t)
       local x = left + s * sx
       local h = max > 0 and math.max(v / max * bar_h, v > 0 and 1 or 0) or 0  -- a short pass stays visible
       add('<rect class="gpu-bar" data-instance="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s (frame %d): %s ms</title></rect>',
-          esc(name), x + 1, y0 + bar_h - h, math.max(sx - 2, 0.5), h, f == 0 and "#d9822b" or "#f0b87a", esc(name), f,
-          fmt_ms(v))
+          esc(name), x + 1, y0 + bar_h - h, math.max(sx - 2, 0.5), h,
+          async[name] and (f == 0 and "#2b6cd9" or "#7aa8f0") or (f == 0 and "#d9822b" or "#f0b87a"),
+          esc(name) .. (async[name] and " [async]" or ""), f, fmt_ms(v))
       local label = fmt_ms(v)
       if #label * CHAR_W + 4 <= sx then
         local ly = h >= 16 and y0 + bar_h - h + 13 or y0 + bar_h - h - 3
