@@ -166,22 +166,17 @@ int best_bound(best_run *r) {
 static int quick_sweep(best_run *r) {
   if (!r->hint && r->n > SMALL_BITS_N) {
     int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
-    /* above LARGE_N a line's sweep (nearly all that runs) runs on the
-     * time-reversed instance too, then by length (pk_sweep_order), as many
-     * as SWEEP_RUN_ITEMS / n affords (2 or 3), the lowest kept */
-    static const int runs_rev[3] = {0, 1, 1}, runs_ord[3] = {0, 0, 1};
-    int runs = 1;
-    if (r->n > LARGE_N && !r->in.cyclic) {
+    /* above LARGE_N a line's sweeps (nearly all that runs) are peak sweeps
+     * (pk_sweep_peak) with SWEEP_RUN_ITEMS / n (2 or 3) stack orders, the
+     * lowest kept */
+    static const int peak_stack[3] = {2, 1, 0};
+    int runs = 1, peak = r->n > LARGE_N && !r->in.cyclic;
+    if (peak) {
       size_t k = SWEEP_RUN_ITEMS / r->n;
       runs = k < 2 ? 2 : k > 3 ? 3 : (int)k;
     }
     for (int q = 0; q < runs; q++) {
-      int rev = runs_rev[q], order = runs_ord[q];
-      if (rev && !r->have_rev) {
-        if (pk_reverse(&r->in, &r->rev)) return -1;
-        r->have_rev = 1;
-      }
-      int sr = order ? pk_sweep_order(rev ? &r->rev : &r->in, r->tmp, order) : pk_sweep_cuts(rev ? &r->rev : &r->in, r->tmp, cuts);
+      int sr = peak ? pk_sweep_peak(&r->in, r->tmp, peak_stack[q]) : pk_sweep_cuts(&r->in, r->tmp, cuts);
       if (sr < 0) return -1;
       if (sr) continue;
       uint64_t mk = pk_makespan(r->in0, r->tmp);
@@ -191,7 +186,6 @@ static int quick_sweep(best_run *r) {
       }
     }
     if (r->realBest <= r->reallb) return BEST_PROVED;
-    if (r->n > LARGE_N) return BEST_ON;
   }
   return BEST_ON;
 }
