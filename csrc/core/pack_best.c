@@ -18,8 +18,8 @@
  * at the first gap that fits.
  *
  *   0.  best_warm       a re-plan: the hint's packing replayed      pack_best_start.c
- *   1.  best_quick      the sweep (from 512 items); a quick first   pack_best_start.c
- *                       fit, long arcs first
+ *   1.  best_quick      the sweeps (from 512 items; peak sweeps on  pack_best_start.c
+ *                       lines above LARGE_N); a quick first fit
  *   1b. best_dives      canonical dives: the incumbent              pack_dive.c
  *   1c. best_bound      the exact clique bound                      pack_best_start.c
  *   2.  best_baselines  every baseline, never worse than any        pack_best_start.c
@@ -30,28 +30,15 @@
  *   3.  best_ruin       ruin and recreate around the peak           pack_best_improve.c
  *   4.  best_exact      exact branch and bound (up to EXACT_MAX_N)  pack_best_improve.c
  *   5.  best_search     the decision search by bisection            pack_best_improve.c
+ *
+ * What several steps share (conflict bits, flat load, whether dives run)
+ * sits below them all in pack_best_util.c.
  */
 #include "pack_best_int.h"
 #include "pack_bound.h"
 #include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* The conflict matrix as bits (pk_conflict_bits): placement tests pairs
- * far more often than there are pairs. Skipped for very large n (memory
- * n^2/8). */
-static uint64_t *build_bits(const pk_inst *in, size_t *words) {
-  return in->n > BUILD_BITS_MAX_N ? NULL : pk_conflict_bits(in, words);
-}
-/* The conflict bits from the cache, built there if missing (the cache owns
- * them: *own stays NULL); without a cache built and owned by the caller. */
-const uint64_t *best_get_bits(const pk_inst *in, size_t *words, uint64_t **own) {
-  fg_pack_cache *c = in->cache;
-  if (!c) return *own = build_bits(in, words);
-  if (!c->bits) c->bits = build_bits(in, &c->words);
-  *words = c->words;
-  return c->bits;
-}
 
 /* Bounds, buffers, conflict bits of small instances, size ranks, placement
  * list; whole-cycle items stacked at the bottom (largest alignment first)

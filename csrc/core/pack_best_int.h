@@ -73,16 +73,21 @@ typedef struct best_run {
  * decided already. */
 enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2, BEST_KEPT = 3 };
 
-/* ---- pack_best.c: the call's set-up ---- */
+/* ---- pack_best_util.c: what the steps share (it calls none of them) ---- */
 /* The conflict bits from the cache (or built and owned by the caller). */
 const uint64_t *best_get_bits(const pk_inst *in, size_t *words, uint64_t **own);
+/* Is the load flat (LOAD at every point)? Known once per call. */
+int flat_load(best_run *r);
+/* The dives' cost estimate; the deadline of the first dives (0: none run); whether they run now. */
+uint64_t dive_cost(const best_run *r);
+uint64_t dives_deadline(best_run *r, uint64_t now);
+int dives_fit(best_run *r);
 
 /* ---- pack_best_start.c: bounds, warm start, quick fit, baselines, starts, tiles ---- */
 uint64_t ff_from(bs *b, size_t p);
 void set_order_kv(bs *b, pk_kv *kv, int warm);
 void best_clique_greedy(best_run *r);
 void best_clique_exact(best_run *r, uint64_t deadline);
-int flat_load(best_run *r);
 int best_warm(best_run *r);
 int best_quick(best_run *r);
 int best_bound(best_run *r);
@@ -92,7 +97,6 @@ int best_lineize(best_run *r);
 int best_starts(best_run *r);
 
 /* ---- pack_dive.c: canonical dives ---- */
-int dives_fit(best_run *r);
 int best_dives(best_run *r, int first);
 
 /* ---- pack_best_improve.c: ruin and recreate, exact search, decision search ---- */

@@ -348,13 +348,6 @@ int best_starts(best_run *r) {
   return BEST_ON;
 }
 
-/* A flat load (LOAD at every point: a perfect tiling's, never a frame
- * graph's) is pack_tile's (2b) and nothing else's; known once per call. */
-int flat_load(best_run *r) {
-  if (!r->flat) r->flat = !r->in.gran && pk_flat(&r->in, r->reallb) ? 2 : 1;
-  return r->flat == 2;
-}
-
 /* 2b. A flat load (LOAD at every point: a perfect tiling's, never a frame
  * graph's), after the baselines (they run regardless of the budget, so
  * they come first and the budget stays kept): a packing at LOAD tiles
