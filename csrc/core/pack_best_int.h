@@ -19,6 +19,7 @@ typedef struct bs {
   pk_plist pl;     /* scratch: placed items by offset (time-indexed when large) */
   pk_kv *kv;       /* scratch for sorting */
   uint64_t rng;
+  uint64_t stop;   /* ff_from gives up (UINT64_MAX) once pk_now() passes it; 0 never */
 } bs;
 static inline uint64_t b_place(bs *b, size_t i, int bestfit) {
   return pk_place(b->in, &b->pl, b->off, i, b->lo0, UINT64_MAX, bestfit);

@@ -27,6 +27,10 @@
  * A 4th (reversed, shorter first: 1.010 -> 1.003) took 30,000 items past 0.25 s. Not on cycles: they sweep from
  * several cuts (reversed 1.053 -> 1.052 for twice the time) */
 #define SWEEP_RUN_ITEMS 90000
+/* above LARGE_N, where a clique weighs more than LOAD (history copies), the quick first fit runs
+ * first with this much work per item (or the budget, if more): bench_compile's 10,000 nodes (21,598
+ * items) reach their bound with 1411 per item, in about a third of the sweep path's time */
+#define FF_LARGE_WORK 2048
 /* a re-plan's replay is kept within this of its source's makespan / bound (searching on gains 0.002 %) */
 #define REPLAN_SLACK 0.005
 
