@@ -63,7 +63,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->deadline = t_start + budget_ns;
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;
-  r->reallb = load;
+  r->reallb = r->flatlb = load;
   r->lb_partial = in->cyclic;
   r->fcut = -1;
 
@@ -105,6 +105,11 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
    * or on a re-plan after its drop (best_warm) */
   r->cheaplb = r->reallb;
   if (in->cyclic) best_clique_greedy(r);
+  /* alignment at a point (pk_align_bound): a few bytes above LOAD, where
+   * small instances end at their optimum and only this proves it; real
+   * bytes only (the searches keep lb, their effective target) */
+  uint64_t ab = pk_align_bound(in, r->reallb);
+  if (ab > r->reallb) r->cheaplb = r->reallb = ab;
 
   pk_kv *kv = r->kv;
   size_t m = 0, nw = 0;

@@ -45,6 +45,7 @@ typedef struct best_run {
   uint64_t deadline, nodes;
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
+  uint64_t flatlb;          /* max(LOAD, cliques), real bytes (reallb less alignment): a flat load's level */
   uint64_t cheaplb;         /* max(LOAD, greedy clique), real bytes: what re-plans compare by */
   int exact_done;           /* the exact clique bound ran (or was skipped as too dear) */
   uint64_t ref_mk, ref_lb;  /* desc->hint_makespan, hint_bound */

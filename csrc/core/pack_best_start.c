@@ -64,6 +64,7 @@ void best_clique_greedy(best_run *r) {
   uint64_t cr, cl = pk_clique_greedy(in, &cr);
   if (cl > r->lb) r->lb = cl;
   if (cr > r->reallb) r->reallb = cr;
+  if (cr > r->flatlb) r->flatlb = cr;
   r->cheaplb = r->reallb;
 }
 void best_clique_exact(best_run *r, uint64_t deadline) {
@@ -75,6 +76,7 @@ void best_clique_exact(best_run *r, uint64_t deadline) {
   uint64_t cr, cl = pk_clique_exact(in, r->lb, deadline, &cr, &exact);
   if (cl > r->lb) r->lb = cl;
   if (cr > r->reallb) r->reallb = cr;
+  if (cr > r->flatlb) r->flatlb = cr;
   /* exact for the effective weights; with granularity rounding the real
    * bytes of another clique could weigh more */
   r->lb_partial = !exact || in->gran != 0;
@@ -372,7 +374,7 @@ int best_starts(best_run *r) {
 int best_tile(best_run *r) {
   uint64_t now = pk_now(), mk;
   if (now >= r->deadline || !flat_load(r)) return BEST_ON;
-  if (pk_tile(&r->in, r->reallb, now + (r->deadline - now) / TILE_SHARE_DEN * TILE_SHARE_NUM, r->tmp, &mk)) return -1;
+  if (pk_tile(&r->in, r->flatlb, now + (r->deadline - now) / TILE_SHARE_DEN * TILE_SHARE_NUM, r->tmp, &mk)) return -1;
   if (mk >= r->realBest) return BEST_ON;
   r->realBest = mk;
   memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);

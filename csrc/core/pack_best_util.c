@@ -25,7 +25,7 @@ const uint64_t *best_get_bits(const pk_inst *in, size_t *words, uint64_t **own) 
 /* A flat load (LOAD at every point: a perfect tiling's, never a frame
  * graph's) is pack_tile's (2b) and nothing else's; known once per call. */
 int flat_load(best_run *r) {
-  if (!r->flat) r->flat = !r->in.gran && pk_flat(&r->in, r->reallb) ? 2 : 1;
+  if (!r->flat) r->flat = !r->in.gran && pk_flat(&r->in, r->flatlb) ? 2 : 1;
   return r->flat == 2;
 }
 
