@@ -595,9 +595,44 @@ static void test_small_optima(void) {
     CHECK(!r.optimal || r.makespan == opt, "iter %d: optimal claimed at %llu, optimum %llu", iter,
           (unsigned long long)r.makespan, (unsigned long long)opt);
     CHECK(r.optimal, "iter %d: optimum %llu reached but not proved", iter, (unsigned long long)opt);
+    /* the bound (LOAD, cliques, alignment) never passes the optimum */
+    CHECK(r.bound <= opt, "iter %d: bound %llu above the optimum %llu", iter, (unsigned long long)r.bound,
+          (unsigned long long)opt);
     if (opt > r.load) above++;
   }
   printf("small optima: %d of 300 have their optimum above LOAD (proved by exhaustive search)\n", above);
+}
+
+/* The alignment bounds (pk_align_bound at a point, best_align_clique over
+ * a clique) where every alignment is 4 or 8 and sizes are not multiples of
+ * them: the rounding they count is real, and best's reported bound never
+ * passes the brute-forced optimum, so a packing it stops at is optimal.
+ * Cycles mostly (the clique bound), some lines. */
+static void test_align_optima(void) {
+  fg_pack_item a[7];
+  uint64_t off[7];
+  int ord[7], above = 0;
+  char err[256];
+  for (int iter = 0; iter < 400; iter++) {
+    int n = 3 + (int)rndu(5);
+    fg_pack_desc d = {0};
+    d.period = rndu(4) ? 4 + rndu(8) : 0;
+    uint64_t T = d.period ? d.period : 10;
+    for (int i = 0; i < n; i++) {
+      uint64_t st = rndu(T), len = 1 + rndu(T * 2 / 3 + 1);
+      uint64_t e = d.period ? (rndu(8) == 0 ? st : (st + len) % T) : st + len;
+      a[i] = (fg_pack_item){st, e, 1 + rndu(13), (uint64_t)4 << rndu(2), 0, 0};
+    }
+    uint64_t opt = brute(a, n, d.period, ord, 0, 0);
+    fg_pack_result r;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(r.bound <= opt, "iter %d: bound %llu above the optimum %llu", iter, (unsigned long long)r.bound,
+          (unsigned long long)opt);
+    CHECK(r.makespan == opt, "iter %d: best %llu, optimum %llu", iter, (unsigned long long)r.makespan,
+          (unsigned long long)opt);
+    if (r.bound > r.load) above++;
+  }
+  printf("alignment optima: %d of 400 have their bound above LOAD\n", above);
 }
 
 /* The thesis's family where the greedy error is unbounded: l_i = i,
@@ -897,6 +932,7 @@ int main(void) {
   test_conflict_bits();
   test_cache();
   test_small_optima();
+  test_align_optima();
   test_thesis_family();
   test_history_clique();
   test_guillotine();

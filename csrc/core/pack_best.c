@@ -28,6 +28,9 @@
  *   2a. best_lineize    a cycle cut into a line where none crosses  pack_best_start.c
  *   2.  best_starts     first fit over the best's and classic orders pack_best_start.c
  *   3.  best_ruin       ruin and recreate around the peak           pack_best_improve.c
+ *                       (before and after it, once: best_align_clique, the clique
+ *                       bound with alignment, where the incumbent is bytes above
+ *                       the bound)                                 pack_best_start.c
  *   4.  best_exact      exact branch and bound (up to EXACT_MAX_N)  pack_best_improve.c
  *   5.  best_search     the decision search by bisection            pack_best_improve.c
  *
@@ -158,7 +161,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);
+  if (st == BEST_ON) st = best_align_clique(&r);
   if (st == BEST_ON) st = best_ruin(&r);
+  if (st == BEST_ON) st = best_align_clique(&r);
   /* a small instance: the exact search first (it proves small instances at
    * once), then the decision search with what is left; above EXACT_FIRST_N
    * the decision search first, the exact search after it */

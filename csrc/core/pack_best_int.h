@@ -48,6 +48,7 @@ typedef struct best_run {
   uint64_t flatlb;          /* max(LOAD, cliques), real bytes (reallb less alignment): a flat load's level */
   uint64_t cheaplb;         /* max(LOAD, greedy clique), real bytes: what re-plans compare by */
   int exact_done;           /* the exact clique bound ran (or was skipped as too dear) */
+  int align_done;           /* best_align_clique ran */
   uint64_t ref_mk, ref_lb;  /* desc->hint_makespan, hint_bound */
   int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
   int line;                 /* is_line: set by best_ruin */
@@ -93,6 +94,7 @@ void best_clique_exact(best_run *r, uint64_t deadline);
 int best_warm(best_run *r);
 int best_quick(best_run *r);
 int best_bound(best_run *r);
+int best_align_clique(best_run *r);
 int best_baselines(best_run *r);
 int best_tile(best_run *r);
 int best_lineize(best_run *r);
