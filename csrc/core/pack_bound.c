@@ -493,7 +493,7 @@ out:
  * item visits, not charged to the work clock (a bound that proves nothing
  * must not take time from the search: Enlisted lost bytes on 22 of 1800
  * instances when it did). */
-#define ALIGN_BOUND_WORK (1ull << 20)
+#define ALIGN_BOUND_WORK (1ull << 18)
 uint64_t pk_align_bound(const pk_inst *in, uint64_t lb) {
   size_t n = in->n;
   uint32_t K = in->K;
