@@ -174,7 +174,7 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
 }
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
-static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv, int order) {
+static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
   uint32_t *key = malloc(sizeof(uint32_t) * 2 * nn), *until = malloc(sizeof(uint32_t) * nn);
@@ -202,17 +202,6 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv, int order) 
       !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r)
     goto out;
   if (pk_size_order(in, NULL, 0, bys)) goto out;
-  if (order) { /* by length (longer first for 1, shorter for 2), then size as before */
-    pk_kv *kq = malloc(sizeof(pk_kv) * nn);
-    if (!kq) { rc = -1; goto out; }
-    for (size_t k = 0; k < n; k++) {
-      size_t i = bys[k];
-      kq[k] = (pk_kv){order == 1 ? UINT64_MAX - in->len[i] : in->len[i], k, i};
-    }
-    pk_sort_kv(kq, n);
-    for (size_t k = 0; k < n; k++) bys[k] = kq[k].i;
-    free(kq);
-  }
   uint64_t H = 0;
   rc = 0;
   /* what lives at t0, stacked: whole-cycle items, then by the point they
@@ -323,7 +312,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
       if (prof[t] < prof[t0]) t0 = t;
     free(prof);
   }
-  int rc = sweep_run(in, t0, off, 0);
+  int rc = sweep_run(in, t0, off);
   if (rc || cuts < 2 || !in->cyclic) return rc;
   uint64_t *tmp = malloc(sizeof(uint64_t) * (in->n ? in->n : 1));
   if (!tmp) return -1;
@@ -331,7 +320,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   static const uint32_t eighth[8] = {0, 2, 4, 6, 1, 3, 5, 7};
   uint64_t mk = pk_makespan(in, off);
   for (int c = 1; c < cuts && c < 8 && (uint32_t)c < K; c++) {
-    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), tmp, 0);
+    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), tmp);
     if (r2 < 0) { rc = -1; break; }
     uint64_t m2 = r2 ? UINT64_MAX : pk_makespan(in, tmp);
     if (m2 < mk) { mk = m2; memcpy(off, tmp, sizeof(uint64_t) * in->n); }
@@ -340,10 +329,6 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   return rc;
 }
 
-int pk_sweep_order(const pk_inst *in, uint64_t *off, int order) {
-  if (!order) return pk_sweep(in, off);
-  return in->cyclic ? -1 : sweep_run(in, 0, off, order);
-}
 
 /* ---- peak sweeps: from the most loaded point outwards ----
  * The sweep's heap fragments as it goes (along a cycle of T = 1000 it ends
