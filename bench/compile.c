@@ -31,7 +31,7 @@ static fg_graph *build(uint32_t nodes, uint64_t *decl_ns) {
   uint8_t *was_read = calloc(nodes * 2, 1);  /* modifies go before all reads: only modify unread ones */
   for (uint32_t i = 0; i < nodes; i++) {
     snprintf(name, sizeof name, "node%u", i);
-    fg_graph_node_desc nd = {name, NULL, 0, i % 97 == 96, (int64_t)i, 0};
+    fg_graph_node_desc nd = {name, NULL, 0, i % 97 == 96, (int64_t)i, 0, 0};
     uint32_t n = fg_graph_add_node(g, &nd);
     uint32_t reads = i ? 1 + rnd(3) : 0;
     uint32_t chosen[3], nch = 0;

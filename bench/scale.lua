@@ -2,7 +2,8 @@
 -- any size"). Speed belongs here, never in a test.
 --   . scripts/env.sh && lua5.4 bench/scale.lua [sizes, default 30000,100000]
 -- Prints, per random instance family and size, the time of one fg.pack with
--- the default (work) budget and makespan / LOAD; then the compile time of one
+-- the default (work) budget, makespan / LOAD and the proved bound / LOAD
+-- (result.bound: LOAD, cliques, alignment); then the compile time of one
 -- node multiplexed 65536 times (the documented maximum) with each schedule.
 local fg = require("framegraph")
 local sizes = {}
@@ -36,7 +37,7 @@ local function items_of(fam, n)
   return items
 end
 
-print(("%-20s %8s %9s %10s  %s"):format("family", "items", "time s", "mk/LOAD", "valid"))
+print(("%-20s %8s %9s %10s %10s  %s"):format("family", "items", "time s", "mk/LOAD", "bnd/LOAD", "valid"))
 for _, fam in ipairs(families) do
   for _, n in ipairs(sizes) do
     local items = items_of(fam, n)
@@ -45,7 +46,8 @@ for _, fam in ipairs(families) do
     local r = fg.pack(items, opts)
     local dt = os.clock() - t
     local ok = fg.check_packing(items, r.offsets, opts)
-    print(("%-20s %8d %9.3f %10.4f  %s"):format(fam[1], n, dt, r.makespan / r.load, ok and "yes" or "NO"))
+    print(("%-20s %8d %9.3f %10.4f %10.6f  %s"):format(fam[1], n, dt, r.makespan / r.load, r.bound / r.load,
+      ok and "yes" or "NO"))
   end
 end
 

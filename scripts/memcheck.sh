@@ -14,7 +14,7 @@ run() {
     echo "memcheck $name: FAILED (build/memcheck-$name.log)"; tail -n 20 "build/memcheck-$name.log"; fail=$((fail + 1))
   fi
 }
-for t in test_graph test_pack test_alloc test_smoke; do run "$t" "build/$t"; done
+for t in test_graph test_graph_async test_pack test_alloc test_smoke; do run "$t" "build/$t"; done
 for t in pack graph; do run "fuzz_$t" "build/fuzz_$t" -runs=300 "tests/fuzz/corpus/$t"; done
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

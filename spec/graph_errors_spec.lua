@@ -63,7 +63,7 @@ local expected = {
   ["not a table"] = "pipeline: expected a table, got number",
   ["nodes missing"] = "pipeline: nodes must be a list of node tables, got nil",
   ["node without name"] = "nodes[1]: missing name (every node needs a unique string name)",
-  ["unknown node field"] = "node 'a': unknown field 'raed' (expected one of name, multiplex, after, before, create, read, modify, rename, history, pass, side_effects, run)",
+  ["unknown node field"] = "node 'a': unknown field 'raed' (expected one of name, multiplex, after, before, create, read, modify, rename, history, pass, side_effects, run, queue)",
   ["unknown pipeline field"] = "pipeline: unknown field 'nodez' (expected one of name, dimensions, resolutions, outputs, external, nodes)",
   ["unknown format"] = "node 'a': create 'out': unknown format 'rgba8' (expected one of r8_unorm, r8_uint, rg8_unorm, rgba8_unorm, rgba8_srgb, bgra8_unorm, bgra8_srgb, rgba8_snorm, rgba8_uint, a2b10g10r10_unorm, b10g11r11_ufloat, r16_sfloat, r16_unorm, r16_uint, rg16_sfloat, rg16_unorm, rgba16_sfloat, rgba16_unorm, r32_sfloat, r32_uint, r32_sint, rg32_sfloat, rg32_uint, rgba32_sfloat, rgba32_uint, d16_unorm, d32_sfloat, d24_unorm_s8_uint, d32_sfloat_s8_uint, s8_uint)",
   ["missing size"] = "node 'a': create 'out': missing size (a resolution name like \"main\", {\"main\", 0.5} or {width, height})",
@@ -97,7 +97,7 @@ local expected = {
   ["several"] = "node 'a': create 'out': unknown format 'rgba8' (expected one of r8_unorm, r8_uint, rg8_unorm, rgba8_unorm, rgba8_srgb, bgra8_unorm, bgra8_srgb, rgba8_snorm, rgba8_uint, a2b10g10r10_unorm, b10g11r11_ufloat, r16_sfloat, r16_unorm, r16_uint, rg16_sfloat, rg16_unorm, rgba16_sfloat, rgba16_unorm, r32_sfloat, r32_uint, r32_sint, rg32_sfloat, rg32_uint, rgba32_sfloat, rgba32_uint, d16_unorm, d32_sfloat, d24_unorm_s8_uint, d32_sfloat_s8_uint, s8_uint)\
 node 'a': read 'x': unknown usage 'sampeld' (expected one of sampled, storage, color, depth, depth_read, transfer_src, transfer_dst, uniform, vertex, index, indirect)\
 nodes[2]: missing name (every node needs a unique string name)\
-nodes[2]: unknown field 'raed' (expected one of name, multiplex, after, before, create, read, modify, rename, history, pass, side_effects, run)",
+nodes[2]: unknown field 'raed' (expected one of name, multiplex, after, before, create, read, modify, rename, history, pass, side_effects, run, queue)",
   ["rename to same"] = "node 'b': rename 'out': renaming to the same name does nothing (use modify)",
   ["creates and reads"] = "node 'a': creates and reads 'out': a node's own writes are readable without a read",
   ["read misspelt"] = "node 'resolve': read 'ao_': no node creates 'ao_' and it is not external; did you mean 'ao'?\

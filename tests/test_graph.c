@@ -257,7 +257,7 @@ static fg_graph *random_graph(uint32_t seed, const char *solver) {
     const char *mux[2];
     uint32_t nm = 0;
     for (uint32_t d = 0; d < ndims; d++) if (mode >> d & 1) mux[nm++] = dn[d];
-    fg_graph_node_desc nd = {name, mux, nm, rnd(4) == 0, (int64_t)i, 0};
+    fg_graph_node_desc nd = {name, mux, nm, rnd(4) == 0, (int64_t)i, 0, 0};
     uint32_t ni = fg_graph_add_node(g, &nd);
     /* requests on earlier resources with a narrower mode */
     uint32_t used[8];

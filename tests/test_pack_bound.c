@@ -190,11 +190,89 @@ static void test_guillotine(void) {
   printf("guillotine: %d of %d small instances solved to their known optimum\n", solved, tried);
 }
 
+/* The alignment bound (pk_align_bound). Items that all meet at one point
+ * pack best as a stack in some order, each at the lowest aligned offset
+ * above the one before: every order of up to 6 items tried. The bound
+ * never passes that optimum, equals it when every alignment is the same
+ * (then each item but the top takes its size rounded up), and exceeds
+ * LOAD in the textbook case (three 4-byte items aligned to 8: 20). On
+ * random cycles and lines it never passes best's makespan either. */
+static uint64_t stack_opt(const fg_pack_item *a, int n) {
+  int p[6];
+  for (int i = 0; i < n; i++) p[i] = i;
+  uint64_t best = UINT64_MAX;
+  for (;;) {
+    uint64_t top = 0;
+    for (int k = 0; k < n; k++) {
+      uint64_t al = a[p[k]].align;
+      top = (top + al - 1) / al * al + a[p[k]].size;
+    }
+    if (top < best) best = top;
+    int i = n - 2; /* next permutation */
+    while (i >= 0 && p[i] > p[i + 1]) i--;
+    if (i < 0) break;
+    int j = n - 1;
+    while (p[j] < p[i]) j--;
+    int t = p[i]; p[i] = p[j]; p[j] = t;
+    for (int l = i + 1, r = n - 1; l < r; l++, r--) { t = p[l]; p[l] = p[r]; p[r] = t; }
+  }
+  return best;
+}
+static void test_align_bound(void) {
+  uint64_t gs = 77;
+  fg_pack_item a[64];
+  fg_pack_desc d = {0};
+  pk_inst in;
+  for (int i = 0; i < 3; i++) a[i] = (fg_pack_item){0, 1, 4, 8, 0, 0};
+  CHECK(pk_build(&in, a, 3, &d) == 0, "pk_build");
+  uint64_t b = pk_align_bound(&in, 12);
+  CHECK(b == 20, "three 4-byte items aligned to 8: bound %llu, want 20", (unsigned long long)b);
+  pk_free(&in);
+  for (int rep = 0; rep < 400; rep++) {
+    int n = 1 + (int)(gg_rnd(&gs) % 6), same = rep % 3 == 0;
+    uint64_t A = 1ull << (gg_rnd(&gs) % 5), load = 0;
+    for (int i = 0; i < n; i++) {
+      a[i] = (fg_pack_item){0, 1 + gg_rnd(&gs) % 3, 1 + gg_rnd(&gs) % 40, same ? A : 1ull << (gg_rnd(&gs) % 5), 0, 0};
+      a[i].start = 0;
+      load += a[i].size;
+    }
+    for (int i = 0; i < n; i++) a[i].stop = 1; /* all meet at point 0 */
+    CHECK(pk_build(&in, a, (size_t)n, &d) == 0, "pk_build");
+    uint64_t opt = stack_opt(a, n);
+    b = pk_align_bound(&in, load);
+    CHECK(b <= opt, "rep %d: alignment bound %llu above the optimum %llu", rep, (unsigned long long)b,
+          (unsigned long long)opt);
+    if (same) CHECK(b == opt, "rep %d: one alignment, bound %llu, optimum %llu", rep, (unsigned long long)b,
+                    (unsigned long long)opt);
+    pk_free(&in);
+  }
+  char err[256];
+  for (int rep = 0; rep < 200; rep++) {
+    int n = 2 + (int)(gg_rnd(&gs) % 60);
+    uint64_t T = rep % 2 ? 0 : 8 + gg_rnd(&gs) % 40, L = T ? T : 50;
+    for (int i = 0; i < n; i++) {
+      uint64_t s = gg_rnd(&gs) % L, l = 1 + gg_rnd(&gs) % (L / 2);
+      a[i] = (fg_pack_item){s, T ? (s + l) % T : s + l, 1 + gg_rnd(&gs) % 100, 1ull << (gg_rnd(&gs) % 4), 0, 0};
+    }
+    d.period = T;
+    uint64_t off[64];
+    fg_pack_result r;
+    CHECK(fg_pack(a, (size_t)n, &d, off, &r, err, sizeof err) == 0, "%s", err);
+    CHECK(pk_build(&in, a, (size_t)n, &d) == 0, "pk_build");
+    b = pk_align_bound(&in, r.load);
+    CHECK(b >= r.load && b <= r.makespan && r.bound <= r.makespan && r.bound >= b,
+          "rep %d: alignment bound %llu, LOAD %llu, result bound %llu, makespan %llu", rep, (unsigned long long)b,
+          (unsigned long long)r.load, (unsigned long long)r.bound, (unsigned long long)r.makespan);
+    pk_free(&in);
+  }
+}
+
 int main(void) {
   test_exact_clique();
   test_exact_clique_large();
   test_result_bound();
   test_guillotine();
+  test_align_bound();
   if (failures) {
     printf("%d failures\n", failures);
     return 1;

@@ -136,6 +136,8 @@ typedef struct fg_graph_node_desc {
   uint32_t order_hint;           /* topological tie-break: nodes ready together run by (hint, index);
                                     0 = declaration index. The Lua binding passes the position in
                                     pipeline.nodes so re-declared/added nodes keep the table's order. */
+  uint32_t queue;                /* FG_QUEUE_GRAPHICS (0) or FG_QUEUE_ASYNC: a compute node recorded
+                                    on the async compute queue (fg_graph_async.h) */
 } fg_graph_node_desc;
 
 /* Returns the node index (declaration order = topological tie-break), or

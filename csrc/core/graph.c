@@ -57,6 +57,7 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->phys); VFREE(&h, g->phys_index); VFREE(&h, g->touches); VFREE(&h, g->heaps);
   VFREE(&h, g->order); VFREE(&h, g->slot_of); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
   VFREE(&h, g->prev_off); VFREE(&h, g->hint);
+  graph_async_free(g);
   for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);
   VFREE(&h, g->pcache);
   for (uint32_t i = 0; i < g->pcache_alt.n; i++) fg_pack_cache_free(g->pcache_alt.a[i]);

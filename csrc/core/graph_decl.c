@@ -129,6 +129,7 @@ static int node_set(fg_graph *g, node *n, const fg_graph_node_desc *d) {
   n->side_effects = d->side_effects;
   n->user = d->user;
   n->order_hint = d->order_hint;
+  n->queue = d->queue;
   n->mux.n = 0;
   for (uint32_t i = 0; i < d->multiplex_count; i++) {
     uint32_t id = graph_intern(g, d->multiplex[i]);

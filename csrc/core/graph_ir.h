@@ -72,6 +72,7 @@ typedef struct node {
   int side_effects, removed;
   int64_t user;
   uint32_t order_hint;
+  uint32_t queue;               /* fg_graph_node_desc.queue */
   VEC(decl) decls;
   VEC(uint32_t) after, before;
   VEC(attach_decl) colors;
@@ -152,6 +153,11 @@ struct fg_graph {
   VEC(fg_pack_cache *) pcache_alt; /* the same for the order SCHEDULE did not keep (swapped in
                                      for its trial packing, so each order keeps a warm memo) */
   fg_graph_stats stats;
+  /* async compute (graph_async.c), per instance slot and per physical resource */
+  VEC(uint32_t) async_wait;       /* per slot: the other queue's slot it waits for, NONE */
+  VEC(uint32_t) async_fork, async_join; /* per slot (async ones): its window's ends */
+  VEC(uint32_t) async_life;       /* per phys: the serial lifetime (start, stop) */
+  uint32_t async_count;           /* async instances in the plan */
 };
 
 /* Per-name tables of one compile (indexed by interned string id), built by
@@ -190,6 +196,8 @@ int graph_lifetimes(fg_graph *g, int again);          /* graph_lifetime.c; again
 int graph_plan(fg_graph *g, int replan);              /* graph_plan.c; replan: warm-start from
                                                          the offsets of the plan it replaces */
 int graph_schedule(fg_graph *g);                      /* graph_schedule.c; after a full PLAN */
+int graph_async_lifetimes(fg_graph *g);               /* graph_async.c; at the end of LIFETIMES */
+void graph_async_free(fg_graph *g);
 
 /* ------------------------------------------------- shared helpers -- */
 /* graph_decl.c */

@@ -116,5 +116,5 @@ int graph_lifetimes(fg_graph *g, int again) {
     R->touches = REBASE(g->touches.a, R->touches);
     if (!again) R->index = REBASE(g->phys_index.a, R->index);
   }
-  return 0;
+  return graph_async_lifetimes(g);
 }

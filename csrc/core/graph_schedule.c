@@ -363,7 +363,8 @@ int graph_schedule(fg_graph *g) {
   }
   declared_stats(g);
   g->stats.schedule_asked = asked;
-  if (asked != FG_SCHEDULE_MEMORY || V < 3 || !g->heaps.n) { g->stats.ns_schedule = fg_now_ns() - t0; return 0; }
+  /* async compute keeps the declared order: this cost model knows one queue */
+  if (asked != FG_SCHEDULE_MEMORY || V < 3 || !g->heaps.n || g->async_count) { g->stats.ns_schedule = fg_now_ns() - t0; return 0; }
 
   sched S;
   memset(&S, 0, sizeof S);

@@ -18,8 +18,8 @@
  * at the first gap that fits.
  *
  *   0.  best_warm       a re-plan: the hint's packing replayed      pack_best_start.c
- *   1.  best_quick      the sweep (from 512 items); a quick first   pack_best_start.c
- *                       fit, long arcs first
+ *   1.  best_quick      the sweeps (from 512 items; peak sweeps on  pack_best_start.c
+ *                       lines above LARGE_N); a quick first fit
  *   1b. best_dives      canonical dives: the incumbent              pack_dive.c
  *   1c. best_bound      the exact clique bound                      pack_best_start.c
  *   2.  best_baselines  every baseline, never worse than any        pack_best_start.c
@@ -28,30 +28,20 @@
  *   2a. best_lineize    a cycle cut into a line where none crosses  pack_best_start.c
  *   2.  best_starts     first fit over the best's and classic orders pack_best_start.c
  *   3.  best_ruin       ruin and recreate around the peak           pack_best_improve.c
+ *                       (before and after it, once: best_align_clique, the clique
+ *                       bound with alignment, where the incumbent is bytes above
+ *                       the bound)                                 pack_best_start.c
  *   4.  best_exact      exact branch and bound (up to EXACT_MAX_N)  pack_best_improve.c
  *   5.  best_search     the decision search by bisection            pack_best_improve.c
+ *
+ * What several steps share (conflict bits, flat load, whether dives run)
+ * sits below them all in pack_best_util.c.
  */
 #include "pack_best_int.h"
 #include "pack_bound.h"
 #include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* The conflict matrix as bits (pk_conflict_bits): placement tests pairs
- * far more often than there are pairs. Skipped for very large n (memory
- * n^2/8). */
-static uint64_t *build_bits(const pk_inst *in, size_t *words) {
-  return in->n > BUILD_BITS_MAX_N ? NULL : pk_conflict_bits(in, words);
-}
-/* The conflict bits from the cache, built there if missing (the cache owns
- * them: *own stays NULL); without a cache built and owned by the caller. */
-const uint64_t *best_get_bits(const pk_inst *in, size_t *words, uint64_t **own) {
-  fg_pack_cache *c = in->cache;
-  if (!c) return *own = build_bits(in, words);
-  if (!c->bits) c->bits = build_bits(in, &c->words);
-  *words = c->words;
-  return c->bits;
-}
 
 /* Bounds, buffers, conflict bits of small instances, size ranks, placement
  * list; whole-cycle items stacked at the bottom (largest alignment first)
@@ -76,7 +66,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   r->deadline = t_start + budget_ns;
   /* effective sizes: what first fit can reach (the real ones without granularity) */
   r->lb = r->eload = in->gran ? pk_profile(in, NULL, 0) : load;
-  r->reallb = load;
+  r->reallb = r->flatlb = load;
   r->lb_partial = in->cyclic;
   r->fcut = -1;
 
@@ -118,6 +108,11 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
    * or on a re-plan after its drop (best_warm) */
   r->cheaplb = r->reallb;
   if (in->cyclic) best_clique_greedy(r);
+  /* alignment at a point (pk_align_bound): a few bytes above LOAD, where
+   * small instances end at their optimum and only this proves it; real
+   * bytes only (the searches keep lb, their effective target) */
+  uint64_t ab = pk_align_bound(in, r->reallb);
+  if (ab > r->reallb) r->cheaplb = r->reallb = ab;
 
   pk_kv *kv = r->kv;
   size_t m = 0, nw = 0;
@@ -166,7 +161,9 @@ int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_
   if (st == BEST_ON) st = best_tile(&r);
   if (st == BEST_ON) st = best_lineize(&r);
   if (st == BEST_ON) st = best_starts(&r);
+  if (st == BEST_ON) st = best_align_clique(&r);
   if (st == BEST_ON) st = best_ruin(&r);
+  if (st == BEST_ON) st = best_align_clique(&r);
   /* a small instance: the exact search first (it proves small instances at
    * once), then the decision search with what is left; above EXACT_FIRST_N
    * the decision search first, the exact search after it */

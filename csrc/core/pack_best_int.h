@@ -19,6 +19,7 @@ typedef struct bs {
   pk_plist pl;     /* scratch: placed items by offset (time-indexed when large) */
   pk_kv *kv;       /* scratch for sorting */
   uint64_t rng;
+  uint64_t stop;   /* ff_from gives up (UINT64_MAX) once pk_now() passes it; 0 never */
 } bs;
 static inline uint64_t b_place(bs *b, size_t i, int bestfit) {
   return pk_place(b->in, &b->pl, b->off, i, b->lo0, UINT64_MAX, bestfit);
@@ -44,8 +45,10 @@ typedef struct best_run {
   uint64_t deadline, nodes;
   uint64_t lb, eload;       /* lower bound and LOAD, effective sizes */
   uint64_t reallb;          /* lower bound in real bytes: what proves optimality */
+  uint64_t flatlb;          /* max(LOAD, cliques), real bytes (reallb less alignment): a flat load's level */
   uint64_t cheaplb;         /* max(LOAD, greedy clique), real bytes: what re-plans compare by */
   int exact_done;           /* the exact clique bound ran (or was skipped as too dear) */
+  int align_done;           /* best_align_clique ran */
   uint64_t ref_mk, ref_lb;  /* desc->hint_makespan, hint_bound */
   int lb_partial;           /* a heavier clique may exist (fg_pack_result.bound_partial) */
   int line;                 /* is_line: set by best_ruin */
@@ -73,26 +76,31 @@ typedef struct best_run {
  * decided already. */
 enum { BEST_ON = 0, BEST_PROVED = 1, BEST_FINISHED = 2, BEST_KEPT = 3 };
 
-/* ---- pack_best.c: the call's set-up ---- */
+/* ---- pack_best_util.c: what the steps share (it calls none of them) ---- */
 /* The conflict bits from the cache (or built and owned by the caller). */
 const uint64_t *best_get_bits(const pk_inst *in, size_t *words, uint64_t **own);
+/* Is the load flat (LOAD at every point)? Known once per call. */
+int flat_load(best_run *r);
+/* The dives' cost estimate; the deadline of the first dives (0: none run); whether they run now. */
+uint64_t dive_cost(const best_run *r);
+uint64_t dives_deadline(best_run *r, uint64_t now);
+int dives_fit(best_run *r);
 
 /* ---- pack_best_start.c: bounds, warm start, quick fit, baselines, starts, tiles ---- */
 uint64_t ff_from(bs *b, size_t p);
 void set_order_kv(bs *b, pk_kv *kv, int warm);
 void best_clique_greedy(best_run *r);
 void best_clique_exact(best_run *r, uint64_t deadline);
-int flat_load(best_run *r);
 int best_warm(best_run *r);
 int best_quick(best_run *r);
 int best_bound(best_run *r);
+int best_align_clique(best_run *r);
 int best_baselines(best_run *r);
 int best_tile(best_run *r);
 int best_lineize(best_run *r);
 int best_starts(best_run *r);
 
 /* ---- pack_dive.c: canonical dives ---- */
-int dives_fit(best_run *r);
 int best_dives(best_run *r, int first);
 
 /* ---- pack_best_improve.c: ruin and recreate, exact search, decision search ---- */

@@ -1,4 +1,5 @@
-/* Private to the packers: lower bounds above LOAD on a cycle (pack_bound.c).
+/* Private to the packers: lower bounds above LOAD (pack_bound.c): cliques
+ * on a cycle, alignment at a point.
  * Below it: pack_inst, pack_sort, pack_cache. */
 #ifndef FG_PACK_BOUND_H
 #define FG_PACK_BOUND_H
@@ -16,5 +17,8 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
 /* Its cost estimate K m (m + n) (before pruning), for callers that cap it. */
 uint64_t pk_clique_work(const pk_inst *in);
 uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real);              /* any n: near-linear */
+/* max(lb, the alignment bound at each point: the highest item of a point's
+ * stack starts aligned above the others); lb when there is granularity. */
+uint64_t pk_align_bound(const pk_inst *in, uint64_t lb);
 
 #endif

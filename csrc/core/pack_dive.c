@@ -107,17 +107,6 @@ static uint64_t dive_bits(best_run *r, const double *key, int shift, dvf *f, uin
   return M;
 }
 
-/* Do dives run (the deadline of their half of what is left, or 0)? A dive
- * costs about DIVE_PAIR_NS (on bits DIVE_BITS_PAIR_NS) per pair of items:
- * none that would not fit. */
-static uint64_t dive_cost(const best_run *r) {
-  return (r->in.cbits ? DIVE_BITS_PAIR_NS : DIVE_PAIR_NS) * (uint64_t)r->m * r->m / 2;
-}
-static uint64_t dives_deadline(best_run *r, uint64_t now) {
-  uint64_t deadline = now < r->deadline ? now + (r->deadline - now) / DIVE_TIME_DIV : now;
-  uint64_t cost = dive_cost(r);
-  return r->hint || r->m < 2 || now + cost > deadline || flat_load(r) ? 0 : deadline;
-}
 /* The dives after the baselines (above EXACT_MAX_N items, where the
  * steps after them gain least per microsecond): DIVE_REST_SHARE of what
  * the bound and the baselines left, the rest to ruin and recreate. */
@@ -189,7 +178,6 @@ static double dive_draw(double span, uint64_t d, double mid, uint64_t *rng) {
  * (Enlisted with history, n = 150-200, dev: about 0.0005 x bound); below,
  * it is cheap and one more start (test_best_unchanged's instances: mean
  * 1.005084 with it, 1.005188 without) */
-int dives_fit(best_run *r) { return dives_deadline(r, pk_now()) != 0; }
 int best_dives(best_run *r, int first) {
   const pk_inst *in = &r->in;
   size_t n = r->n, m = r->m;

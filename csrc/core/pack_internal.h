@@ -12,6 +12,7 @@
  *                               tree search, pack_search_order: preorders and
  *                               set-up, pack_search_drive: rounds, bisection;
  *                               pack_search_int.h)
+ *   pack_sweep                  O(n log n) allocator sweeps along the timeline
  *   pack_bound                  clique lower bounds
  *   pack_place                  placed lists, time index, gap scan, drop
  *   pack_inst                   the normalised instance, profiles, size orders
@@ -28,6 +29,7 @@
 #include "pack_place.h"
 #include "pack_search.h"
 #include "pack_sort.h"
+#include "pack_sweep.h"
 #include "pack_tile.h"
 
 #endif

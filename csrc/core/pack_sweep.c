@@ -174,7 +174,7 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
 }
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
-static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv, int order) {
+static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
   uint32_t *key = malloc(sizeof(uint32_t) * 2 * nn), *until = malloc(sizeof(uint32_t) * nn);
@@ -202,17 +202,6 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv, int order) 
       !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r)
     goto out;
   if (pk_size_order(in, NULL, 0, bys)) goto out;
-  if (order) { /* by length (longer first for 1, shorter for 2), then size as before */
-    pk_kv *kq = malloc(sizeof(pk_kv) * nn);
-    if (!kq) { rc = -1; goto out; }
-    for (size_t k = 0; k < n; k++) {
-      size_t i = bys[k];
-      kq[k] = (pk_kv){order == 1 ? UINT64_MAX - in->len[i] : in->len[i], k, i};
-    }
-    pk_sort_kv(kq, n);
-    for (size_t k = 0; k < n; k++) bys[k] = kq[k].i;
-    free(kq);
-  }
   uint64_t H = 0;
   rc = 0;
   /* what lives at t0, stacked: whole-cycle items, then by the point they
@@ -323,7 +312,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
       if (prof[t] < prof[t0]) t0 = t;
     free(prof);
   }
-  int rc = sweep_run(in, t0, off, 0);
+  int rc = sweep_run(in, t0, off);
   if (rc || cuts < 2 || !in->cyclic) return rc;
   uint64_t *tmp = malloc(sizeof(uint64_t) * (in->n ? in->n : 1));
   if (!tmp) return -1;
@@ -331,7 +320,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   static const uint32_t eighth[8] = {0, 2, 4, 6, 1, 3, 5, 7};
   uint64_t mk = pk_makespan(in, off);
   for (int c = 1; c < cuts && c < 8 && (uint32_t)c < K; c++) {
-    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), tmp, 0);
+    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), tmp);
     if (r2 < 0) { rc = -1; break; }
     uint64_t m2 = r2 ? UINT64_MAX : pk_makespan(in, tmp);
     if (m2 < mk) { mk = m2; memcpy(off, tmp, sizeof(uint64_t) * in->n); }
@@ -340,7 +329,283 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   return rc;
 }
 
-int pk_sweep_order(const pk_inst *in, uint64_t *off, int order) {
-  if (!order) return pk_sweep(in, off);
-  return in->cyclic ? -1 : sweep_run(in, 0, off, order);
+
+/* ---- peak sweeps: from the most loaded point outwards ----
+ * The sweep's heap fragments as it goes (along a cycle of T = 1000 it ends
+ * about a tenth above where it started), so the point it starts from is the
+ * one it packs best. A peak sweep starts at the most loaded point p: what
+ * lives there is stacked at the bottom, then one sweep runs forward from p
+ * and one backward (time reversed), each meeting fragmentation only where
+ * the load is lower. On a cycle they meet at the least loaded point m: the
+ * forward half places the items that start before m, those alive at m
+ * included; to the backward half those are fixed, each claiming its block
+ * when (going backward) it begins, so until then the block is free only for
+ * what ends before. */
+
+#define NONE_T UINT32_MAX
+static int sw_alloc(sw *w, size_t nb) {
+  memset(w, 0, sizeof *w);
+  w->off = malloc(sizeof(uint64_t) * nb);
+  w->size = malloc(sizeof(uint64_t) * nb);
+  w->until = malloc(sizeof(uint32_t) * nb);
+  w->freeid = malloc(sizeof(uint32_t) * nb);
+  trp *ts[3] = {&w->S, &w->U, &w->O};
+  int ok = w->off && w->size && w->until && w->freeid;
+  for (int q = 0; q < 3; q++) {
+    ts[q]->l = malloc(sizeof(uint32_t) * nb);
+    ts[q]->r = malloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = q == 1 ? malloc(sizeof(uint32_t) * nb) : NULL;
+    ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
+    ts[q]->root = NIL;
+  }
+  w->S.bysize = w->U.bysize = 1;
+  return ok ? 0 : -1;
+}
+static void sw_release(sw *w) {
+  free(w->off); free(w->size); free(w->until); free(w->freeid);
+  trp *ts[3] = {&w->S, &w->U, &w->O};
+  for (int q = 0; q < 3; q++) { free(ts[q]->l); free(ts[q]->r); free(ts[q]->mx); }
+}
+
+/* What one half knows: role[i] 1 stacked (offv set; its block frees at
+ * fr[i], 0 at the start, NONE_T never, and stays free until un[i]), 2 swept
+ * (alive [ds, fr) of the half's time), 3 fixed (offv set, claims its block
+ * at ds and keeps it), 0 not in this half. */
+typedef struct half {
+  const pk_inst *in;
+  uint8_t *role;
+  uint32_t *ds, *fr, *un, *until, *key;
+  size_t *stk, ns, *fix, nf, *ev, *evs, *slot;
+  const size_t *bys;
+  uint64_t *offv;
+  sw w;
+} half;
+
+/* Frees [a, b) until u, but the parts of fixed items' blocks only until
+ * they claim them. */
+static void add_split(half *h, uint64_t a, uint64_t b, uint32_t u) {
+  const uint64_t *off = h->offv, *size = h->in->size;
+  size_t lo = 0, hi = h->nf;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2, f = h->fix[mid];
+    if (off[f] + size[f] <= a) lo = mid + 1; else hi = mid;
+  }
+  for (size_t k = lo; k < h->nf && a < b; k++) {
+    size_t f = h->fix[k];
+    uint64_t fo = off[f], fe = fo + size[f];
+    if (fo >= b) break;
+    if (fo > a) { blk_add(&h->w, a, fo - a, u); a = fo; }
+    uint64_t z = fe < b ? fe : b;
+    blk_add(&h->w, a, z - a, h->ds[f] < u ? h->ds[f] : u);
+    a = z;
+  }
+  if (a < b) blk_add(&h->w, a, b - a, u);
+}
+/* A fixed item claims [o, o + sz), all free by then; 0 when it was not
+ * (never, by construction: the half then gives up) */
+static int carve(sw *w, uint64_t o, uint64_t sz) {
+  uint64_t e = o + sz, got = 0;
+  for (;;) {
+    uint32_t x = NIL; /* the last block below e */
+    for (uint32_t y = w->O.root; y != NIL;) {
+      if (w->off[y] < e) { x = y; y = w->O.r[y]; } else y = w->O.l[y];
+    }
+    if (x == NIL || w->off[x] + w->size[x] <= o) break;
+    uint64_t bo = w->off[x], be = bo + w->size[x];
+    uint32_t u = w->until[x];
+    blk_del(w, x);
+    got += (be < e ? be : e) - (bo > o ? bo : o);
+    if (bo < o) blk_add(w, bo, o - bo, u);
+    if (be > e) blk_add(w, e, be - e, u);
+  }
+  return got == sz;
+}
+
+static int sweep_half(half *h, uint64_t H0) {
+  const pk_inst *in = h->in;
+  sw *w = &h->w;
+  size_t n = in->n;
+  uint64_t *offv = h->offv;
+  w->S.root = w->U.root = w->O.root = NIL;
+  w->nfree = w->nblk = 0;
+  uint64_t H = 0;
+  for (size_t k = 0; k < h->ns; k++) { /* the stack: padding free for good, blocks free from the start */
+    size_t i = h->stk[k];
+    if (offv[i] > H) add_split(h, H, offv[i], INF_U);
+    H = offv[i] + in->size[i];
+    h->until[i] = h->un[i];
+    if (h->fr[i] == 0) add_split(h, offv[i], H, h->un[i]);
+  }
+  H = H0;
+  if (h->nf) { /* fixed items above the stack: the top starts above them */
+    size_t f = h->fix[h->nf - 1];
+    uint64_t FH = offv[f] + in->size[f];
+    if (FH > H) { add_split(h, H, FH, INF_U); H = FH; }
+  }
+  size_t ne = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = h->bys[k];
+    uint8_t ro = h->role[i];
+    if (ro == 1 && h->fr[i] != 0 && h->fr[i] != NONE_T) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
+    else if (ro >= 2) {
+      h->key[ne] = 2 * h->ds[i] + 1; h->ev[ne++] = 2 * i + 1;
+      if (ro == 2) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
+    }
+  }
+  for (size_t q = 0; q < ne; q++) h->slot[q] = q;
+  if (pk_csort(h->key, 2 * in->K + 6, h->slot, ne, h->evs)) return -1;
+  for (size_t k = 0; k < ne; k++) {
+    size_t e = h->ev[h->evs[k]], i = e >> 1;
+    uint64_t sz = in->size[i], al = in->align[i];
+    if (!(e & 1)) {
+      uint32_t b;
+      if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
+        add_split(h, offv[i], offv[i] + sz, h->until[i]);
+        b = NIL;
+        for (uint32_t y = w->O.root; y != NIL; y = w->O.r[y]) b = y; /* the top block */
+      } else
+        b = blk_add(w, offv[i], sz, h->until[i]);
+      /* a block free for good at the top lowers the heap */
+      if (b != NIL && w->until[b] == INF_U && w->off[b] + w->size[b] == H) { H = w->off[b]; blk_del(w, b); }
+      continue;
+    }
+    if (h->role[i] == 3) {
+      if (!carve(w, offv[i], sz)) return 1;
+      continue;
+    }
+    uint32_t b = best_fit(w, sz, al, h->fr[i]);
+    if (b != NIL) {
+      uint64_t bo = w->off[b], bsz = w->size[b], o = pk_align_up(bo, al);
+      uint32_t u = w->until[b];
+      if (o == bo && bsz > sz) {
+        trp *t = by_size(w, b);
+        terase(w, t, b);
+        w->off[b] = o + sz; w->size[b] = bsz - sz;
+        tinsert(w, t, b);
+      } else {
+        blk_del(w, b);
+        if (o > bo) blk_add(w, bo, o - bo, u);
+        if (bo + bsz > o + sz) blk_add(w, o + sz, bo + bsz - o - sz, u);
+      }
+      offv[i] = o;
+      h->until[i] = u;
+    } else {
+      uint64_t o = pk_align_up(H, al);
+      if (o > H) blk_add(w, H, o - H, INF_U);
+      offv[i] = o;
+      H = o + sz;
+      h->until[i] = INF_U;
+    }
+    if (pk_cut(in, offv, i)) return 1;
+  }
+  pk_charge((uint64_t)ne * 8);
+  return 0;
+}
+
+/* The peak sweep from point p, the halves meeting at m (a line: its end);
+ * stack orders what lives at p above the whole-cycle items: 0 by size, 1
+ * the latest end lowest, 2 the latest (re)start lowest. */
+static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, uint64_t *offv) {
+  size_t n = in->n, nn = n ? n : 1;
+  uint32_t K = in->K;
+  uint32_t mm = in->cyclic ? (m + K - p) % K : K - p;
+  if (!mm) mm = K;
+  half h;
+  memset(&h, 0, sizeof h);
+  h.in = in;
+  h.offv = offv;
+  uint32_t *d = malloc(sizeof(uint32_t) * nn);
+  uint8_t *cr = malloc(nn);
+  size_t *bys = malloc(sizeof(size_t) * nn);
+  pk_kv *kv = malloc(sizeof(pk_kv) * nn);
+  h.role = malloc(nn);
+  h.ds = malloc(sizeof(uint32_t) * nn); h.fr = malloc(sizeof(uint32_t) * nn);
+  h.un = malloc(sizeof(uint32_t) * nn); h.until = malloc(sizeof(uint32_t) * nn);
+  h.key = malloc(sizeof(uint32_t) * 2 * nn);
+  h.stk = malloc(sizeof(size_t) * nn); h.fix = malloc(sizeof(size_t) * nn);
+  h.ev = malloc(sizeof(size_t) * 2 * nn); h.evs = malloc(sizeof(size_t) * 2 * nn);
+  h.slot = malloc(sizeof(size_t) * 2 * nn);
+  h.bys = bys;
+  int rc = sw_alloc(&h.w, 4 * nn + 8);
+  if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
+      !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
+    rc = -1;
+    goto out;
+  }
+  /* d: start relative to p; the stack: whole-cycle items, then the rest of
+   * what lives at p */
+  size_t ns = 0;
+  for (size_t k = 0; k < n; k++) {
+    size_t i = bys[k];
+    uint32_t len = in->len[i];
+    d[i] = (in->s[i] + K - p) % K;
+    cr[i] = (uint8_t)(len >= K || d[i] == 0 || d[i] + len > K);
+    if (cr[i])
+      kv[ns++] = (pk_kv){len >= K ? 0 : stack == 0 ? 1 : stack == 1 ? 1 + K - (d[i] + len - K) : 1 + K - d[i], k, i};
+  }
+  pk_sort_kv(kv, ns);
+  uint64_t H = 0;
+  for (size_t k = 0; k < ns; k++) {
+    size_t i = h.stk[k] = kv[k].i;
+    offv[i] = pk_align_up(H, in->align[i]);
+    H = offv[i] + in->size[i];
+    if (pk_cut(in, offv, i)) { rc = 1; goto out; }
+  }
+  h.ns = ns;
+  for (int back = 0; back < 2 && !rc; back++) {
+    for (size_t i = 0; i < n; i++) {
+      uint32_t a = d[i], len = in->len[i];
+      h.role[i] = 0;
+      if (len >= K) { h.role[i] = 1; h.fr[i] = NONE_T; h.un[i] = INF_U; }
+      else if (cr[i] && a == 0) { /* starts at p: alive on [0, len) */
+        h.role[i] = 1;
+        h.fr[i] = back ? 1 : len;
+        h.un[i] = back ? K - len + 1 : K;
+      } else if (cr[i]) { /* alive on [a, K) and [0, a + len - K) */
+        h.role[i] = 1;
+        h.fr[i] = back ? K - a + 1 : a + len - K;
+        h.un[i] = back ? 2 * K - a - len + 1 : a;
+      } else if (!back && a < mm) {
+        h.role[i] = 2; h.ds[i] = a; h.fr[i] = a + len;
+      } else if (back && a >= mm) {
+        h.role[i] = 2; h.ds[i] = K - a - len + 1; h.fr[i] = K - a + 1;
+      } else if (back && a + len > mm) { /* placed by the forward half, alive at m */
+        h.role[i] = 3; h.ds[i] = K - a - len + 1;
+      }
+    }
+    /* back after everything swept in the half has ended: free for good
+     * (the top may come down through it) */
+    uint32_t lim = 0;
+    for (size_t i = 0; i < n; i++)
+      if (h.role[i] == 2 && h.fr[i] > lim) lim = h.fr[i];
+    for (size_t i = 0; i < n; i++)
+      if (h.role[i] == 1 && h.un[i] >= lim) h.un[i] = INF_U;
+    h.nf = 0;
+    if (back) { /* the fixed items by offset (alive together at m: disjoint) */
+      for (size_t i = 0; i < n; i++)
+        if (h.role[i] == 3) kv[h.nf++] = (pk_kv){offv[i], 0, i};
+      pk_sort_kv(kv, h.nf);
+      for (size_t k = 0; k < h.nf; k++) h.fix[k] = kv[k].i;
+    }
+    rc = sweep_half(&h, H);
+  }
+out:
+  free(d); free(cr); free(bys); free(kv);
+  free(h.role); free(h.ds); free(h.fr); free(h.un); free(h.until); free(h.key);
+  free(h.stk); free(h.fix); free(h.ev); free(h.evs); free(h.slot);
+  sw_release(&h.w);
+  return rc;
+}
+
+int pk_sweep_peak(const pk_inst *in, uint64_t *off, int stack) {
+  uint32_t K = in->K, c = 0, p = 0;
+  uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
+  if (!prof) return -1;
+  pk_profile(in, prof, 0);
+  for (uint32_t t = 1; t < K; t++) {
+    if (prof[t] < prof[c]) c = t;
+    if (prof[t] > prof[p]) p = t;
+  }
+  free(prof);
+  return sweep_peak_at(in, p, c, stack, off);
 }

@@ -10,9 +10,9 @@
 int pk_sweep(const pk_inst *in, uint64_t *off);
 /* The same from `cuts` cut points of a cycle (1 to 8), the lowest kept. */
 int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts);
-/* A line's sweep with the items that start (and end) together taken by
- * length, then size: order 1 longer first, 2 shorter first (0: pk_sweep's
- * size order); -1 on a cycle (not made for one) or OOM. */
-int pk_sweep_order(const pk_inst *in, uint64_t *off, int order);
+/* The peak sweep (pack_sweep.c): stacked at the most loaded point, swept
+ * outwards from it both ways; stack 0, 1 or 2 (the order of what lives
+ * there: by size, the latest end lowest, the latest start lowest). 0, 1 when stopped at in->cut, -1 on OOM. */
+int pk_sweep_peak(const pk_inst *in, uint64_t *off, int stack);
 
 #endif

@@ -22,11 +22,15 @@
 #define LARGE_N 4096
 /* above LARGE_N the sweep runs from this / n cuts of a cycle (at most 8), the lowest kept: 2 at 30,000 items (about 1 % lower), 1 from 50,000 */
 #define SWEEP_CUT_ITEMS 60000
-/* above LARGE_N a line's sweep runs this / n times (2 or 3: size order, reversed, reversed by length), the
- * lowest kept; 3 at 30,000 items. Random lines of 30,000: 1.046 -> 1.033, 1.016 -> 1.004, 1.076 -> 1.064 x LOAD.
- * A 4th (reversed, shorter first: 1.010 -> 1.003) took 30,000 items past 0.25 s. Not on cycles: they sweep from
- * several cuts (reversed 1.053 -> 1.052 for twice the time) */
+/* above LARGE_N a line runs this / n peak sweeps (2 or 3 stack orders: latest start lowest, latest end lowest,
+ * by size), the lowest kept; 3 at 30,000 items. Random lines of 30,000 against the plain sweeps before (size
+ * order, reversed, reversed by length): 1.072 -> 1.050 (T=10000 short), 1.021 -> 1.012 (T=1000 long) x LOAD.
+ * Not on cycles: their halves meet badly (journal, "Scale: peak sweeps"); they sweep from several cuts */
 #define SWEEP_RUN_ITEMS 90000
+/* above LARGE_N, where a clique weighs more than LOAD (history copies), the quick first fit runs
+ * first with this much work per item (or the budget, if more): bench_compile's 10,000 nodes (21,598
+ * items) reach their bound with 1411 per item, in about a third of the sweep path's time */
+#define FF_LARGE_WORK 2048
 /* a re-plan's replay is kept within this of its source's makespan / bound (searching on gains 0.002 %) */
 #define REPLAN_SLACK 0.005
 

@@ -4,6 +4,7 @@
  * first and raises every problem at once; graph_declare.c then declares the
  * (already well-typed) table to the C core, never calling back into Lua. */
 #include "fg_lua.h"
+#include "fg_graph_async.h"
 #include "fg_lua_options.h"
 #include "fg_graph.h"
 #include "graph_declare.h"
@@ -234,6 +235,13 @@ static int l_instances(lua_State *L) {
     lua_pushinteger(L, in->slot + 1); lua_setfield(L, -2, "slot");
     lua_pushinteger(L, in->declared_slot + 1); lua_setfield(L, -2, "declared_slot");
     if (in->moved[0]) { lua_pushstring(L, in->moved); lua_setfield(L, -2, "moved"); }
+    uint32_t fork, join;
+    if (fg_graph_async_window(g, s, &fork, &join) == 0) {
+      /* the graphics slots it may run beside: fork + 1 .. join - 1 (1-based: after/before) */
+      lua_pushstring(L, "async"); lua_setfield(L, -2, "queue");
+      lua_pushinteger(L, fork == FG_GRAPH_NONE ? 0 : (lua_Integer)fork + 1); lua_setfield(L, -2, "fork");
+      lua_pushinteger(L, (lua_Integer)join + 1); lua_setfield(L, -2, "join");
+    }
     push_index(L, g, in->index, ni.mode); lua_setfield(L, -2, "index");
     lua_createtable(L, (int)in->use_count, 0);
     for (uint32_t u = 0; u < in->use_count; u++) { push_use(L, &in->uses[u]); lua_rawseti(L, -2, u + 1); }
@@ -376,6 +384,17 @@ static int l_stats(lua_State *L) {
     lua_rawseti(L, -2, h + 1);
   }
   lua_setfield(L, -2, "heaps");
+  /* what async compute costs in memory (fg_graph_async.h) */
+  fg_graph_async_stats as;
+  if (fg_graph_get_async_stats(g, &as) == 0) {
+    lua_createtable(L, 0, 5);
+    SETI("instances", as.async_instances);
+    SETI("regions", as.regions);
+    SETI("heap_bytes", as.heap_bytes);
+    SETI("serial_bytes", as.serial_bytes);
+    SETI("region_bytes", as.region_bytes);
+    lua_setfield(L, -2, "async");
+  }
 #undef SETI
   return 1;
 }

@@ -5,6 +5,7 @@
  * (graph.c uses it for compile, update and replace). */
 #include "fg_lua.h"
 #include "graph_declare.h"
+#include "fg_graph_async.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -356,6 +357,11 @@ void fg_lua_node_desc_of(lua_State *L, int nt, fg_graph_node_desc *d, const char
   d->multiplex_count = read_mux(L, nt, mux);
   lua_getfield(L, nt, "side_effects");
   d->side_effects = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+  /* the schema checked the value; anything but "async" is the graphics queue */
+  lua_getfield(L, nt, "queue");
+  const char *q = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+  d->queue = q && !strcmp(q, "async") ? FG_QUEUE_ASYNC : FG_QUEUE_GRAPHICS;
   lua_pop(L, 1);
   d->user = user;
   d->order_hint = user > 0 && user < UINT32_MAX ? (uint32_t)user : 0;  /* ties follow the table's order */

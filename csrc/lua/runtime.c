@@ -13,6 +13,7 @@
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
  * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
 #include "fg_lua_runtime.h"
+#include "fg_graph_async.h"
 #include "graph_diag.h"  /* "did you mean" for ctx.blob */
 #include "fg_vk_window.h"
 #include <math.h>
@@ -550,6 +551,8 @@ static void push_stats(lua_State *L, lrt *o) {
   lua_pushnumber(L, (double)st.record_ns / 1000.0); lua_setfield(L, -2, "record_us");
   lua_pushnumber(L, (double)st.callback_ns / 1000.0); lua_setfield(L, -2, "callback_us");
   lua_pushinteger(L, st.instances); lua_setfield(L, -2, "instances");
+  lua_pushinteger(L, st.submits); lua_setfield(L, -2, "submits");
+  lua_pushboolean(L, st.async_queue); lua_setfield(L, -2, "async_queue");
 }
 
 
@@ -685,6 +688,12 @@ static int rt_timings(lua_State *L) {
     lua_setfield(L, -2, "node");
     lua_pushnumber(L, t.ms[s]);
     lua_setfield(L, -2, "gpu_ms");
+    if (t.start_ms) {  /* async compute: when it started, and on which queue */
+      lua_pushnumber(L, t.start_ms[s]);
+      lua_setfield(L, -2, "start_ms");
+      lua_pushstring(L, fg_graph_instance_queue(o->g, s) == FG_QUEUE_ASYNC ? "async" : "graphics");
+      lua_setfield(L, -2, "queue");
+    }
     lua_rawseti(L, -2, (lua_Integer)s + 1);
   }
   if (n) {

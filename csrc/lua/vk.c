@@ -30,11 +30,15 @@ void fg_lua_push_device(lua_State *L, fg_vk_device *dev) {
 }
 
 /* core.vulkan_open(validation, prefer_software [, present]) -> device | nil, message */
+/* core.vulkan_open(validation, prefer_software [, present [, async_queue]]) -> device | nil, message
+ * async_queue: "auto" (default), "off" or "same" (fg_vk.h FG_VK_ASYNC_*) */
 static int l_vulkan_open(lua_State *L) {
   fg_vk_desc desc = {0};
   desc.validation = lua_toboolean(L, 1);
   desc.prefer_software = lua_toboolean(L, 2);
   desc.present = lua_toboolean(L, 3);
+  const char *aq = luaL_optstring(L, 4, "auto");
+  desc.async_queue = !strcmp(aq, "off") ? FG_VK_ASYNC_OFF : !strcmp(aq, "same") ? FG_VK_ASYNC_SAME : FG_VK_ASYNC_AUTO;
   lua_device *d = lua_newuserdatauv(L, sizeof *d, 0);
   d->dev = NULL;
   luaL_setmetatable(L, FG_LUA_DEVICE);
@@ -103,6 +107,9 @@ static int dev_info(lua_State *L) {
   set_int(L, "vendor_id", p->vendorID);
   set_int(L, "device_id", p->deviceID);
   set_bool(L, "validation", dev->validation);
+  char aq[64];
+  lua_pushstring(L, fg_vk_async_name(dev, aq, sizeof aq));
+  lua_setfield(L, -2, "async_queue");
 
   const VkPhysicalDeviceMemoryProperties *m = &dev->memprops;
   lua_createtable(L, (int)m->memoryTypeCount, 0);

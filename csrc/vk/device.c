@@ -428,14 +428,15 @@ static int create_logical(fg_vk_device *dev, const candidate *best, int present,
     f2.features.shaderStorageImageReadWithoutFormat = VK_TRUE;
     f2.features.shaderStorageImageWriteWithoutFormat = VK_TRUE;
   }
-  float prio = 1.0f;
-  VkDeviceQueueCreateInfo qi = {
+  float prio[2] = {1.0f, 1.0f};
+  VkDeviceQueueCreateInfo qi[2] = {{
     .sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO,
-    .queueFamilyIndex = dev->queue_family, .queueCount = 1, .pQueuePriorities = &prio,
-  };
+    .queueFamilyIndex = dev->queue_family, .queueCount = 1, .pQueuePriorities = prio,
+  }};
+  uint32_t nqi = fg_vk_async_queue_infos(dev, qi, prio);  /* async compute (queues.c) */
   VkDeviceCreateInfo dci = {
     .sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, .pNext = &f2,
-    .queueCreateInfoCount = 1, .pQueueCreateInfos = &qi,
+    .queueCreateInfoCount = nqi, .pQueueCreateInfos = qi,
     .enabledExtensionCount = ndext, .ppEnabledExtensionNames = dexts,
   };
   VkResult r = vkCreateDevice(dev->phys, &dci, NULL, &dev->device);
@@ -448,6 +449,7 @@ static int create_logical(fg_vk_device *dev, const candidate *best, int present,
   dev->has_storage_without_format = best->storage_without_format;
   dev->has_present = present ? 1 : 0;
   vkGetDeviceQueue(dev->device, dev->queue_family, 0, &dev->queue);
+  fg_vk_async_queue_get(dev);
 
   return 1;
 }
@@ -503,6 +505,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
   pthread_mutex_init(&dev->msg_lock, NULL);
   pthread_mutex_init(&dev->once_lock, NULL);
   dev->refs = 1;
+  dev->async_mode = desc->async_queue;
 
   candidate best;
   if (!create_instance(dev, desc, err, errlen) || !pick_device(dev, desc, &best, err, errlen) ||

@@ -23,7 +23,14 @@ typedef struct fg_vk_desc {
   int prefer_software;   /* 1: pick lavapipe (CPU) even when a GPU exists; 0: prefer a GPU */
   int present;           /* 1: enable VK_KHR_surface + VK_KHR_xcb_surface and VK_KHR_swapchain
                             (fg_vk_window.h); fails with a message when they are missing */
+  int async_queue;       /* FG_VK_ASYNC_*: the queue async compute nodes use (queues.c); the
+                            environment's FG_ASYNC_QUEUE=auto|off|same overrides it */
 } fg_vk_desc;
+
+#define FG_VK_ASYNC_AUTO 0  /* a compute-only family, else a second queue of the graphics family */
+#define FG_VK_ASYNC_OFF 1   /* none: async nodes run on the graphics queue, in order */
+#define FG_VK_ASYNC_SAME 2  /* testing: the async stream's own command buffers, semaphores and
+                               submissions, on the graphics queue itself (one-family devices) */
 
 typedef struct fg_vk_device {
   VkInstance instance;
@@ -70,6 +77,13 @@ typedef struct fg_vk_device {
   struct fg_host_nodes *host_nodes;       /* C node callbacks by name (host_nodes.c); NULL: none */
   void *host;                             /* the public fg_device wrapping this one (NULL: fg.vulkan{}) */
   fg_alloc_hooks hooks;                   /* CPU memory of this device's runtime objects; zero: malloc */
+  /* The async compute queue (queues.c): NULL when there is none. */
+  int async_mode;                 /* FG_VK_ASYNC_* asked (the environment's value applied) */
+  VkQueue async_queue;            /* may be `queue` itself (FG_VK_ASYNC_SAME) */
+  uint32_t async_family, async_index;
+  uint32_t async_timestamp_bits;  /* of async_family */
+  int async_compute_only;         /* its family lacks graphics: barriers there name compute stages only */
+  uint32_t share_families[2];     /* graphics, async: CONCURRENT sharing when they differ */
 } fg_vk_device;
 
 /* CPU memory through the device's hooks (a host's fg_allocator; else malloc). */
@@ -98,6 +112,18 @@ fg_vk_device *fg_vk_adopt(const fg_vk_host_desc *desc, char *err, size_t errlen)
 /* device.c: the command pool, one-shot command buffer and fence, samplers
  * (every device has them, whoever made its VkDevice). 1, or 0 + message. */
 int fg_vk_device_init_common(fg_vk_device *dev, char *err, size_t errlen);
+
+/* queues.c. Before vkCreateDevice: the queue create infos (qi[0] is the
+ * graphics one, filled; qi has room for 2, prio for 2); returns how many.
+ * After: fetches the async queue. */
+uint32_t fg_vk_async_queue_infos(fg_vk_device *dev, VkDeviceQueueCreateInfo *qi, float *prio);
+void fg_vk_async_queue_get(fg_vk_device *dev);
+/* Sharing for a resource the async queue may touch: EXCLUSIVE on one
+ * family, CONCURRENT over both families when they differ (no ownership
+ * transfers; see docs/runtime.md, "Async compute"). */
+void fg_vk_share(const fg_vk_device *dev, VkSharingMode *mode, uint32_t *count, const uint32_t **families);
+/* "none", "same queue (testing)", "family 2 (compute)", "family 0, queue 1" */
+const char *fg_vk_async_name(const fg_vk_device *dev, char *buf, size_t len);
 
 /* Lifetimes against recording: while any runtime records a frame on `dev`,
  * an object its command buffer may use (a shader's pipeline, an external

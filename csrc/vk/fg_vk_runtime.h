@@ -162,6 +162,8 @@ typedef struct fg_rt_stats {
   uint64_t record_ns;      /* last frame: CPU time recording, callbacks excluded */
   uint64_t callback_ns;    /* last frame: time inside callbacks */
   uint32_t instances;
+  uint32_t submits;        /* last frame: queue submissions (1 unless async compute runs) */
+  int async_queue;         /* the plan's async instances go to a second submission stream */
 } fg_rt_stats;
 void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out);
 
@@ -176,6 +178,8 @@ typedef struct fg_rt_timings {
   uint32_t count;        /* instances, in execution order; 0: no frame finished yet */
   const double *ms;      /* GPU milliseconds per instance; valid until the next call */
   double frame_ms;       /* first instance's start to the last one's end */
+  const double *start_ms; /* per instance: when it started, ms after the frame's first start (with
+                            async compute the two queues' instances overlap: see runtime_async.c) */
 } fg_rt_timings;
 /* The queue family has timestampValidBits > 0 and the device
  * timestampComputeAndGraphics. */

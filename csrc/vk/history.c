@@ -206,6 +206,7 @@ static int save(fg_rt *rt, saved *s, char *err, size_t errlen) {
       k->size = image_bytes(&k->ici, k->texel);
     } else {
       fg_rt_buffer_info(r->g, &k->bci);
+      fg_vk_share(fg_rt_device(rt), &k->bci.sharingMode, &k->bci.queueFamilyIndexCount, &k->bci.pQueueFamilyIndices);
       k->size = (r->bytes + 15) & ~(VkDeviceSize)15;
     }
     k->offset = total;
@@ -234,6 +235,7 @@ static int same_desc(const kept *k, fg_rt *rt, fg_rt_res *r) {
   }
   VkBufferCreateInfo bi;
   fg_rt_buffer_info(r->g, &bi);
+  fg_vk_share(fg_rt_device(rt), &bi.sharingMode, &bi.queueFamilyIndexCount, &bi.pQueueFamilyIndices);
   return bi.size == k->bci.size && bi.usage == k->bci.usage && bi.flags == k->bci.flags;
 }
 

@@ -230,6 +230,8 @@ int fg_vk_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags
   memset(out, 0, sizeof *out);
   VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 1, .usage = usage,
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
+  /* device buffers (static meshes, kept history) an async node may read (queues.c) */
+  fg_vk_share(dev, &bi.sharingMode, &bi.queueFamilyIndexCount, &bi.pQueueFamilyIndices);
   VkResult r = vkCreateBuffer(dev->device, &bi, dev->vkalloc, &out->buffer);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "vkCreateBuffer(%llu bytes) failed (VkResult %d)", (unsigned long long)size, (int)r);

@@ -51,7 +51,7 @@ void fg_rt_image_info(const fg_vk_device *dev, const fg_graph_resource *res, VkI
   ci->samples = VK_SAMPLE_COUNT_1_BIT;
   ci->tiling = VK_IMAGE_TILING_OPTIMAL;
   ci->usage = image_usage_for(dev, ci->format);
-  ci->sharingMode = VK_SHARING_MODE_EXCLUSIVE;
+  fg_vk_share(dev, &ci->sharingMode, &ci->queueFamilyIndexCount, &ci->pQueueFamilyIndices);
   ci->initialLayout = VK_IMAGE_LAYOUT_UNDEFINED;
 }
 
@@ -116,6 +116,7 @@ int fg_rt_sizer(void *user, const fg_graph_resource *res, fg_graph_memreq *out) 
   } else {
     VkBufferCreateInfo ci;
     fg_rt_buffer_info(res, &ci);
+    fg_vk_share(c->dev, &ci.sharingMode, &ci.queueFamilyIndexCount, &ci.pQueueFamilyIndices);
     VkDeviceBufferMemoryRequirements q = {.sType = VK_STRUCTURE_TYPE_DEVICE_BUFFER_MEMORY_REQUIREMENTS,
                                           .pCreateInfo = &ci};
     vkGetDeviceBufferMemoryRequirements(c->dev->device, &q, &req);
@@ -326,6 +327,7 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
     } else {
       VkBufferCreateInfo ci;
       fg_rt_buffer_info(gr, &ci);
+      fg_vk_share(rt->dev, &ci.sharingMode, &ci.queueFamilyIndexCount, &ci.pQueueFamilyIndices);
       r->bytes = ci.size;
       vr = vkCreateBuffer(d, &ci, ac, &r->buffer);
       if (vr != VK_SUCCESS) {
@@ -649,6 +651,7 @@ static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   if (place_memory(rt, err, errlen)) return -1;
   if (create_objects(rt, err, errlen)) return -1;
   if (build_plan(rt, err, errlen)) return -1;
+  if (rt_async_build(rt, err, errlen)) return -1;  /* before the query pools: their size depends on it */
   if (rt_debug_build(rt)) { fg_errf(err, errlen, "creating the timestamp query pools failed"); return -1; }
   rt->has_plan = 1;
   return 0;
@@ -709,6 +712,7 @@ void fg_rt_wait_queue(fg_rt *rt) {
     vkWaitSemaphores(rt->dev->device, &wi, UINT64_MAX);
   }
   if (rt->frame) vkQueueWaitIdle(rt->dev->queue);
+  if (rt->frame && rt->async_on) vkQueueWaitIdle(rt->dev->async_queue);
 }
 
 int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
@@ -765,6 +769,7 @@ void fg_rt_destroy(fg_rt *rt) {
     free_objects(rt);
     free_memory(rt);
     rt_debug_free(rt);
+    rt_async_free(rt);
     if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, rt->dev->vkalloc);
     if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, rt->dev->vkalloc);
   }

@@ -11,7 +11,9 @@
  * fg_rt_get_timings reads, with vkGetQueryPoolResults without WAIT, the newest
  * pool whose frame the timeline semaphore says has finished. Between frames
  * the pools hold frames n-1, n-2 and n-3, and frame n-3 has always finished
- * (recording frame n-1 waited for it), so there is always one to read. */
+ * (recording frame n-1 waited for it), so there is always one to read.
+ * With async compute (rt->async_on) the instances of two queues overlap:
+ * each gets a query before and after (2n), and start_ms says where it began. */
 #include "runtime_internal.h"
 #include "fg_util.h"
 #include <stdio.h>
@@ -28,16 +30,22 @@ int fg_rt_timestamps_supported(const fg_rt *rt) {
   return rt->dev->timestamp_valid_bits != 0 && rt->dev->props.limits.timestampComputeAndGraphics;
 }
 
-static int ts_on(const fg_rt *rt) { return !rt->desc.no_timestamps && fg_rt_timestamps_supported(rt); }
+static int ts_on(const fg_rt *rt) {
+  return !rt->desc.no_timestamps && fg_rt_timestamps_supported(rt) &&
+         (!rt->async_on || rt->dev->async_timestamp_bits);
+}
+/* queries per frame */
+static uint32_t ts_need(const fg_rt *rt) { return rt->async_on ? 2 * rt->ninst : rt->ninst + 1; }
 
 void rt_debug_free(fg_rt *rt) {
   for (int i = 0; i < FG_RT_TS_RING; i++) {
     if (rt->ts_pool[i]) vkDestroyQueryPool(rt->dev->device, rt->ts_pool[i], rt->dev->vkalloc);
     rt->ts_pool[i] = VK_NULL_HANDLE;
   }
-  free(rt->ts_ms); free(rt->ts_raw);
-  rt->ts_ms = NULL; rt->ts_raw = NULL;
+  free(rt->ts_ms); free(rt->ts_raw); free(rt->ts_start);
+  rt->ts_ms = NULL; rt->ts_raw = NULL; rt->ts_start = NULL;
   rt->ts_pool_size = 0;
+  rt->ts_cap_inst = 0;
   rt->ts_count = 0;
   rt->ts_done = 0;
 }
@@ -78,17 +86,21 @@ int rt_debug_build(fg_rt *rt) {
   rt->ts_done = 0;
   rt->ts_count = 0;
   if (!ts_on(rt) || !rt->ninst) return 0;
-  uint32_t need = rt->ninst + 1;
-  if (rt->ts_pool_size < need) {
+  uint32_t need = ts_need(rt);
+  /* pools sized by queries, arrays by instances: a plan with async (2n
+   * queries) may be followed by a larger serial one (n + 1) */
+  if (rt->ts_pool_size < need || !rt->ts_start || rt->ts_cap_inst < rt->ninst) {
     for (int i = 0; i < FG_RT_TS_RING; i++) {
       if (rt->ts_pool[i]) vkDestroyQueryPool(dev->device, rt->ts_pool[i], dev->vkalloc);
       rt->ts_pool[i] = VK_NULL_HANDLE;
     }
     rt->ts_pool_size = 0;
-    free(rt->ts_ms); free(rt->ts_raw);
+    free(rt->ts_ms); free(rt->ts_raw); free(rt->ts_start);
     rt->ts_ms = calloc(rt->ninst, sizeof *rt->ts_ms);
+    rt->ts_start = calloc(rt->ninst, sizeof *rt->ts_start);
     rt->ts_raw = calloc(need, sizeof *rt->ts_raw);
-    if (!rt->ts_ms || !rt->ts_raw) return -1;
+    if (!rt->ts_ms || !rt->ts_raw || !rt->ts_start) return -1;
+    rt->ts_cap_inst = rt->ninst;
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = need};
     for (int i = 0; i < FG_RT_TS_RING; i++) {
@@ -108,19 +120,38 @@ static void collect(fg_rt *rt, uint32_t p) {
   if (f == TS_NONE || f + 1 <= rt->ts_done || !rt->ts_pool[p]) return;
   uint64_t done = 0;
   if (vkGetSemaphoreCounterValue(rt->dev->device, rt->timeline, &done) != VK_SUCCESS || done < f + 1) return;
-  uint32_t n = rt->ninst;
-  if (!n || n + 1 > rt->ts_pool_size) return;
-  if (vkGetQueryPoolResults(rt->dev->device, rt->ts_pool[p], 0, n + 1, (n + 1) * sizeof *rt->ts_raw, rt->ts_raw,
+  uint32_t n = rt->ninst, need = ts_need(rt);
+  if (!n || need > rt->ts_pool_size) return;
+  if (vkGetQueryPoolResults(rt->dev->device, rt->ts_pool[p], 0, need, need * sizeof *rt->ts_raw, rt->ts_raw,
                             sizeof *rt->ts_raw, VK_QUERY_RESULT_64_BIT) != VK_SUCCESS)
     return;
   uint32_t bits = rt->dev->timestamp_valid_bits;
+  if (rt->async_on && rt->dev->async_timestamp_bits < bits) bits = rt->dev->async_timestamp_bits;
   uint64_t mask = bits >= 64 ? UINT64_MAX : (((uint64_t)1 << bits) - 1);
   double tick_ms = (double)rt->dev->props.limits.timestampPeriod / 1e6;
   /* differences modulo 2^bits: a counter that wrapped mid-frame still gives
    * the right (small) interval */
-  for (uint32_t s = 0; s < n; s++)
-    rt->ts_ms[s] = (double)((rt->ts_raw[s + 1] - rt->ts_raw[s]) & mask) * tick_ms;
-  rt->ts_frame_ms = (double)((rt->ts_raw[n] - rt->ts_raw[0]) & mask) * tick_ms;
+  if (!rt->async_on) {
+    for (uint32_t s = 0; s < n; s++) {
+      rt->ts_ms[s] = (double)((rt->ts_raw[s + 1] - rt->ts_raw[s]) & mask) * tick_ms;
+      rt->ts_start[s] = (double)((rt->ts_raw[s] - rt->ts_raw[0]) & mask) * tick_ms;
+    }
+    rt->ts_frame_ms = (double)((rt->ts_raw[n] - rt->ts_raw[0]) & mask) * tick_ms;
+  } else {
+    /* offsets from slot 0's start, signed (an async slot 0 may follow a
+     * graphics one that started earlier); frame = earliest start to latest end */
+    double lo = 0, hi = 0;
+    for (uint32_t s = 0; s < n; s++) {
+      uint64_t a = (rt->ts_raw[2 * s] - rt->ts_raw[0]) & mask, b = (rt->ts_raw[2 * s + 1] - rt->ts_raw[2 * s]) & mask;
+      double start = a > mask / 2 ? -(double)((rt->ts_raw[0] - rt->ts_raw[2 * s]) & mask) * tick_ms : (double)a * tick_ms;
+      rt->ts_start[s] = start;
+      rt->ts_ms[s] = (double)b * tick_ms;
+      if (start < lo) lo = start;
+      if (start + rt->ts_ms[s] > hi) hi = start + rt->ts_ms[s];
+    }
+    for (uint32_t s = 0; s < n; s++) rt->ts_start[s] -= lo;
+    rt->ts_frame_ms = hi - lo;
+  }
   rt->ts_count = n;
   rt->ts_done = f + 1;
 }
@@ -130,11 +161,16 @@ void rt_debug_frame_begin(fg_rt *rt, VkCommandBuffer cmd, uint64_t frame) {
   uint32_t p = (uint32_t)(frame % FG_RT_TS_RING);
   rt->ts_cur = p;
   rt->ts_frame[p] = TS_NONE;  /* frame - 3, finished: its data go now */
-  vkCmdResetQueryPool(cmd, rt->ts_pool[p], 0, rt->ninst + 1);
+  vkCmdResetQueryPool(cmd, rt->ts_pool[p], 0, ts_need(rt));
 }
 
 void rt_debug_timestamp(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, int end) {
-  if (!rt->ts_pool_size || (!end && slot)) return;  /* instance s starts where s - 1 ended */
+  if (!rt->ts_pool_size) return;
+  if (rt->async_on) {
+    vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rt->ts_pool[rt->ts_cur], 2 * slot + (end ? 1 : 0));
+    return;
+  }
+  if (!end && slot) return;  /* instance s starts where s - 1 ended */
   vkCmdWriteTimestamp2(cmd, VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT, rt->ts_pool[rt->ts_cur], end ? slot + 1 : 0);
 }
 
@@ -172,6 +208,7 @@ int fg_rt_get_timings(fg_rt *rt, fg_rt_timings *out, char *err, size_t errlen) {
   out->frame = rt->ts_done - 1;
   out->count = rt->ts_count;
   out->ms = rt->ts_ms;
+  out->start_ms = rt->ts_start;
   out->frame_ms = rt->ts_frame_ms;
   return 0;
 }

@@ -246,6 +246,44 @@ static void present_transition(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint3
   barrier(rt, cmd, &ib, 1, NULL, 0, NULL, 0);
 }
 
+/* One node instance: its label, timestamps, barriers, pass and callback. */
+static int record_slot(fg_rt *rt, VkCommandBuffer cmd, uint32_t p, uint32_t s, fg_rt_node_fn fn, void *user,
+                       uint64_t *cb_ns) {
+  fg_vk_device *dev = rt->dev;
+  /* the instance's label (capture tools, validation messages) and GPU time
+   * cover its barriers too */
+  if (dev->cmd_begin_label) fg_vk_label_begin(dev, cmd, fg_graph_instance_get(rt->g, s)->name);
+  rt_debug_timestamp(rt, cmd, s, 0);
+  node_barriers(rt, cmd, p, s);
+  const VkRenderingInfo *ri = &rt->ri[p * rt->ninst + s];
+  int pass = ri->sType == VK_STRUCTURE_TYPE_RENDERING_INFO;
+  if (pass) {
+    vkCmdBeginRendering(cmd, ri);
+    rt->recording_pass = 1;
+  }
+  if (fn) {
+    uint64_t c0 = fg_now_ns();
+    int rc = fn(user, rt, cmd, s);
+    *cb_ns += fg_now_ns() - c0;
+    if (rc) {
+      if (pass) vkCmdEndRendering(cmd);
+      rt->recording_pass = 0;
+      fg_vk_label_end(dev, cmd);
+      uint32_t nu = rt->inst_use_first[s + 1] - rt->inst_use_first[s];
+      memset(rt->cs, 0, (nu < rt->cs_cap ? nu : rt->cs_cap) * sizeof *rt->cs);
+      return -1;
+    }
+  }
+  if (pass) {
+    vkCmdEndRendering(cmd);
+    rt->recording_pass = 0;
+  }
+  if (fn) node_end(rt, cmd, s);
+  rt_debug_timestamp(rt, cmd, s, 1);
+  fg_vk_label_end(dev, cmd);
+  return 0;
+}
+
 static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errlen) {
   VkDevice d = rt->dev->device;
   uint64_t n = rt->frame;
@@ -270,18 +308,17 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     VkResult r = vkWaitSemaphores(d, &wi, UINT64_MAX);
     if (r != VK_SUCCESS) { fg_errf(err, errlen, "waiting for frame %llu failed (VkResult %d)", (unsigned long long)(n - lag), (int)r); return -2; }
   }
-  /* A host's command buffer (runtime_host.c): ours is a secondary executed in
-   * it once recorded whole, so a failed node leaves the host's untouched. */
+  /* The frame's batches (runtime_async.c): one on a serial plan; with async
+   * slots, cut where a slot waits for the other queue. Into a host's command
+   * buffer (runtime_host.c) the frame is one secondary, executed in it once
+   * recorded whole (a failed node leaves the host's untouched), and async
+   * slots run in order on the host's queue. */
   VkCommandBuffer host_cmd = rt->host_cmd;  /* kept for a rollback's second try; the host API clears it */
   rt->sig_count = 0;
-  VkCommandBuffer cmd = host_cmd ? rt->sec[p] : rt->cmd[p];
-  vkResetCommandBuffer(cmd, 0);
-  VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
-  VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
-                                 .pInheritanceInfo = host_cmd ? &inh : NULL};
-  VkResult vr = vkBeginCommandBuffer(cmd, &bi);
-  if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkBeginCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
+  rt_rec rc;
+  rt_rec_begin(rt, &rc, p);
+  VkCommandBuffer cmd = rt_rec_cmd(&rc, 0);
+  if (rc.error) { rt_rec_abort(&rc); fg_errf(err, errlen, "vkBeginCommandBuffer failed"); return -2; }
   rt->st_barriers = rt->st_batches = 0;
   uint64_t t0 = fg_now_ns(), cb_ns = 0;
   rt_debug_frame_begin(rt, cmd, n);
@@ -292,49 +329,22 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     uint32_t ph = rt->att_res[a];
     if (ph != FG_GRAPH_NONE && ph < rt->nres && rt->res[ph].is_external) rt->att[a].imageView = rt->res[ph].view;
   }
-  fg_vk_device *dev = rt->dev;
   for (uint32_t s = 0; s < rt->ninst; s++) {
-    /* the instance's label (capture tools, validation messages) and GPU time
-     * cover its barriers too */
-    if (dev->cmd_begin_label) fg_vk_label_begin(dev, cmd, fg_graph_instance_get(rt->g, s)->name);
-    rt_debug_timestamp(rt, cmd, s, 0);
-    node_barriers(rt, cmd, p, s);
-    const VkRenderingInfo *ri = &rt->ri[p * rt->ninst + s];
-    int pass = ri->sType == VK_STRUCTURE_TYPE_RENDERING_INFO;
-    if (pass) {
-      vkCmdBeginRendering(cmd, ri);
-      rt->recording_pass = 1;
+    cmd = rt_rec_slot(&rc, s);
+    if (rc.error) { rt_rec_abort(&rc); fg_errf(err, errlen, "vkBeginCommandBuffer failed"); return -2; }
+    if (record_slot(rt, cmd, p, s, fn, user, &cb_ns)) {
+      rt_rec_abort(&rc);
+      return -1;
     }
-    if (fn) {
-      uint64_t c0 = fg_now_ns();
-      int rc = fn(user, rt, cmd, s);
-      cb_ns += fg_now_ns() - c0;
-      if (rc) {
-        if (pass) vkCmdEndRendering(cmd);
-        rt->recording_pass = 0;
-        fg_vk_label_end(dev, cmd);
-        vkEndCommandBuffer(cmd);
-        vkResetCommandBuffer(cmd, 0);
-        uint32_t nu = rt->inst_use_first[s + 1] - rt->inst_use_first[s];
-        memset(rt->cs, 0, (nu < rt->cs_cap ? nu : rt->cs_cap) * sizeof *rt->cs);
-        return -1;
-      }
-    }
-    if (pass) {
-      vkCmdEndRendering(cmd);
-      rt->recording_pass = 0;
-    }
-    if (fn) node_end(rt, cmd, s);
-    rt_debug_timestamp(rt, cmd, s, 1);
-    fg_vk_label_end(dev, cmd);
   }
+  cmd = rt_rec_end(&rc);
+  if (rc.error) { rt_rec_abort(&rc); fg_errf(err, errlen, "vkBeginCommandBuffer failed"); return -2; }
   if (present != FG_GRAPH_NONE) present_transition(rt, cmd, p, present);
-  vr = vkEndCommandBuffer(cmd);
+  rt_rec_close_all(&rc);
   rt->st_record_ns = fg_now_ns() - t0 - cb_ns;
   rt->st_callback_ns = cb_ns;
-  if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkEndCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
+  if (rc.error) { rt_rec_abort(&rc); fg_errf(err, errlen, "vkEndCommandBuffer failed"); return -2; }
   uint64_t signal = n + 1;
-  VkCommandBufferSubmitInfo cbi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_SUBMIT_INFO, .commandBuffer = cmd};
   /* The upload ring's frame ends with this submit: its segments return when
    * the GPU signals the ring's semaphore with the ring's frame value. */
   VkSemaphoreSubmitInfo ssi[3] = {
@@ -350,22 +360,20 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     ssi[nsig++].value = fg_upload_frame(ring);
   }
   /* Presentation: the whole frame waits for the acquired image (its first use
-   * may be any stage) and signals the binary semaphore the present waits on. */
+   * may be any stage) and signals the binary semaphore the present waits on.
+   * The async queue's batches all start after the first graphics one. */
   VkSemaphoreSubmitInfo wsi = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_SUBMIT_INFO, .semaphore = present_wait,
                                .stageMask = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT};
   if (present != FG_GRAPH_NONE && present_signal) ssi[nsig++].semaphore = present_signal;
-  VkSubmitInfo2 si = {.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO_2, .commandBufferInfoCount = 1,
-                      .pCommandBufferInfos = &cbi, .signalSemaphoreInfoCount = nsig,
-                      .pSignalSemaphoreInfos = ssi,
-                      .waitSemaphoreInfoCount = present != FG_GRAPH_NONE && present_wait ? 1 : 0,
-                      .pWaitSemaphoreInfos = &wsi};
+  VkResult vr;
   if (host_cmd) {  /* the host submits: it signals what our submit would */
-    vkCmdExecuteCommands(host_cmd, 1, &cmd);
+    vkCmdExecuteCommands(host_cmd, 1, &rt->sec[p]);
     for (uint32_t k = 0; k < nsig && k < 2; k++) { rt->sig_sem[k] = ssi[k].semaphore; rt->sig_val[k] = ssi[k].value; }
     rt->sig_count = nsig < 2 ? nsig : 2;
+    rt->st_submits = 0;
     vr = VK_SUCCESS;
   } else {
-    vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
+    vr = rt_rec_submit(&rc, &wsi, present != FG_GRAPH_NONE && present_wait ? 1 : 0, ssi, nsig);
   }
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
   if (ring) fg_upload_next_frame(ring);
@@ -459,4 +467,6 @@ void fg_rt_get_stats(const fg_rt *rt, fg_rt_stats *out) {
   out->record_ns = rt->st_record_ns;
   out->callback_ns = rt->st_callback_ns;
   out->instances = rt->ninst;
+  out->submits = rt->st_submits;
+  out->async_queue = rt->async_on;
 }

@@ -16,6 +16,13 @@ typedef struct cmd_state {
   int touched, write;
 } cmd_state;
 
+/* runtime_async.c: one submission of a frame. */
+typedef struct rt_batch {
+  uint32_t q;                       /* 0 graphics, 1 async */
+  VkCommandBuffer cmd;
+  uint64_t wait, signal;            /* values of the other queue's / its own timeline; 0 = none */
+} rt_batch;
+
 struct fg_rt {
   fg_vk_device *dev;
   const fg_graph *g;
@@ -95,7 +102,42 @@ struct fg_rt {
   uint32_t ts_count;
   double *ts_ms, ts_frame_ms;
   uint64_t *ts_raw;
+  double *ts_start;                 /* per instance: ms from the frame's first timestamp */
+  uint32_t ts_cap_inst;             /* instances ts_ms/ts_start/ts_raw have room for */
+  /* async compute (runtime_async.c) */
+  int async_on;                     /* the plan's async slots go to dev->async_queue */
+  VkCommandPool apool;              /* on the async family */
+  VkCommandBuffer *seg[2][2];       /* [queue][parity]: graphics batches after the first, async ones */
+  uint32_t seg_cap[2];
+  VkSemaphore qsem[2];              /* timeline per queue: graphics, async */
+  uint64_t qval[2];                 /* last value submitted on each */
+  rt_batch *batches, batches_local[1];
+  uint8_t *fork_at;                 /* per graphics slot + 1: an async slot starts after it */
+  uint32_t st_submits;              /* batches of the last frame */
 };
+
+/* runtime_async.c: a frame's recording over one or two queues. */
+typedef struct rt_rec {
+  fg_rt *rt;
+  uint32_t p;
+  VkCommandBuffer cur[2];           /* open command buffer per queue */
+  uint64_t cur_wait[2], pending[2]; /* its wait; the wait of the next one opened */
+  uint32_t used[2], nb;
+  int64_t last[2], closed[2];       /* last slot recorded / submitted per queue; -1 none */
+  uint64_t val[2], signalled[2];
+  int gfx_closed, any_async, error;
+  int host, async;                  /* into a host's command buffer; batches over two queues */
+} rt_rec;
+int rt_async_build(fg_rt *rt, char *err, size_t errlen);
+void rt_async_free(fg_rt *rt);
+void rt_rec_begin(fg_rt *rt, rt_rec *rc, uint32_t parity);
+VkCommandBuffer rt_rec_cmd(rt_rec *rc, uint32_t q);   /* the open one of queue q (opens one) */
+VkCommandBuffer rt_rec_slot(rt_rec *rc, uint32_t s);  /* where slot s records (closes/opens batches) */
+VkCommandBuffer rt_rec_end(rt_rec *rc);               /* the frame's last graphics batch */
+void rt_rec_close_all(rt_rec *rc);
+void rt_rec_abort(rt_rec *rc);
+VkResult rt_rec_submit(rt_rec *rc, const VkSemaphoreSubmitInfo *first_wait, uint32_t nfirst,
+                       const VkSemaphoreSubmitInfo *last_signal, uint32_t nlast);
 
 /* runtime.c: a planned barrier as a synchronization2 struct. */
 void fill_image_barrier(const fg_rt *rt, const fg_bar *b, VkImageMemoryBarrier2 *ib);

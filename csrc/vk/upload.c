@@ -91,6 +91,8 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   }
   VkBufferCreateInfo bi = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = r->size, .usage = d.usage,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE };
+  /* async compute nodes read it too (queues.c) */
+  fg_vk_share(dev, &bi.sharingMode, &bi.queueFamilyIndexCount, &bi.pQueueFamilyIndices);
   VkResult vr = vkCreateBuffer(dev->device, &bi, dev->vkalloc, &r->buffer);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "upload ring: vkCreateBuffer failed: %d", (int)vr); goto fail; }
   VkMemoryRequirements mr;

@@ -512,6 +512,8 @@ function M.gpu_svg(graph, t)
   local sx = T > 0 and plot_w / T or plot_w
   local ms, max = {}, 0
   for _, e in ipairs(t) do ms[e.name] = e.gpu_ms; max = math.max(max, e.gpu_ms) end
+  local async = {}  -- instances on the async compute queue: drawn blue
+  for _, i in ipairs(graph:instances()) do if i.queue == "async" then async[i.name] = true end end
   local y0, bar_h = 58, 120
   local height = y0 + bar_h + 16
   local o = {}
@@ -533,8 +535,9 @@ function M.gpu_svg(graph, t)
       local x = left + s * sx
       local h = max > 0 and math.max(v / max * bar_h, v > 0 and 1 or 0) or 0  -- a short pass stays visible
       add('<rect class="gpu-bar" data-instance="%s" x="%.1f" y="%.1f" width="%.1f" height="%.1f" fill="%s"><title>%s (frame %d): %s ms</title></rect>',
-          esc(name), x + 1, y0 + bar_h - h, math.max(sx - 2, 0.5), h, f == 0 and "#d9822b" or "#f0b87a", esc(name), f,
-          fmt_ms(v))
+          esc(name), x + 1, y0 + bar_h - h, math.max(sx - 2, 0.5), h,
+          async[name] and (f == 0 and "#2b6cd9" or "#7aa8f0") or (f == 0 and "#d9822b" or "#f0b87a"),
+          esc(name) .. (async[name] and " [async]" or ""), f, fmt_ms(v))
       local label = fmt_ms(v)
       if #label * CHAR_W + 4 <= sx then
         local ly = h >= 16 and y0 + bar_h - h + 13 or y0 + bar_h - h - 3
@@ -598,6 +601,42 @@ pre { background: #f6f6f6; padding: 10px; font-size: 12px; overflow: auto; }
 .figure { overflow-x: auto; } .graph svg { max-width: 100%; height: auto; }
 ]]
 
+-- Async compute: what each async instance may run beside, and what async
+-- costs in memory against the serial plan and against lifetimes extended over
+-- whole fork/join regions (the usual baseline). "" when the plan has none.
+function M.async_html(graph, stats)
+  stats = stats or graph:stats()
+  local a = stats.async
+  if not a or a.instances == 0 then return "" end
+  local o = {}
+  local function add(fmt, ...) o[#o + 1] = select("#", ...) > 0 and string.format(fmt, ...) or fmt end
+  local byslot = {}
+  for _, i in ipairs(graph:instances()) do byslot[i.slot] = i end
+  add("<h2>Async compute</h2>")
+  add('<p class="sub">%d instance%s on the async queue in %d fork/join region%s. Memory: <b>%s</b> with async '
+      .. '(%s%s than the same lifetimes on one queue, %s); lifetimes extended over whole fork/join regions would '
+      .. 'need %s.</p>', a.instances, a.instances == 1 and "" or "s", a.regions, a.regions == 1 and "" or "s",
+      fmt_bytes(a.heap_bytes), fmt_bytes(math.abs(a.heap_bytes - a.serial_bytes)),
+      a.heap_bytes >= a.serial_bytes and " more" or " less", fmt_bytes(a.serial_bytes), fmt_bytes(a.region_bytes))
+  add('<table class="nodes"><tr><th class="l">async instance</th><th class="l">starts after</th>'
+      .. '<th class="l">joins before</th><th class="l">may run beside</th></tr>')
+  for s = 1, #byslot do
+    local i = byslot[s]
+    if i.queue == "async" then
+      local beside = {}
+      for g = i.fork + 1, i.join - 1 do
+        if byslot[g] and byslot[g].queue ~= "async" then beside[#beside + 1] = esc(byslot[g].name) end
+      end
+      add('<tr><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td><td class="l">%s</td></tr>', esc(i.name),
+          i.fork > 0 and esc(byslot[i.fork].name) or "the frame's start",
+          byslot[i.join] and esc(byslot[i.join].name) or "the frame's end",
+          #beside > 0 and table.concat(beside, ", ") or "nothing")
+    end
+  end
+  add("</table>")
+  return table.concat(o, "\n")
+end
+
 function M.html(graph, opts)
   opts = opts or {}
   local stats = graph:stats()
@@ -655,6 +694,8 @@ function M.html(graph, opts)
   add('<tr><th class="l">all</th><td></td><td>%d</td><td>%s</td><td>%s</td><td>%.3f</td><td class="l">no aliasing: %s</td><td>compile %.3f</td></tr></table>',
       stats.resources, fmt_bytes(stats.heap_bytes), fmt_bytes(stats.load_bytes),
       ratio(stats.heap_bytes, stats.load_bytes), fmt_bytes(stats.naive_bytes), stats.compile_ms or 0)
+
+  add("%s", M.async_html(graph, stats))
 
   add("<h2>Culled and broken nodes</h2>")
   local bad = {}

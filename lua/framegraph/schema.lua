@@ -32,7 +32,7 @@ local stage_hint, format_hint = table.concat(M.stages, ", "), table.concat(M.for
 
 local pipeline_fields = { "name", "dimensions", "resolutions", "outputs", "external", "nodes" }
 local node_fields = { "name", "multiplex", "after", "before", "create", "read", "modify", "rename", "history",
-                      "pass", "side_effects", "run" }
+                      "pass", "side_effects", "run", "queue" }
 local create_fields = { "format", "size", "buffer", "blob", "history", "mips", "layers", "depth", "usage", "stage" }
 local external_fields = { "format", "size", "buffer", "provide", "multiplex", "mips", "layers", "depth" }
 local request_fields = { "usage", "stage", "optional" }
@@ -381,6 +381,28 @@ local function check_node(add, node, i, dims)
   end
   if node.side_effects ~= nil and type(node.side_effects) ~= "boolean" then
     add("%s: side_effects must be a boolean, got %s", where, type(node.side_effects))
+  end
+  if node.queue ~= nil then
+    if node.queue ~= "graphics" and node.queue ~= "async" then
+      add("%s: queue must be \"async\" (a compute node on the async compute queue) or \"graphics\", got %s",
+          where, type(node.queue) == "string" and ("'" .. node.queue .. "'") or type(node.queue))
+    elseif node.queue == "async" and node.pass ~= nil then
+      add("%s: queue = \"async\" is for compute nodes, and this one has a pass: drop the pass or the queue", where)
+    elseif node.queue == "async" then
+      -- a compute queue runs no graphics stage: a barrier there cannot name one
+      local ok_stage = { compute = true, transfer = true, host = true, all = true, draw_indirect = true }
+      for _, field in ipairs{ "create", "read", "modify", "history", "rename" } do
+        local t = node[field]
+        if type(t) == "table" then
+          for k, v in pairs(t) do
+            if type(v) == "table" and type(v.stage) == "string" and not ok_stage[v.stage] then
+              add("%s: %s '%s': stage '%s' is a graphics stage, and the node runs on the async compute queue "
+                  .. "(use compute, transfer or draw_indirect)", where, field, tostring(type(k) == "string" and k or v[1]), v.stage)
+            end
+          end
+        end
+      end
+    end
   end
   if type(node.run) == "string" then
     -- a C callback of the host (include/framegraph.h, fg_device_register_node)

@@ -1,6 +1,10 @@
 -- framegraph.vulkan: the device and shader entry points, merged into `fg`.
 --   dev = fg.vulkan{ validation = true, prefer = "gpu"|"software", present = true }
 --     present: enable the X11 surface and swapchain extensions (fg.window).
+--     async_queue = "auto"|"off"|"same": the queue of nodes declared queue = "async"
+--       (auto: a compute-only family, else a second graphics queue, else none;
+--       same: their own submissions on the graphics queue, for testing);
+--       $FG_ASYNC_QUEUE overrides it.
 --   sh  = fg.shader(dev, spirv_bytes_or_path [, opts])
 --     opts: fragment_only = true (refuse anything but a fragment shader; it runs on
 --           the built-in fullscreen triangle), vertex = spirv_or_path (own vertex
@@ -33,13 +37,17 @@ end
 -- Opens a headless Vulkan 1.3 device. Raises when none can be opened: a
 -- pipeline cannot run without one, and the message says what was missing.
 function M.vulkan(opts)
-  opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true, present = true })
+  opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true, present = true, async_queue = true })
+  local aq = opts.async_queue or "auto"
+  if aq ~= "auto" and aq ~= "off" and aq ~= "same" then
+    error(("fg.vulkan: async_queue must be \"auto\", \"off\" or \"same\", got %q"):format(tostring(aq)), 2)
+  end
   local prefer = opts.prefer or "gpu"
   if prefer ~= "gpu" and prefer ~= "software" then
     error(("fg.vulkan: prefer must be \"gpu\" or \"software\", got %q"):format(tostring(prefer)), 2)
   end
   local dev, err = core.vulkan_open(opts.validation and true or false, prefer == "software",
-                                   opts.present and true or false)
+                                   opts.present and true or false, aq)
   if not dev then error("fg.vulkan: " .. err, 2) end
   return dev
 end

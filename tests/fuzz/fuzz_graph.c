@@ -13,12 +13,17 @@
  *  - memory: each heap's packing passes fg_check_packing (and the
  *    brute-force reference, pack_ref.h) and its makespan is
  *    at least its LOAD;
+ *  - async compute: one node in four runs on the async queue (a pass on it
+ *    must be refused with a message); fg_graph_async_check finds no two
+ *    resources sharing memory that may be live at once, from the waits'
+ *    happens-before alone;
  * and the same again after a set_resolution and a set_dimension. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "fg_graph.h"
+#include "fg_graph_async.h"
 #include "fg_pack.h"
 #include "fuzz_reader.h"
 #include "pack_ref.h"
@@ -96,6 +101,8 @@ static void check_plan(fg_graph *g, uint64_t granularity) {
                                    (unsigned long long)hp->load);
     free(items); free(off);
   }
+  char amsg[256];
+  if (!fg_graph_async_check(g, amsg, sizeof amsg)) FAIL("async: %s", amsg);
 }
 
 static fg_graph_res_desc random_desc(fz_reader *rd, uint32_t ndims) {
@@ -128,8 +135,9 @@ static void declare(fg_graph *g, fz_reader *rd, uint32_t ndims) {
     uint32_t mc = 0, mask = fz_u8(rd), used = 0, writes = 0;
     for (uint32_t d = 0; d < ndims; d++)
       if (mask & (1u << d)) mux[mc++] = DIM[d];
+    int async = (mask & 0x60) == 0x60;
     fg_graph_node_desc nd = {.name = NODE[i], .multiplex = mux, .multiplex_count = mc,
-                             .side_effects = (mask & 0x80) != 0};
+                             .side_effects = (mask & 0x80) != 0, .queue = async ? FG_QUEUE_ASYNC : 0};
     uint32_t node = fg_graph_add_node(g, &nd);
     if (node == FG_GRAPH_NONE) return;
     uint32_t ops = fz_u8(rd) % 6;
@@ -156,7 +164,7 @@ static void declare(fg_graph *g, fz_reader *rd, uint32_t ndims) {
                   else fg_graph_node_before(g, node, NODE[other]);
                   continue; }
         case 8: { float c[4] = {0, 0, 0, 1}; float dc = 1.0f;
-                  if (!wild && !(writes & (1u << ai))) continue;
+                  if (!wild && (async || !(writes & (1u << ai)))) continue;
                   if (opt) fg_graph_node_color(g, node, a, (fz_u8(rd) & 1) ? c : NULL);
                   else fg_graph_node_depth(g, node, a, &dc, NULL);
                   continue; }
@@ -174,9 +182,12 @@ static void declare(fg_graph *g, fz_reader *rd, uint32_t ndims) {
 
 /* How many inputs compiled: the driver prints it, so a decoder that stops
  * reaching the compiler's success path is noticed. */
-static unsigned long fuzz_graph_compiled, fuzz_graph_rejected;
+static unsigned long fuzz_graph_compiled, fuzz_graph_rejected, fuzz_graph_async;
 void fuzz_report(void);
-void fuzz_report(void) { printf("  compiled %lu, rejected with a message %lu\n", fuzz_graph_compiled, fuzz_graph_rejected); }
+void fuzz_report(void) {
+  printf("  compiled %lu (with async nodes %lu), rejected with a message %lu\n", fuzz_graph_compiled,
+         fuzz_graph_async, fuzz_graph_rejected);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz_reader rd = {data, size, 0};
@@ -199,7 +210,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (getenv("FUZZ_VERBOSE")) fprintf(stderr, "%s\n---\n", fg_graph_error(g));
   } else {
     fuzz_graph_compiled++;
+    fuzz_graph_async += fg_graph_async_count(g) > 0;
     check_plan(g, gran);
+    fg_graph_async_stats ast;
+    if (fg_graph_async_count(g) && (flags & 2) && fg_graph_get_async_stats(g, &ast) == 0 &&
+        ast.async_instances != fg_graph_async_count(g))
+      FAIL("async stats count %u instances, the plan %u", ast.async_instances, fg_graph_async_count(g));
     if (fg_graph_set_resolution(g, "main", 1 + fz_u8(&rd), 1 + fz_u8(&rd)) == 0) check_plan(g, gran);
     else if (!fg_graph_error(g)[0]) FAIL("set_resolution failed without a message");
     if (ndims && fg_graph_set_dimension(g, DIM[0], 1 + fz_u8(&rd) % 3) == 0) check_plan(g, gran);

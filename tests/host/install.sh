@@ -1,7 +1,7 @@
 #!/bin/bash
 # `cmake --install` puts framegraph.h (and libframegraph) under the prefix,
 # and a small host file compiles and links against what was installed.
-# Usage: install.sh BUILD_DIR
+# Usage: install.sh BUILD_DIR   (CFLAGS: where the host finds vulkan/vulkan_core.h, if not in /usr/include)
 set -u
 build=$1
 tmp=$(mktemp -d)
@@ -23,12 +23,12 @@ int main(void) {
   return r == FG_ERROR_INVALID_ARGUMENT && FG_MAX_EXTENT == 65536u ? 0 : 1;
 }
 C
-cc -std=c99 -Wall -Werror -I"$tmp/prefix/include" "$tmp/tiny.c" -o "$tmp/tiny" -L"$tmp/prefix/lib" -lframegraph \
+cc -std=c99 -Wall -Werror ${CFLAGS:-} -I"$tmp/prefix/include" "$tmp/tiny.c" -o "$tmp/tiny" -L"$tmp/prefix/lib" -lframegraph \
   -Wl,-rpath,"$tmp/prefix/lib" || fail "a C file does not compile and link against the installed header"
 # and from C++ (extern "C", no C-only constructs in the header)
 if command -v c++ >/dev/null; then
   printf '#include <framegraph.h>\nint main() { fg_frame_desc d = {}; return d.cmd != VK_NULL_HANDLE; }\n' >"$tmp/tiny.cpp"
-  c++ -Wall -Werror -fsyntax-only -I"$tmp/prefix/include" "$tmp/tiny.cpp" || fail "the header does not compile as C++"
+  c++ -Wall -Werror -fsyntax-only ${CFLAGS:-} -I"$tmp/prefix/include" "$tmp/tiny.cpp" || fail "the header does not compile as C++"
 fi
 "$tmp/tiny" || fail "the installed library did not refuse an empty desc"
 echo "ok: installed and usable"
