@@ -14,6 +14,7 @@
 #define FG_PACK_H
 #include <stddef.h>
 #include <stdint.h>
+#include "fg_util.h"
 
 typedef struct fg_pack_item {
   uint64_t start, stop;  /* see above */
@@ -33,6 +34,9 @@ typedef struct fg_pack_item {
  * calls; not for concurrent calls. */
 typedef struct fg_pack_cache fg_pack_cache;
 fg_pack_cache *fg_pack_cache_new(void);        /* NULL on OOM */
+/* A cache whose memory comes through `hooks` (NULL: malloc); fg_pack calls
+ * using it must pass the same hooks (desc.hooks), else they are refused. */
+fg_pack_cache *fg_pack_cache_new_hooks(const fg_alloc_hooks *hooks);
 void fg_pack_cache_free(fg_pack_cache *cache); /* NULL is fine */
 
 typedef struct fg_pack_desc {
@@ -84,6 +88,8 @@ typedef struct fg_pack_desc {
                             it; deterministic like the default), and the call ends as soon as
                             it is settled. The
                             other solvers pack as usual and only compare */
+  const fg_alloc_hooks *hooks; /* the call's CPU memory (all of it, every solver); NULL or zero:
+                            malloc. Freed before the call returns (a cache's excepted) */
 } fg_pack_desc;
 
 typedef struct fg_pack_result {

@@ -1,6 +1,7 @@
 /* fg_pack: the strategy table and the entry point. Everything else lives in
  * layers below (pack_internal.h lists them); nothing below calls back here. */
 #include "pack_best.h"
+#include "pack_mem.h"
 #include "pack_cache.h"
 #include "pack_check.h"
 #include "pack_decide.h"
@@ -100,10 +101,30 @@ static int pack_call(const fg_pack_item *items, size_t n, const fg_pack_desc *de
  * finite time_budget_ms; else work, so that the default packing depends on
  * the items alone. A budget above the default runs the default first and
  * keeps the better packing: more budget is never worse. */
+static int pack_hooked(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
+                       fg_pack_result *res, char *err, size_t errlen);
+
+_Thread_local const fg_alloc_hooks *pk_hooks;
+
+/* The call's hooks are the scope of every allocation below (pack_mem.h). */
 int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
             fg_pack_result *res, char *err, size_t errlen) {
   fg_pack_desc d0 = {0};
   if (!desc) desc = &d0;
+  if (desc->cache && !pk_cache_hooks_match(desc->cache, desc->hooks)) {
+    fg_errf(err, errlen, "desc.cache was made with other allocation hooks than desc.hooks: make the cache with "
+            "fg_pack_cache_new_hooks(desc.hooks)");
+    return -1;
+  }
+  const fg_alloc_hooks *prev = pk_hooks;
+  pk_hooks = desc->hooks;
+  int rc = pack_hooked(items, n, desc, offsets, res, err, errlen);
+  pk_hooks = prev;
+  return rc;
+}
+
+static int pack_hooked(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint64_t *offsets,
+                       fg_pack_result *res, char *err, size_t errlen) {
   double ms = desc->time_budget_ms;
   if (!(ms >= 0)) {
     fg_errf(err, errlen, "time_budget_ms must be >= 0 (got %g): 0 for the deterministic default, "
@@ -122,7 +143,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
   /* (not in capacity mode: a decision has its own budget and answer) */
   int bigger = solver && solver->fn == pk_best && n && !d.capacity &&
                (clk.wall ? ms * 1e6 > def_ns : (double)d.work_budget > def_ns);
-  uint64_t *first = bigger ? malloc(sizeof(uint64_t) * n) : NULL;
+  uint64_t *first = bigger ? pk_mem_alloc(sizeof(uint64_t) * n) : NULL;
   fg_pack_result r0;
   if (first) {
     fg_pack_desc dd = d;
@@ -132,7 +153,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     pk_clk = &c0;
     int rc0 = pack_call(items, n, &dd, first, &r0, err, errlen);
     pk_clk = prev;
-    if (rc0) { free(first); return rc0; }
+    if (rc0) { pk_mem_free(first); return rc0; }
   }
   pk_clk = &clk;
   fg_pack_result rr;
@@ -148,7 +169,7 @@ int fg_pack(const fg_pack_item *items, size_t n, const fg_pack_desc *desc, uint6
     rr.bound_partial = rr.optimal ? 0 : partial;
   }
   if (!rc && res) *res = rr;
-  free(first);
+  pk_mem_free(first);
   return rc;
 }
 

@@ -38,6 +38,7 @@
  * sits below them all in pack_best_util.c.
  */
 #include "pack_best_int.h"
+#include "pack_mem.h"
 #include "pack_bound.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -73,17 +74,17 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
   bs *b = &r->b;
   b->in = in;
   b->rng = desc->seed ? desc->seed : 0x5EEDull;
-  b->ord = malloc(sizeof(size_t) * n);
-  b->pos = malloc(sizeof(uint32_t) * n);
-  b->off = malloc(sizeof(uint64_t) * n);
-  b->pre = calloc(n + 1, sizeof(uint64_t));
-  b->kv = malloc(sizeof(pk_kv) * n);
-  r->bord = malloc(sizeof(size_t) * n);
-  r->boff = malloc(sizeof(uint64_t) * n);
-  r->tmp = malloc(sizeof(uint64_t) * n);
-  r->sord = malloc(sizeof(size_t) * n);
-  r->soff = malloc(sizeof(uint64_t) * n);
-  r->kv = malloc(sizeof(pk_kv) * n);
+  b->ord = pk_mem_alloc(sizeof(size_t) * n);
+  b->pos = pk_mem_alloc(sizeof(uint32_t) * n);
+  b->off = pk_mem_alloc(sizeof(uint64_t) * n);
+  b->pre = pk_mem_calloc(n + 1, sizeof(uint64_t));
+  b->kv = pk_mem_alloc(sizeof(pk_kv) * n);
+  r->bord = pk_mem_alloc(sizeof(size_t) * n);
+  r->boff = pk_mem_alloc(sizeof(uint64_t) * n);
+  r->tmp = pk_mem_alloc(sizeof(uint64_t) * n);
+  r->sord = pk_mem_alloc(sizeof(size_t) * n);
+  r->soff = pk_mem_alloc(sizeof(uint64_t) * n);
+  r->kv = pk_mem_alloc(sizeof(pk_kv) * n);
   if (!b->kv || !b->ord || !b->pos || !b->off || !b->pre || !r->bord || !r->boff || !r->tmp || !r->sord ||
       !r->soff || !r->kv)
     return -1;
@@ -99,7 +100,7 @@ static int best_setup(best_run *r, const pk_inst *in0, const fg_pack_desc *desc,
     in->cbits = r->bits;
   }
   /* the baselines' size orders, once */
-  r->srank = malloc(sizeof(uint32_t) * n);
+  r->srank = pk_mem_alloc(sizeof(uint32_t) * n);
   if (!r->srank || !(in->nsrank = pk_size_rank(in, r->srank))) return -1;
   in->srank = r->srank;
   if (pk_pl_init(&b->pl, in)) return -1;
@@ -139,13 +140,13 @@ static void best_free(best_run *r) {
   bs *b = &r->b;
   if (r->have_rev) pk_free(&r->rev);
   if (r->ti > 0) pk_tix_free(&r->tix);
-  free(r->bits_own); free(r->srank);
+  pk_mem_free(r->bits_own); pk_mem_free(r->srank);
   pk_pl_free(&b->pl);
-  free(b->kv); free(b->ord); free(b->pos); free(b->off); free(b->pre);
-  free(r->bord); free(r->boff); free(r->tmp); free(r->sord); free(r->soff); free(r->kv);
+  pk_mem_free(b->kv); pk_mem_free(b->ord); pk_mem_free(b->pos); pk_mem_free(b->off); pk_mem_free(b->pre);
+  pk_mem_free(r->bord); pk_mem_free(r->boff); pk_mem_free(r->tmp); pk_mem_free(r->sord); pk_mem_free(r->soff); pk_mem_free(r->kv);
   if (r->have_lin) pk_free(&r->lin);
-  free(r->litems);
-  free(r->dv_t);
+  pk_mem_free(r->litems);
+  pk_mem_free(r->dv_t);
 }
 
 int pk_best(const pk_inst *in0, const fg_pack_desc *desc, uint64_t load, uint64_t *out, pk_outcome *oc) {

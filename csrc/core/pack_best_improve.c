@@ -3,6 +3,7 @@
  * decision search (pack_search.c) by bisection below the incumbent, with
  * the time the steps before them left. Their shares: pack_tune.h. */
 #include "pack_best_int.h"
+#include "pack_mem.h"
 #include "pack_search.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -96,13 +97,13 @@ static int exact(const pk_inst *in, uint64_t inc, uint64_t *out, int *improved, 
   s.inc = inc;
   s.max_nodes = max_nodes;
   s.deadline = deadline;
-  s.off = calloc(n, sizeof(uint64_t));
-  s.best = malloc(sizeof(uint64_t) * n);
-  s.rem = calloc(in->K, sizeof(uint64_t));
-  s.placed = calloc(n, 1);
-  s.twin = malloc(sizeof(int32_t) * n);
+  s.off = pk_mem_calloc(n, sizeof(uint64_t));
+  s.best = pk_mem_alloc(sizeof(uint64_t) * n);
+  s.rem = pk_mem_calloc(in->K, sizeof(uint64_t));
+  s.placed = pk_mem_calloc(n, 1);
+  s.twin = pk_mem_alloc(sizeof(int32_t) * n);
   int pi = pk_pl_init(&s.pl, in);
-  s.kvs = n <= 4096 ? malloc(sizeof(pk_kv) * n * n) : NULL;
+  s.kvs = n <= 4096 ? pk_mem_alloc(sizeof(pk_kv) * n * n) : NULL;
   int rc = -1;
   if (!s.off || !s.best || !s.rem || !s.placed || !s.twin || pi || !s.kvs) goto out;
   pk_profile(in, s.rem, 0);
@@ -120,7 +121,7 @@ static int exact(const pk_inst *in, uint64_t inc, uint64_t *out, int *improved, 
   *improved = s.found;
   rc = !s.aborted;
 out:
-  free(s.off); free(s.best); free(s.rem); free(s.placed); free(s.twin); free(s.kvs);
+  pk_mem_free(s.off); pk_mem_free(s.best); pk_mem_free(s.rem); pk_mem_free(s.placed); pk_mem_free(s.twin); pk_mem_free(s.kvs);
   pk_pl_free(&s.pl);
   return rc;
 }
@@ -226,7 +227,7 @@ static int ruin_step(best_run *r, ruin *z) {
 static int is_line(const pk_inst *in) {
   if (!in->cyclic) return 1;
   uint32_t K = in->K;
-  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  int32_t *d = pk_mem_calloc((size_t)K + 1, sizeof(int32_t));
   if (!d) return 0;
   for (size_t i = 0; i < in->n; i++) {
     uint32_t a = in->s[i], b = in->e[i];
@@ -237,7 +238,7 @@ static int is_line(const pk_inst *in) {
   }
   int32_t run = 0, line = 0;
   for (uint32_t t = 0; t < K && !line; t++) line = (run += d[t]) == 0;
-  free(d);
+  pk_mem_free(d);
   return line;
 }
 
@@ -261,7 +262,7 @@ int best_ruin(best_run *r) {
   pk_pl_clear(&b->pl);
   for (size_t k = 0; k < m; k++) pk_pl_insert(&b->pl, off, (uint32_t)r->kv[k].i);
   ruin z;
-  z.ruined = calloc(n, 1);
+  z.ruined = pk_mem_calloc(n, 1);
   if (!z.ruined) return -1;
   z.saved = !b->pl.tix && !pk_pl_save_init(&z.sv, &b->pl, n);
   z.M = r->bestM;
@@ -307,7 +308,7 @@ int best_ruin(best_run *r) {
     pk_charge(8 * m); /* the work clock: a step's passes over the list (its placements charge too) */
     if (ruin_step(r, &z)) break;
   }
-  free(z.ruined);
+  pk_mem_free(z.ruined);
   if (z.saved) pk_pl_save_free(&z.sv);
   if (r->bestM != UINT64_MAX && pk_makespan(r->in0, r->boff) < r->realBest)
     memcpy(r->out, r->boff, sizeof(uint64_t) * n);

@@ -3,6 +3,7 @@
  * starts built from them, a flat load's tiling, and the line a free cut
  * makes of a cycle; the first-fit replay they share. */
 #include "pack_sweep.h"
+#include "pack_mem.h"
 #include "pack_best_int.h"
 #include "pack_bound.h"
 #include "pack_greedy.h"
@@ -102,7 +103,7 @@ int best_align_clique(best_run *r) {
   if (amax == 1 || r->realBest - r->reallb > (uint64_t)n * amax) return BEST_ON;
   r->align_done = 1;
   if (pk_clique_work(in) > CLIQUE_MAX_WORK || pk_now() >= r->deadline) return BEST_ON;
-  uint64_t *w = malloc(sizeof(uint64_t) * (n ? n : 1));
+  uint64_t *w = pk_mem_alloc(sizeof(uint64_t) * (n ? n : 1));
   if (!w) return -1;
   for (size_t i = 0; i < n; i++) {
     w[i] = pk_align_up(in->size[i], A);
@@ -118,7 +119,7 @@ int best_align_clique(best_run *r) {
   uint64_t work0 = pk_clk ? pk_clk->work : 0;
   uint64_t real, cl = pk_clique_exact(&pw, r->reallb + slack, r->deadline, &real, &exact);
   if (pk_clk) pk_clk->work = work0;
-  free(w);
+  pk_mem_free(w);
   if (cl > slack && cl - slack > r->reallb) r->reallb = cl - slack;
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
@@ -131,7 +132,7 @@ int best_align_clique(best_run *r) {
  * (built on the cycle's points). */
 int best_lineize(best_run *r) {
   if (r->fcut < 0 || r->ti) return BEST_ON;
-  r->litems = malloc(sizeof(fg_pack_item) * (r->n ? r->n : 1));
+  r->litems = pk_mem_alloc(sizeof(fg_pack_item) * (r->n ? r->n : 1));
   if (!r->litems || pk_line_at(&r->in, (uint32_t)r->fcut, r->litems, &r->lin)) return -1;
   r->have_lin = 1;
   r->in = r->lin; /* a view: the arrays stay lin's */
@@ -159,7 +160,7 @@ int best_warm(best_run *r) {
     r->kv[k] = (pk_kv){r->hint[i], UINT64_MAX - in->size[i], i};
   }
   set_order_kv(b, r->kv, warm != NULL);
-  if (c && (c->hint_ord || (c->hint_ord = malloc(sizeof(uint32_t) * (m ? m : 1))))) {
+  if (c && (c->hint_ord || (c->hint_ord = pk_mem_alloc(sizeof(uint32_t) * (m ? m : 1))))) {
     for (size_t k = 0; k < m; k++) c->hint_ord[k] = (uint32_t)b->ord[k];
     c->nhint = m;
   }

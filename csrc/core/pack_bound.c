@@ -4,6 +4,7 @@
  * lower bound on every packing, so capped or greedy searches stay valid.
  * On a line every clique shares a point (Helly) and LOAD is the bound. */
 #include "pack_bound.h"
+#include "pack_mem.h"
 #include "pack_sort.h"
 #include "fg_util.h"
 #include <stdlib.h>
@@ -220,10 +221,10 @@ static uint32_t least_point(const pk_inst *in, uint32_t *cnt, uint32_t *least) {
 
 uint64_t pk_clique_work(const pk_inst *in) {
   if (!in->cyclic || in->n < 2) return 0;
-  uint32_t *cnt = calloc((size_t)in->K + 1, sizeof(uint32_t)), m;
+  uint32_t *cnt = pk_mem_calloc((size_t)in->K + 1, sizeof(uint32_t)), m;
   if (!cnt) return UINT64_MAX;
   least_point(in, cnt, &m);
-  free(cnt);
+  pk_mem_free(cnt);
   return (uint64_t)in->K * m * (m + in->n);
 }
 
@@ -233,13 +234,13 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
   *real = 0;
   *exact = 1;
   if (!in->cyclic || n < 2) return 0; /* a line: every clique shares a point, LOAD is the bound */
-  cq c = {in, 0, K, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), 0, malloc(sizeof(uint32_t) * nn), malloc(sizeof(uint32_t) * nn),
-          malloc(sizeof(uint64_t) * K), malloc(sizeof(cqp) * nn), malloc(sizeof(uint32_t) * (nn + 1)),
-          malloc(sizeof(int64_t) * 2 * (nn + 1)), malloc(sizeof(int64_t) * nn), malloc(sizeof(uint32_t) * nn),
-          malloc(nn), 0, malloc(sizeof(cqy) * nn), 0, malloc(sizeof(uint64_t) * (nn + 1)), NULL, 0, NULL};
-  uint32_t *cnt = calloc(3 * ((size_t)K + 1), sizeof(uint32_t)); /* and rb, ra below */
-  pk_kv *kv = malloc(sizeof(pk_kv) * nn);
-  uint64_t *wxa = calloc((size_t)K + 1, sizeof(uint64_t));
+  cq c = {in, 0, K, pk_mem_alloc(sizeof(uint32_t) * nn), 0, pk_mem_alloc(sizeof(uint32_t) * nn), 0, pk_mem_alloc(sizeof(uint32_t) * nn), pk_mem_alloc(sizeof(uint32_t) * nn),
+          pk_mem_alloc(sizeof(uint64_t) * K), pk_mem_alloc(sizeof(cqp) * nn), pk_mem_alloc(sizeof(uint32_t) * (nn + 1)),
+          pk_mem_alloc(sizeof(int64_t) * 2 * (nn + 1)), pk_mem_alloc(sizeof(int64_t) * nn), pk_mem_alloc(sizeof(uint32_t) * nn),
+          pk_mem_alloc(nn), 0, pk_mem_alloc(sizeof(cqy) * nn), 0, pk_mem_alloc(sizeof(uint64_t) * (nn + 1)), NULL, 0, NULL};
+  uint32_t *cnt = pk_mem_calloc(3 * ((size_t)K + 1), sizeof(uint32_t)); /* and rb, ra below */
+  pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
+  uint64_t *wxa = pk_mem_calloc((size_t)K + 1, sizeof(uint64_t));
   uint64_t best = floor, bestq = UINT64_MAX;
   *exact = 0;
   if (!c.ap || !c.yl || !c.ga || !c.gb || !c.prof || !c.pt || !c.lev || !c.S || !c.V || !c.par || !c.rk || !c.cy || !c.xm || !cnt || !kv || !wxa)
@@ -310,8 +311,8 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
      * fifth of this call's mispredicted branches); rows up to 256 KB */
     c.wq = (c.ny + 63) / 64;
     if (((size_t)K + 1) * c.wq <= 32768) {
-      c.rgt = calloc(((size_t)K + 1) * c.wq + 1, sizeof(uint64_t));
-      c.cl = calloc((size_t)K + 1, sizeof(uint32_t));
+      c.rgt = pk_mem_calloc(((size_t)K + 1) * c.wq + 1, sizeof(uint64_t));
+      c.cl = pk_mem_calloc((size_t)K + 1, sizeof(uint32_t));
     }
     mk = c.rgt && c.cl; /* else no cq_bound: still exact */
     for (size_t k = 0; mk && k < c.ny; k++) { /* the A_p items with a <= l are a prefix */
@@ -372,9 +373,9 @@ uint64_t pk_clique_exact(const pk_inst *in, uint64_t floor, uint64_t deadline_ns
     if (v > best) { best = v; bestq = q; }
   }
 out:
-  free(c.ap); free(c.yl); free(c.ga); free(c.gb); free(c.prof); free(c.pt); free(c.lev); free(c.S); free(c.V); free(c.par);
-  free(c.rk); free(c.cy); free(c.xm); free(c.rgt); free(c.cl);
-  free(cnt); free(kv); free(wxa);
+  pk_mem_free(c.ap); pk_mem_free(c.yl); pk_mem_free(c.ga); pk_mem_free(c.gb); pk_mem_free(c.prof); pk_mem_free(c.pt); pk_mem_free(c.lev); pk_mem_free(c.S); pk_mem_free(c.V); pk_mem_free(c.par);
+  pk_mem_free(c.rk); pk_mem_free(c.cy); pk_mem_free(c.xm); pk_mem_free(c.rgt); pk_mem_free(c.cl);
+  pk_mem_free(cnt); pk_mem_free(kv); pk_mem_free(wxa);
   return bestq != UINT64_MAX ? best : 0;
 }
 
@@ -419,11 +420,11 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
   uint32_t K = in->K;
   *real = 0;
   if (!in->cyclic || n < 2) return 0;
-  uint32_t *ord = malloc(sizeof(uint32_t) * n), *c = malloc(sizeof(uint32_t) * n);
-  uint32_t *cnt = calloc((size_t)K + 2, sizeof(uint32_t));
-  uint64_t *prof = malloc(sizeof(uint64_t) * K);
-  char *in_c = calloc(n, 1);
-  uint64_t best = 0, *cand = in->cbits ? malloc(sizeof(uint64_t) * in->cwords) : NULL;
+  uint32_t *ord = pk_mem_alloc(sizeof(uint32_t) * n), *c = pk_mem_alloc(sizeof(uint32_t) * n);
+  uint32_t *cnt = pk_mem_calloc((size_t)K + 2, sizeof(uint32_t));
+  uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * K);
+  char *in_c = pk_mem_calloc(n, 1);
+  uint64_t best = 0, *cand = in->cbits ? pk_mem_alloc(sizeof(uint64_t) * in->cwords) : NULL;
   if (!ord || !c || !cnt || !prof || !in_c || (in->cbits && !cand)) goto out;
   /* longest first (counting sort on the length) */
   for (size_t i = 0; i < n; i++) cnt[K - in->len[i] + 1]++;
@@ -460,7 +461,7 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
       }
       for (size_t k = 0; k < nc; k++) in_c[c[k]] = 1;
       if (seed || nc) nc = grow(in, ord, in_c, c, nc, cap, cand);
-      if (cache && (cache->clique[seed] || (cache->clique[seed] = malloc(sizeof(uint32_t) * n)))) {
+      if (cache && (cache->clique[seed] || (cache->clique[seed] = pk_mem_alloc(sizeof(uint32_t) * n)))) {
         memcpy(cache->clique[seed], c, sizeof(uint32_t) * nc);
         cache->nclique[seed] = nc;
         cache->have_clique[seed] = 1;
@@ -476,7 +477,7 @@ uint64_t pk_clique_greedy(const pk_inst *in, uint64_t *real) {
     if (r > *real) *real = r;
   }
 out:
-  free(ord); free(c); free(cnt); free(prof); free(in_c); free(cand);
+  pk_mem_free(ord); pk_mem_free(c); pk_mem_free(cnt); pk_mem_free(prof); pk_mem_free(in_c); pk_mem_free(cand);
   return best;
 }
 
@@ -505,7 +506,7 @@ uint64_t pk_align_bound(const pk_inst *in, uint64_t lb) {
   }
   if (amax == 1) return lb;
   /* W at every point: a difference array over the cycle (or line) */
-  int64_t *dw = calloc((size_t)K + 1, sizeof(int64_t));
+  int64_t *dw = pk_mem_calloc((size_t)K + 1, sizeof(int64_t));
   if (!dw) return lb;
   for (size_t i = 0; i < n; i++) {
     int64_t w = (int64_t)pk_align_up(in->size[i], A);
@@ -518,8 +519,8 @@ uint64_t pk_align_bound(const pk_inst *in, uint64_t lb) {
   }
   /* the points that could raise lb, heaviest first: lb rises as they go, so
    * the lighter ones mostly drop out unvisited */
-  pk_kv *pts = malloc(sizeof(pk_kv) * K);
-  if (!pts) { free(dw); return lb; }
+  pk_kv *pts = pk_mem_alloc(sizeof(pk_kv) * K);
+  if (!pts) { pk_mem_free(dw); return lb; }
   uint64_t W = 0;
   size_t np = 0;
   for (uint32_t t = 0; t < K; t++) {
@@ -542,7 +543,7 @@ uint64_t pk_align_bound(const pk_inst *in, uint64_t lb) {
     work += n;
     if (b != UINT64_MAX && b > lb) lb = b;
   }
-  free(pts);
-  free(dw);
+  pk_mem_free(pts);
+  pk_mem_free(dw);
   return lb;
 }

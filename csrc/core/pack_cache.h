@@ -18,9 +18,12 @@ struct fg_pack_cache {
   uint32_t *size_ord;     /* the items by size at the last call: the next sort starts there */
   uint32_t *hint_ord;     /* best's last hint order of its nhint non-whole items, likewise */
   size_t nhint;
+  fg_alloc_hooks hooks;   /* all of the above's memory (fg_pack_cache_new_hooks) */
 };
 /* Keeps c's contents when n, period and every start/stop match its last
  * call, else empties it and records these; 0, or -1 on OOM. */
 int pk_cache_sync(fg_pack_cache *c, const fg_pack_item *items, size_t n, uint64_t period);
+/* 1 when c was made with these hooks (NULL and zero are malloc alike). */
+int pk_cache_hooks_match(const fg_pack_cache *c, const fg_alloc_hooks *hooks);
 
 #endif

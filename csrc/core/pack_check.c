@@ -2,6 +2,7 @@
  * uses the packers' instance or placement code, so the checker cannot share
  * a packer's mistake. */
 #include "pack_check.h"
+#include "pack_mem.h"
 #include "fg_util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -59,7 +60,7 @@ static uint64_t sat_add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UI
 
 uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period) {
   if (n == 0) return 0;
-  ev *e = malloc(sizeof(ev) * 2 * n);
+  ev *e = pk_mem_alloc(sizeof(ev) * 2 * n);
   if (!e) return 0;
   size_t m = 0;
   uint64_t base = 0; /* bytes live at time 0 from wrapping/whole items */
@@ -88,7 +89,7 @@ uint64_t fg_pack_load(const fg_pack_item *items, size_t n, uint64_t period) {
     }
     if (cur > best) best = cur;
   }
-  free(e);
+  pk_mem_free(e);
   return saturated ? UINT64_MAX : best;
 }
 
@@ -149,10 +150,10 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
       return 0;
     }
   }
-  cev *e = malloc(sizeof(cev) * 4 * (n ? n : 1));
-  size_t *buf = malloc(sizeof(size_t) * 3 * (n ? n : 1));
+  cev *e = pk_mem_alloc(sizeof(cev) * 4 * (n ? n : 1));
+  size_t *buf = pk_mem_alloc(sizeof(size_t) * 3 * (n ? n : 1));
   if (!e || !buf) {
-    free(e); free(buf);
+    pk_mem_free(e); pk_mem_free(buf);
     fg_errf(msg, msglen, "out of memory");
     return 0;
   }
@@ -216,7 +217,7 @@ int fg_check_packing(const fg_pack_item *items, size_t n, const uint64_t *offset
     }
     ls_insert(&all, offsets, i);
   }
-  free(e);
-  free(buf);
+  pk_mem_free(e);
+  pk_mem_free(buf);
   return ok;
 }

@@ -16,6 +16,7 @@
  * Each step ends the call once the answer is known. With granularity the
  * searches see page-rounded sizes, so their "none" is no proof there. */
 #include "pack_decide.h"
+#include "pack_mem.h"
 #include "pack_best.h"
 #include "pack_bound.h"
 #include "pack_greedy.h"
@@ -37,7 +38,7 @@ static uint64_t keep_lower(const pk_inst *in, uint64_t *off, uint64_t m, const u
  * budget (a fraction of a millisecond), the one a call without a capacity
  * would give, so a caller can say how much is needed. 0 or -1 on OOM. */
 static int best_fill(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64_t *off, uint64_t m) {
-  uint64_t *tmp = malloc(sizeof(uint64_t) * in->n);
+  uint64_t *tmp = pk_mem_alloc(sizeof(uint64_t) * in->n);
   if (!tmp) return -1;
   fg_pack_desc d2 = *desc;
   d2.capacity = 0;
@@ -46,7 +47,7 @@ static int best_fill(const pk_inst *in, const fg_pack_desc *desc, uint64_t load,
   pk_outcome oc = {0, load, in->cyclic, 0};
   int rc = pk_best(in, &d2, load, tmp, &oc);
   if (!rc) keep_lower(in, off, m, tmp);
-  free(tmp);
+  pk_mem_free(tmp);
   return rc;
 }
 
@@ -79,8 +80,8 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
     }
     if (dc->bound > cap) { dc->proved = 1; return best_fill(in, desc, load, off, m); }
   }
-  uint64_t *tmp = malloc(sizeof(uint64_t) * n), *part = malloc(sizeof(uint64_t) * n);
-  if (!tmp || !part) { free(tmp); free(part); return -1; }
+  uint64_t *tmp = pk_mem_alloc(sizeof(uint64_t) * n), *part = pk_mem_alloc(sizeof(uint64_t) * n);
+  if (!tmp || !part) { pk_mem_free(tmp); pk_mem_free(part); return -1; }
   int rc = 0;
   /* 3: best's steps with a slice of the budget; its packing may beat cap */
   fg_pack_desc d2 = *desc;
@@ -112,6 +113,6 @@ int pk_decide(const pk_inst *in, const fg_pack_desc *desc, uint64_t load, uint64
     if (cap + 1 > dc->bound) dc->bound = cap + 1;
   }
 out:
-  free(tmp); free(part);
+  pk_mem_free(tmp); pk_mem_free(part);
   return rc;
 }

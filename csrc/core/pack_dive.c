@@ -2,6 +2,7 @@
  * search's first path without a capacity, ties by a key drawn per dive.
  * Tuned constants (the key's exponent spans, the time shares): pack_tune.h. */
 #include "pack_best_int.h"
+#include "pack_mem.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,9 +124,9 @@ static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t
   size_t n = in->n;
   double *lsz = t, *llen = t + n, *lld = t + 2 * n, *lmx = t + 3 * n, *lcw = t + 4 * n;
   uint32_t K = in->K ? in->K : 1, L = 32 - (uint32_t)__builtin_clz(K); /* levels 0 .. floor(log2 K) */
-  uint64_t *st = malloc(sizeof(uint64_t) * (size_t)K * L); /* st[l K + t]: max of [t, t + 2^l) */
-  double *pre = malloc(sizeof(double) * ((size_t)K + 1));
-  if (!st || !pre) { free(st); free(pre); return -1; }
+  uint64_t *st = pk_mem_alloc(sizeof(uint64_t) * (size_t)K * L); /* st[l K + t]: max of [t, t + 2^l) */
+  double *pre = pk_mem_alloc(sizeof(double) * ((size_t)K + 1));
+  if (!st || !pre) { pk_mem_free(st); pk_mem_free(pre); return -1; }
   pk_profile(in, st, 0);
   double peak = 1, all = 1;
   pre[0] = 0;
@@ -162,8 +163,8 @@ static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t
     lmx[i] = log((double)mx / peak + 1e-300);
     lcw[i] = log((met + 1) / all);
   }
-  free(st);
-  free(pre);
+  pk_mem_free(st);
+  pk_mem_free(pre);
   return 0;
 }
 /* A uniform draw in [0, 1), and a key exponent in [0, span) for dive d:
@@ -189,11 +190,11 @@ int best_dives(best_run *r, int first) {
   uint64_t reach = r->b.lo0;
   for (size_t k = 0; k < m && reach < (1ull << 47); k++) reach += in->size[r->bord[k]] + in->align[r->bord[k]];
   int fast = in->cbits && reach < (1ull << 47);
-  double *key = malloc(sizeof(double) * n);
-  dv *u = fast ? NULL : malloc(sizeof(dv) * m);
-  dvf f = {fast ? malloc(sizeof(uint64_t) * (2 * m + in->cwords)) : NULL, NULL, NULL,
-           fast ? malloc(sizeof(uint32_t) * (m + n)) : NULL, NULL};
-  if (!key || (fast ? !f.comp || !f.itm : !u)) { free(key); free(u); free(f.comp); free(f.itm); return -1; }
+  double *key = pk_mem_alloc(sizeof(double) * n);
+  dv *u = fast ? NULL : pk_mem_alloc(sizeof(dv) * m);
+  dvf f = {fast ? pk_mem_alloc(sizeof(uint64_t) * (2 * m + in->cwords)) : NULL, NULL, NULL,
+           fast ? pk_mem_alloc(sizeof(uint32_t) * (m + n)) : NULL, NULL};
+  if (!key || (fast ? !f.comp || !f.itm : !u)) { pk_mem_free(key); pk_mem_free(u); pk_mem_free(f.comp); pk_mem_free(f.itm); return -1; }
   if (fast) {
     f.mo = f.comp + m;
     f.unp = f.comp + 2 * m;
@@ -205,8 +206,8 @@ int best_dives(best_run *r, int first) {
   uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
   /* keys in logs: size + beta length + gamma mean load + delta highest
    * load + omega bytes met + noise */
-  if (!r->dv_t && (!(r->dv_t = malloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t))) {
-    free(key); free(u); free(f.comp); free(f.itm);
+  if (!r->dv_t && (!(r->dv_t = pk_mem_alloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t))) {
+    pk_mem_free(key); pk_mem_free(u); pk_mem_free(f.comp); pk_mem_free(f.itm);
     return -1;
   }
   const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
@@ -245,6 +246,6 @@ int best_dives(best_run *r, int first) {
   r->dv_d = d;
   r->dv_last = last;
   r->dv_low = low;
-  free(key); free(u); free(f.comp); free(f.itm);
+  pk_mem_free(key); pk_mem_free(u); pk_mem_free(f.comp); pk_mem_free(f.itm);
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }

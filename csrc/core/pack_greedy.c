@@ -5,6 +5,7 @@
  * and pool (reuse within a group only). They are baselines and starting
  * points for `best`. */
 #include "pack_greedy.h"
+#include "pack_mem.h"
 #include "pack_place.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -16,8 +17,8 @@
 
 int pk_bysize(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
-  uint32_t *key = malloc(sizeof(uint32_t) * (n ? n : 1)), K = in->K;
-  size_t *ord = malloc(sizeof(size_t) * (n ? n : 1));
+  uint32_t *key = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1)), K = in->K;
+  size_t *ord = pk_mem_alloc(sizeof(size_t) * (n ? n : 1));
   pk_plist pl;
   pk_tix tix;
   int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
@@ -34,7 +35,7 @@ int pk_bysize(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(key); free(ord);
+  pk_mem_free(key); pk_mem_free(ord);
   pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
@@ -44,7 +45,7 @@ out:
 
 int pk_buckets(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
-  size_t *rest = malloc(sizeof(size_t) * (n ? n : 1));
+  size_t *rest = pk_mem_alloc(sizeof(size_t) * (n ? n : 1));
   pk_plist pl;
   pk_tix tix;
   int rc = -1, pi = pk_pl_init(&pl, in), ti = pk_tix_init(&tix, in);
@@ -83,7 +84,7 @@ int pk_buckets(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(rest);
+  pk_mem_free(rest);
   pk_pl_free(&pl);
   if (ti > 0) pk_tix_free(&tix);
   return rc;
@@ -139,9 +140,9 @@ static uint64_t blk_take(blkset *A, size_t k, uint64_t size, uint64_t align) {
 int pk_thesis(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   uint32_t K = in->K;
-  uint64_t *prof = malloc(sizeof(uint64_t) * K);
-  uint32_t *dist = malloc(sizeof(uint32_t) * n);
-  size_t *ord = malloc(sizeof(size_t) * n), *later = malloc(sizeof(size_t) * n);
+  uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * K);
+  uint32_t *dist = pk_mem_alloc(sizeof(uint32_t) * n);
+  size_t *ord = pk_mem_alloc(sizeof(size_t) * n), *later = pk_mem_alloc(sizeof(size_t) * n);
   /* Y (the items live) as lists by the sweep distance from t0 at which each
    * may stop being live: its end (one live at t0 may be live again by then,
    * from its start on, to the end of the sweep). A step frees the items of
@@ -150,11 +151,11 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
    * 323k instructions a call -> 167k). In another order than a scan of Y,
    * which changes nothing: the free blocks are disjoint, so merges and
    * best-fit picks depend on the set alone. */
-  size_t *dhead = malloc(sizeof(size_t) * ((size_t)K + 1)), *ynext = malloc(sizeof(size_t) * n);
-  uint32_t *yuntil = malloc(sizeof(uint32_t) * n);
-  blkset A = {malloc(sizeof(blk) * (3 * n + 4)), 0};
+  size_t *dhead = pk_mem_alloc(sizeof(size_t) * ((size_t)K + 1)), *ynext = pk_mem_alloc(sizeof(size_t) * n);
+  uint32_t *yuntil = pk_mem_alloc(sizeof(uint32_t) * n);
+  blkset A = {pk_mem_alloc(sizeof(blk) * (3 * n + 4)), 0};
   if (!prof || !dist || !ord || !later || !dhead || !ynext || !yuntil || !A.b) {
-    free(prof); free(dist); free(ord); free(later); free(dhead); free(ynext); free(yuntil); free(A.b);
+    pk_mem_free(prof); pk_mem_free(dist); pk_mem_free(ord); pk_mem_free(later); pk_mem_free(dhead); pk_mem_free(ynext); pk_mem_free(yuntil); pk_mem_free(A.b);
     return -1;
   }
   int rc = 0;
@@ -220,7 +221,7 @@ int pk_thesis(const pk_inst *in, uint64_t *off) {
     dhead[die] = i;
   }
 out:
-  free(prof); free(dist); free(ord); free(later); free(dhead); free(ynext); free(yuntil); free(A.b);
+  pk_mem_free(prof); pk_mem_free(dist); pk_mem_free(ord); pk_mem_free(later); pk_mem_free(dhead); pk_mem_free(ynext); pk_mem_free(yuntil); pk_mem_free(A.b);
   return rc;
 }
 
@@ -230,11 +231,11 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
   /* calloc: gcc cannot tell that pk_csort reads only the m entries written */
-  size_t *ord = malloc(sizeof(size_t) * nn), *bys = calloc(nn, sizeof(size_t));
-  uint32_t *until = malloc(sizeof(uint32_t) * nn), *key = calloc(2 * nn, sizeof(uint32_t));
-  size_t *ev = malloc(sizeof(size_t) * 2 * nn), *evs = malloc(sizeof(size_t) * 2 * nn);
-  size_t *slot = malloc(sizeof(size_t) * 2 * nn);
-  blkset F = {malloc(sizeof(blk) * (3 * n + 4)), 0};
+  size_t *ord = pk_mem_alloc(sizeof(size_t) * nn), *bys = pk_mem_calloc(nn, sizeof(size_t));
+  uint32_t *until = pk_mem_alloc(sizeof(uint32_t) * nn), *key = pk_mem_calloc(2 * nn, sizeof(uint32_t));
+  size_t *ev = pk_mem_alloc(sizeof(size_t) * 2 * nn), *evs = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  size_t *slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  blkset F = {pk_mem_alloc(sizeof(blk) * (3 * n + 4)), 0};
   int rc = -1;
   if (!ord || !bys || !until || !key || !ev || !evs || !slot || !F.b) goto out;
   /* Wrapping resources first, by start descending, bump-allocated. */
@@ -307,7 +308,7 @@ int pk_scanline(const pk_inst *in, uint64_t *off) {
     if (pk_cut(in, off, i)) { rc = 1; goto out; }
   }
 out:
-  free(ord); free(bys); free(until); free(key); free(ev); free(evs); free(slot); free(F.b);
+  pk_mem_free(ord); pk_mem_free(bys); pk_mem_free(until); pk_mem_free(key); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot); pk_mem_free(F.b);
   return rc;
 }
 
@@ -328,11 +329,11 @@ int pk_none(const pk_inst *in, uint64_t *off) {
 int pk_pool(const pk_inst *in, uint64_t *off) {
   size_t n = in->n;
   if (!n) return 0;
-  size_t *ord = malloc(sizeof(size_t) * n), *slot = malloc(sizeof(size_t) * n);
-  size_t *head = malloc(sizeof(size_t) * n), *next = malloc(sizeof(size_t) * n);
-  uint64_t *ssz = malloc(sizeof(uint64_t) * n), *sal = malloc(sizeof(uint64_t) * n);
-  uint64_t *sreal = malloc(sizeof(uint64_t) * n); /* largest real size per slot */
-  pk_kv *kv = malloc(sizeof(pk_kv) * n);
+  size_t *ord = pk_mem_alloc(sizeof(size_t) * n), *slot = pk_mem_alloc(sizeof(size_t) * n);
+  size_t *head = pk_mem_alloc(sizeof(size_t) * n), *next = pk_mem_alloc(sizeof(size_t) * n);
+  uint64_t *ssz = pk_mem_alloc(sizeof(uint64_t) * n), *sal = pk_mem_alloc(sizeof(uint64_t) * n);
+  uint64_t *sreal = pk_mem_alloc(sizeof(uint64_t) * n); /* largest real size per slot */
+  pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * n);
   int rc = -1;
   if (!ord || !slot || !head || !next || !ssz || !sal || !sreal || !kv) goto out;
   /* by group, then start, then index: counting sorts when the group ids
@@ -395,6 +396,6 @@ int pk_pool(const pk_inst *in, uint64_t *off) {
   }
   rc = 0;
 out:
-  free(ord); free(slot); free(head); free(next); free(ssz); free(sal); free(sreal); free(kv);
+  pk_mem_free(ord); pk_mem_free(slot); pk_mem_free(head); pk_mem_free(next); pk_mem_free(ssz); pk_mem_free(sal); pk_mem_free(sreal); pk_mem_free(kv);
   return rc;
 }

@@ -2,6 +2,7 @@
  * mirror in time, load profiles, makespans, the size orders the
  * baselines share and the conflict matrix. */
 #include "pack_inst.h"
+#include "pack_mem.h"
 #include "pack_check.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 
 uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
   size_t n = in->n;
-  pk_kv *kv = malloc(sizeof(pk_kv) * (n ? n : 1));
+  pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * (n ? n : 1));
   if (!kv) return 0;
   fg_pack_cache *c = in->cache;
   const uint32_t *warm = c ? c->size_ord : NULL; /* the last call's order: sizes changed, it barely */
@@ -19,14 +20,14 @@ uint32_t pk_size_rank(const pk_inst *in, uint32_t *rank) {
   }
   if (warm) pk_sort_kv_warm(kv, n);
   else pk_sort_kv(kv, n);
-  if (c && (c->size_ord || (c->size_ord = malloc(sizeof(uint32_t) * (n ? n : 1)))))
+  if (c && (c->size_ord || (c->size_ord = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1)))))
     for (size_t k = 0; k < n; k++) c->size_ord[k] = (uint32_t)kv[k].i;
   uint32_t r = 0;
   for (size_t k = 0; k < n; k++) {
     if (k && kv[k].k != kv[k - 1].k) r++;
     rank[kv[k].i] = r;
   }
-  free(kv);
+  pk_mem_free(kv);
   return n ? r + 1 : 1;
 }
 
@@ -34,11 +35,11 @@ int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t 
   size_t n = in->n;
   const uint32_t *rk = in->srank;
   uint32_t nr = in->nsrank, *own = NULL;
-  size_t *ids = malloc(sizeof(size_t) * (n ? n : 1));
+  size_t *ids = pk_mem_alloc(sizeof(size_t) * (n ? n : 1));
   int rc = -1;
   if (!ids) return -1;
   if (!rk) {
-    own = malloc(sizeof(uint32_t) * (n ? n : 1));
+    own = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
     if (!own || !(nr = pk_size_rank(in, own))) goto out;
     rk = own;
   }
@@ -47,16 +48,16 @@ int pk_size_order(const pk_inst *in, const uint32_t *key2, uint32_t nk2, size_t 
   rc = pk_csort(rk, nr, key2 ? ord : ids, n, key2 ? ids : ord);
   if (!rc && key2) memcpy(ord, ids, sizeof(size_t) * n);
 out:
-  free(ids); free(own);
+  pk_mem_free(ids); pk_mem_free(own);
   return rc;
 }
 
 void pk_free(pk_inst *in) {
-  free(in->len);
-  free(in->s);
-  free(in->e);
-  free(in->size);
-  free(in->align);
+  pk_mem_free(in->len);
+  pk_mem_free(in->s);
+  pk_mem_free(in->e);
+  pk_mem_free(in->size);
+  pk_mem_free(in->align);
   memset(in, 0, sizeof *in);
 }
 
@@ -66,14 +67,14 @@ int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_des
   in->items = items;
   in->cyclic = desc->period > 0;
   size_t nn = n ? n : 1;
-  in->s = malloc(sizeof(uint32_t) * nn);
-  in->e = malloc(sizeof(uint32_t) * nn);
-  in->len = malloc(sizeof(uint32_t) * nn);
-  in->size = malloc(sizeof(uint64_t) * nn);
-  in->align = malloc(sizeof(uint64_t) * nn);
-  uint64_t *v = malloc(sizeof(uint64_t) * 2 * nn);
+  in->s = pk_mem_alloc(sizeof(uint32_t) * nn);
+  in->e = pk_mem_alloc(sizeof(uint32_t) * nn);
+  in->len = pk_mem_alloc(sizeof(uint32_t) * nn);
+  in->size = pk_mem_alloc(sizeof(uint64_t) * nn);
+  in->align = pk_mem_alloc(sizeof(uint64_t) * nn);
+  uint64_t *v = pk_mem_alloc(sizeof(uint64_t) * 2 * nn);
   if (!in->s || !in->e || !in->len || !in->size || !in->align || !v) {
-    free(v);
+    pk_mem_free(v);
     pk_free(in);
     return -1;
   }
@@ -89,7 +90,7 @@ int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_des
   uint32_t K = 0;
   /* small time values (a frame graph's 2|V| steps): a rank table instead
    * of sorting and binary searches */
-  uint32_t *rank = vmax < 8 * (uint64_t)m + 1024 ? calloc((size_t)vmax + 1, sizeof(uint32_t)) : NULL;
+  uint32_t *rank = vmax < 8 * (uint64_t)m + 1024 ? pk_mem_calloc((size_t)vmax + 1, sizeof(uint32_t)) : NULL;
   if (rank) {
     for (size_t k = 0; k < m; k++) rank[v[k]] = 1;
     for (uint64_t t = 0; t <= vmax; t++) {
@@ -102,7 +103,7 @@ int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_des
       in->e[i] = rank[v[2 * i + 1]];
       kinds |= items[i].kind ? 2 : 1;
     }
-    free(rank);
+    pk_mem_free(rank);
   } else {
     pk_sort_u64(v, m);
     for (size_t k = 0; k < m; k++)
@@ -115,7 +116,7 @@ int pk_build(pk_inst *in, const fg_pack_item *items, size_t n, const fg_pack_des
   }
   in->K = K ? K : 1;
   pk_set_len(in);
-  free(v);
+  pk_mem_free(v);
   /* Granularity: items of kind 1 are rounded to whole pages (size and
    * alignment) so no kind-0 item can ever share one of their pages. */
   uint64_t g = desc->granularity;
@@ -145,11 +146,11 @@ static int derive(const pk_inst *in, pk_inst *out) {
   *out = *in;
   out->cache = NULL;
   size_t nn = in->n ? in->n : 1;
-  out->s = malloc(sizeof(uint32_t) * nn);
-  out->e = malloc(sizeof(uint32_t) * nn);
-  out->len = malloc(sizeof(uint32_t) * nn);
-  out->size = malloc(sizeof(uint64_t) * nn);
-  out->align = malloc(sizeof(uint64_t) * nn);
+  out->s = pk_mem_alloc(sizeof(uint32_t) * nn);
+  out->e = pk_mem_alloc(sizeof(uint32_t) * nn);
+  out->len = pk_mem_alloc(sizeof(uint32_t) * nn);
+  out->size = pk_mem_alloc(sizeof(uint64_t) * nn);
+  out->align = pk_mem_alloc(sizeof(uint64_t) * nn);
   if (!out->s || !out->e || !out->len || !out->size || !out->align) {
     pk_free(out);
     return -1;
@@ -180,7 +181,7 @@ int pk_reverse(const pk_inst *in, pk_inst *out) {
 
 int64_t pk_free_cut(const pk_inst *in) {
   uint32_t K = in->K;
-  int32_t *d = calloc((size_t)K + 1, sizeof(int32_t));
+  int32_t *d = pk_mem_calloc((size_t)K + 1, sizeof(int32_t));
   if (!d) return -1;
   for (size_t i = 0; i < in->n; i++) {
     uint32_t a = in->s[i] + 1, z = in->s[i] + in->len[i]; /* crosses the boundaries before points [a, z) */
@@ -193,7 +194,7 @@ int64_t pk_free_cut(const pk_inst *in) {
   int64_t cut = -1;
   for (uint32_t t = 0; t < K && cut < 0; t++)
     if ((run += d[t]) == 0) cut = t;
-  free(d);
+  pk_mem_free(d);
   return cut;
 }
 
@@ -224,7 +225,7 @@ uint64_t pk_makespan(const pk_inst *in, const uint64_t *off) {
 
 uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
   uint32_t K = in->K;
-  int64_t *d = calloc((size_t)K + 1, sizeof(int64_t));
+  int64_t *d = pk_mem_calloc((size_t)K + 1, sizeof(int64_t));
   if (!d) return 0;
   for (size_t i = 0; i < in->n; i++) {
     int64_t sz = (int64_t)(real ? in->items[i].size : in->size[i]);
@@ -240,7 +241,7 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
     if (prof) prof[t] = (uint64_t)cur;
     if ((uint64_t)cur > best) best = (uint64_t)cur;
   }
-  free(d);
+  pk_mem_free(d);
   return best;
 }
 
@@ -250,7 +251,7 @@ uint64_t pk_profile(const pk_inst *in, uint64_t *prof, int real) {
 static uint64_t *bits_by_pairs(const pk_inst *in, const uint32_t *at, const uint32_t *st, size_t w) {
   size_t n = in->n;
   uint32_t K = in->K;
-  uint64_t *bits = calloc(n * w + 1, sizeof(uint64_t));
+  uint64_t *bits = pk_mem_calloc(n * w + 1, sizeof(uint64_t));
   if (!bits) return NULL;
   for (size_t i = 0; i < n; i++) {
     uint64_t *row = bits + i * w;
@@ -280,8 +281,8 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
    * lifetimes), bits_by_pairs instead. */
   uint64_t *bits = NULL;
   uint64_t *P = NULL, *A = NULL;
-  uint32_t *at = calloc((size_t)K + 1, sizeof(uint32_t)), *et = calloc((size_t)K + 1, sizeof(uint32_t));
-  uint32_t *st = malloc(sizeof(uint32_t) * (n ? n : 1)), *en = malloc(sizeof(uint32_t) * (n ? n : 1));
+  uint32_t *at = pk_mem_calloc((size_t)K + 1, sizeof(uint32_t)), *et = pk_mem_calloc((size_t)K + 1, sizeof(uint32_t));
+  uint32_t *st = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1)), *en = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
   if (!at || !et || !st || !en) goto out;
   for (size_t i = 0; i < n; i++) { /* items by start point and by end point (CSR) */
     at[in->s[i] + 1]++;
@@ -303,9 +304,9 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
     bits = bits_by_pairs(in, at, st, w);
     goto out;
   }
-  bits = malloc(sizeof(uint64_t) * (n * w + 1));
-  P = calloc(((size_t)K + 1) * w + w, sizeof(uint64_t));
-  if (!bits || !P) { free(bits); bits = NULL; goto out; }
+  bits = pk_mem_alloc(sizeof(uint64_t) * (n * w + 1));
+  P = pk_mem_calloc(((size_t)K + 1) * w + w, sizeof(uint64_t));
+  if (!bits || !P) { pk_mem_free(bits); bits = NULL; goto out; }
   A = P + ((size_t)K + 1) * w;
   for (uint32_t t = 0; t < K; t++) {
     uint64_t *p0 = P + (size_t)t * w, *p1 = p0 + w;
@@ -335,7 +336,7 @@ uint64_t *pk_conflict_bits(const pk_inst *in, size_t *words) {
   }
 out:
   if (bits) *words = w;
-  free(P); free(at); free(et); free(st); free(en);
+  pk_mem_free(P); pk_mem_free(at); pk_mem_free(et); pk_mem_free(st); pk_mem_free(en);
   return bits;
 }
 

@@ -2,6 +2,7 @@
  * sorted list and its time index, the gap scan every first/best-fit
  * strategy uses, and the skyline drop of a re-plan's hint. */
 #include "pack_place.h"
+#include "pack_mem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,9 +22,9 @@ static uint32_t tix_count(const pk_tix *x, size_t i) {
 }
 
 void pk_tix_free(pk_tix *x) {
-  free(x->sat); free(x->scnt); free(x->sl);
-  free(x->cat); free(x->ccnt); free(x->cl);
-  free(x->nbk); free(x->sc);
+  pk_mem_free(x->sat); pk_mem_free(x->scnt); pk_mem_free(x->sl);
+  pk_mem_free(x->cat); pk_mem_free(x->ccnt); pk_mem_free(x->cl);
+  pk_mem_free(x->nbk); pk_mem_free(x->sc);
   memset(x, 0, sizeof *x);
 }
 
@@ -36,7 +37,7 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
   if (n < 128 || (in->cbits && n <= 1024)) return 0;
   x->in = in;
   /* block width: the median length, so most items touch one or two blocks */
-  uint32_t *h = calloc((size_t)K + 1, sizeof(uint32_t));
+  uint32_t *h = pk_mem_calloc((size_t)K + 1, sizeof(uint32_t));
   if (!h) return -1;
   for (size_t i = 0; i < n; i++) h[in->len[i] < K ? in->len[i] : K]++;
   uint32_t med = 1;
@@ -44,7 +45,7 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
     acc += h[t];
     if (acc * 2 >= n) { med = (uint32_t)t; break; }
   }
-  free(h);
+  pk_mem_free(h);
   uint32_t B = med ? med : 1;
   /* not too many blocks: an item that spans many is inserted into each */
   uint32_t maxb = (uint32_t)(n / 16);
@@ -53,12 +54,12 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
   x->nblk = (K + B - 1) / B;
   x->wide = 8;
   uint32_t nb = x->nblk;
-  x->sat = calloc((size_t)nb + 1, sizeof(uint32_t));
-  x->cat = calloc((size_t)nb + 1, sizeof(uint32_t));
-  x->scnt = calloc(nb, sizeof(uint32_t));
-  x->ccnt = calloc(nb, sizeof(uint32_t));
-  x->nbk = malloc(sizeof(uint32_t) * n);
-  x->sc = malloc(sizeof(pk_iv) * n);
+  x->sat = pk_mem_calloc((size_t)nb + 1, sizeof(uint32_t));
+  x->cat = pk_mem_calloc((size_t)nb + 1, sizeof(uint32_t));
+  x->scnt = pk_mem_calloc(nb, sizeof(uint32_t));
+  x->ccnt = pk_mem_calloc(nb, sizeof(uint32_t));
+  x->nbk = pk_mem_alloc(sizeof(uint32_t) * n);
+  x->sc = pk_mem_alloc(sizeof(pk_iv) * n);
   if (!x->sat || !x->cat || !x->scnt || !x->ccnt || !x->nbk || !x->sc) { pk_tix_free(x); return -1; }
   for (size_t i = 0; i < n; i++) {
     uint32_t c = tix_count(x, i), b0 = tix_blk(x, in->s[i]);
@@ -80,8 +81,8 @@ int pk_tix_init(pk_tix *x, const pk_inst *in) {
   }
   if (visits * 4 >= scan) { pk_tix_free(x); return 0; }
   for (uint32_t b = 0; b < nb; b++) { x->sat[b + 1] += x->sat[b]; x->cat[b + 1] += x->cat[b]; }
-  x->sl = malloc(sizeof(uint32_t) * (x->sat[nb] + 1));
-  x->cl = malloc(sizeof(uint32_t) * (x->cat[nb] + 1));
+  x->sl = pk_mem_alloc(sizeof(uint32_t) * (x->sat[nb] + 1));
+  x->cl = pk_mem_alloc(sizeof(uint32_t) * (x->cat[nb] + 1));
   if (!x->sl || !x->cl) { pk_tix_free(x); return -1; }
   return 1;
 }
@@ -129,15 +130,15 @@ static void tix_remove(pk_tix *x, uint32_t i) {
 int pk_pl_init(pk_plist *pl, const pk_inst *in) {
   size_t n = in->n ? in->n : 1;
   memset(pl, 0, sizeof *pl);
-  pl->ix = malloc(sizeof(uint32_t) * n);
+  pl->ix = pk_mem_alloc(sizeof(uint32_t) * n);
   if (!pl->ix) return -1;
   if (in->cbits) {
     pl->words = in->cwords;
-    pl->placed = calloc(pl->words, sizeof(uint64_t));
-    pl->pos = malloc(sizeof(uint32_t) * n);
-    pl->sel = malloc(sizeof(uint64_t) * pl->words);
-    pl->lo = malloc(sizeof(uint64_t) * n);
-    pl->hi = malloc(sizeof(uint64_t) * n);
+    pl->placed = pk_mem_calloc(pl->words, sizeof(uint64_t));
+    pl->pos = pk_mem_alloc(sizeof(uint32_t) * n);
+    pl->sel = pk_mem_alloc(sizeof(uint64_t) * pl->words);
+    pl->lo = pk_mem_alloc(sizeof(uint64_t) * n);
+    pl->hi = pk_mem_alloc(sizeof(uint64_t) * n);
     pl->size = in->size;
     if (!pl->placed || !pl->pos || !pl->sel || !pl->lo || !pl->hi) { pk_pl_free(pl); return -1; }
   }
@@ -145,7 +146,7 @@ int pk_pl_init(pk_plist *pl, const pk_inst *in) {
 }
 
 void pk_pl_free(pk_plist *pl) {
-  free(pl->ix); free(pl->placed); free(pl->pos); free(pl->sel); free(pl->lo); free(pl->hi);
+  pk_mem_free(pl->ix); pk_mem_free(pl->placed); pk_mem_free(pl->pos); pk_mem_free(pl->sel); pk_mem_free(pl->lo); pk_mem_free(pl->hi);
   pl->ix = NULL; pl->placed = NULL; pl->pos = NULL; pl->sel = NULL; pl->lo = pl->hi = NULL;
 }
 
@@ -226,11 +227,11 @@ int pk_pl_save_init(pk_plsave *s, const pk_plist *pl, size_t nitems) {
   if (pl->tix) return -1;
   size_t nn = nitems ? nitems : 1;
   s->nitems = nitems;
-  s->ix = malloc(sizeof(uint32_t) * nn);
-  s->pos = pl->pos ? malloc(sizeof(uint32_t) * nn) : NULL;
-  s->placed = pl->placed ? malloc(sizeof(uint64_t) * (pl->words ? pl->words : 1)) : NULL;
-  s->lo = pl->lo ? malloc(sizeof(uint64_t) * nn) : NULL;
-  s->hi = pl->lo ? malloc(sizeof(uint64_t) * nn) : NULL;
+  s->ix = pk_mem_alloc(sizeof(uint32_t) * nn);
+  s->pos = pl->pos ? pk_mem_alloc(sizeof(uint32_t) * nn) : NULL;
+  s->placed = pl->placed ? pk_mem_alloc(sizeof(uint64_t) * (pl->words ? pl->words : 1)) : NULL;
+  s->lo = pl->lo ? pk_mem_alloc(sizeof(uint64_t) * nn) : NULL;
+  s->hi = pl->lo ? pk_mem_alloc(sizeof(uint64_t) * nn) : NULL;
   if (!s->ix || (pl->pos && !s->pos) || (pl->placed && !s->placed) || (pl->lo && (!s->lo || !s->hi))) {
     pk_pl_save_free(s);
     return -1;
@@ -239,7 +240,7 @@ int pk_pl_save_init(pk_plsave *s, const pk_plist *pl, size_t nitems) {
 }
 
 void pk_pl_save_free(pk_plsave *s) {
-  free(s->ix); free(s->pos); free(s->placed); free(s->lo); free(s->hi);
+  pk_mem_free(s->ix); pk_mem_free(s->pos); pk_mem_free(s->placed); pk_mem_free(s->lo); pk_mem_free(s->hi);
   memset(s, 0, sizeof *s);
 }
 
@@ -463,7 +464,7 @@ uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, u
   /* short arcs: a plain skyline array, O(points covered); long ones: the tree */
   int tree = covered > 8 * (uint64_t)m * lg;
   sky s = {NULL, NULL, 1u << lg};
-  uint64_t *h = calloc(tree ? 3 * (size_t)s.N : (K ? K : 1), sizeof(uint64_t));
+  uint64_t *h = pk_mem_calloc(tree ? 3 * (size_t)s.N : (K ? K : 1), sizeof(uint64_t));
   if (!h) return UINT64_MAX;
   if (tree) { s.t = h; s.d = h + 2 * (size_t)s.N; }
   for (size_t k = 0; k < m; k++) {
@@ -490,6 +491,6 @@ uint64_t pk_drop(const pk_inst *in, const size_t *ord, size_t m, uint64_t lo0, u
     }
     if (e > top) top = e;
   }
-  free(h);
+  pk_mem_free(h);
   return top;
 }

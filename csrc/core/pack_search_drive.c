@@ -2,6 +2,7 @@
  * preorders under a doubling node limit), the bisection over capacities
  * that best uses (pk_search_improve), and the public entry. */
 #include "pack_search_int.h"
+#include "pack_mem.h"
 #include <string.h>
 
 /* Places the unplaced items (placed[i] == 0) of off by first fit, largest
@@ -10,8 +11,8 @@
  * the time is up already). */
 static int complete(const pk_inst *in, uint64_t *off, char *placed) {
   size_t n = in->n, nu = 0, np = 0;
-  pk_kv *kv = malloc(sizeof(pk_kv) * n), *pl = malloc(sizeof(pk_kv) * n);
-  if (!kv || !pl) { free(kv); free(pl); return -1; }
+  pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * n), *pl = pk_mem_alloc(sizeof(pk_kv) * n);
+  if (!kv || !pl) { pk_mem_free(kv); pk_mem_free(pl); return -1; }
   for (size_t i = 0; i < n; i++) {
     if (!placed[i]) kv[nu++] = (pk_kv){UINT64_MAX - in->size[i], 0, i};
     else pl[np++] = (pk_kv){off[i], off[i] + in->size[i], i};
@@ -34,7 +35,7 @@ static int complete(const pk_inst *in, uint64_t *off, char *placed) {
     pl[at] = (pk_kv){o, o + in->size[i], i};
     np++;
   }
-  free(kv); free(pl);
+  pk_mem_free(kv); pk_mem_free(pl);
   return 0;
 }
 
@@ -95,7 +96,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
   for (uint32_t t = 0; t < K; t++) S.tight |= S.floor[t] + S.total[t] == cap;
   uint64_t limit = n;
   S.pcap = 2 * n + 4; /* frames along a path: one per placement, one per finished piece */
-  paths = malloc(sizeof(uint32_t) * 3 * S.pcap);
+  paths = pk_mem_alloc(sizeof(uint32_t) * 3 * S.pcap);
   if (!paths) goto out;
   if (setup_ns) *setup_ns = pk_now() - t_in;
   /* Where the capacity leaves slack nothing is tight and inference is weak:
@@ -109,7 +110,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
    * load (tight sections) the preorders resume as they are: perfect fits
    * need their order, and MiniMalloc's instances are solved there. */
   uint64_t rs = 0x9e3779b97f4a7c15ull ^ cap;
-  if (!S.tight && !resume_only && !(jbuf = malloc(sizeof(uint32_t) * n))) goto out;
+  if (!S.tight && !resume_only && !(jbuf = pk_mem_alloc(sizeof(uint32_t) * n))) goto out;
   for (int round = 0;; round++) {
     limit = limit < (UINT64_MAX >> 2) ? limit * 2 : limit;
     if (jbuf && round > 0) {
@@ -157,7 +158,7 @@ static int decide(const pk_inst *in, uint64_t cap, uint64_t deadline, uint64_t *
 found:
   memcpy(out, S.sol, sizeof(uint64_t) * n);
 out:
-  free(area); free(tot); free(rks); free(width); free(paths); free(jbuf);
+  pk_mem_free(area); pk_mem_free(tot); pk_mem_free(rks); pk_mem_free(width); pk_mem_free(paths); pk_mem_free(jbuf);
   ps_free(&S);
   return rc;
 }
@@ -175,7 +176,7 @@ static uint64_t eff_makespan(const pk_inst *in, const uint64_t *off) {
  * attempt goes this much above the bound. 0 on OOM. */
 static uint64_t peak_pad(const pk_inst *in) {
   uint32_t K = in->K;
-  int64_t *d = calloc(2 * ((size_t)K + 1), sizeof(int64_t)), *p = d + K + 1;
+  int64_t *d = pk_mem_calloc(2 * ((size_t)K + 1), sizeof(int64_t)), *p = d + K + 1;
   if (!d) return 0;
   for (size_t i = 0; i < in->n; i++) {
     int64_t sz = (int64_t)in->size[i], al = (int64_t)in->align[i] - 1;
@@ -192,7 +193,7 @@ static uint64_t peak_pad(const pk_inst *in) {
     if ((uint64_t)load > best) { best = (uint64_t)load; bpad = (uint64_t)pad; }
     else if ((uint64_t)load == best && (uint64_t)pad > bpad) bpad = (uint64_t)pad;
   }
-  free(d);
+  pk_mem_free(d);
   return bpad;
 }
 
@@ -204,8 +205,8 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
   uint64_t M = eff_makespan(in, off);
   if (M <= lb) { *proved = 1; return 0; }
   if (n > PS_MAX_N) return 0; /* per-depth lists take 8 n^2 bytes */
-  uint64_t *tmp = malloc(sizeof(uint64_t) * (n ? n : 1)), *part = malloc(sizeof(uint64_t) * (n ? n : 1));
-  if (!tmp || !part) { free(tmp); free(part); return -1; }
+  uint64_t *tmp = pk_mem_alloc(sizeof(uint64_t) * (n ? n : 1)), *part = pk_mem_alloc(sizeof(uint64_t) * (n ? n : 1));
+  if (!tmp || !part) { pk_mem_free(tmp); pk_mem_free(part); return -1; }
   uint64_t lo = lb, proven = lb; /* below proven: infeasible (proved) */
   int improved = 0;
   uint64_t cap = lb, setup = (uint64_t)n * n, pad = peak_pad(in);
@@ -237,7 +238,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     uint64_t su = 0;
     int r = decide(in, cap, now + slice, tmp, part, &have_part, budget, &su, 0);
     if (su > setup) setup = su;
-    if (r < 0) { free(tmp); free(part); return -1; }
+    if (r < 0) { pk_mem_free(tmp); pk_mem_free(part); return -1; }
     if (r == PS_FOUND) {
       uint64_t m2 = eff_makespan(in, tmp);
       if (m2 < M) {
@@ -261,7 +262,7 @@ int pk_search_improve(const pk_inst *in, uint64_t lb, uint64_t deadline, uint64_
     if (budget && !left) break;
   }
   *proved = M <= proven;
-  free(tmp); free(part);
+  pk_mem_free(tmp); pk_mem_free(part);
   return improved;
 }
 

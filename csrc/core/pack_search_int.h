@@ -4,6 +4,7 @@
 #ifndef FG_PACK_SEARCH_INT_H
 #define FG_PACK_SEARCH_INT_H
 #include "pack_search.h"
+#include "pack_mem.h"
 #include "pack_sort.h"
 #include "pack_tune.h"
 #include <stdlib.h>
@@ -80,10 +81,10 @@ static inline void cut_range(const ps *S, uint32_t i, uint32_t *a, uint32_t *b) 
 static inline int push(ps *S, uint32_t idx, uint64_t v) {
   if (S->usp == S->ucap) {
     size_t c = S->ucap ? S->ucap * 2 : 4096;
-    uint32_t *a = realloc(S->uidx, c * sizeof *a);
+    uint32_t *a = pk_mem_realloc(S->uidx, c * sizeof *a);
     if (!a) return -1;
     S->uidx = a;
-    uint64_t *b = realloc(S->uval, c * sizeof *b);
+    uint64_t *b = pk_mem_realloc(S->uval, c * sizeof *b);
     if (!b) return -1;
     S->uval = b;
     S->ucap = c;

@@ -2,15 +2,16 @@
  * MiniMalloc's SubSolve does) and a decision's set-up: the cut of a cycle,
  * the fixed items, the sections, the lists and adjacency. */
 #include "pack_search_int.h"
+#include "pack_mem.h"
 #include <string.h>
 
 void ps_free(ps *S) {
-  free(S->lo); free(S->hi); free(S->adjo); free(S->adj); free(S->seco); free(S->sec);
-  free(S->scnt); free(S->spos); free(S->sent); free(S->ibase);
-  free(S->floor); free(S->total); free(S->minoff); free(S->sol); free(S->cuts); free(S->placed); free(S->wit);
-  free(S->bsol); free(S->bplaced);
-  free(S->rank); free(S->raised); free(S->mark); free(S->uidx); free(S->uval); free(S->lbuf);
-  free(S->pbuf); free(S->kv); free(S->rbits); free(S->rslot);
+  pk_mem_free(S->lo); pk_mem_free(S->hi); pk_mem_free(S->adjo); pk_mem_free(S->adj); pk_mem_free(S->seco); pk_mem_free(S->sec);
+  pk_mem_free(S->scnt); pk_mem_free(S->spos); pk_mem_free(S->sent); pk_mem_free(S->ibase);
+  pk_mem_free(S->floor); pk_mem_free(S->total); pk_mem_free(S->minoff); pk_mem_free(S->sol); pk_mem_free(S->cuts); pk_mem_free(S->placed); pk_mem_free(S->wit);
+  pk_mem_free(S->bsol); pk_mem_free(S->bplaced);
+  pk_mem_free(S->rank); pk_mem_free(S->raised); pk_mem_free(S->mark); pk_mem_free(S->uidx); pk_mem_free(S->uval); pk_mem_free(S->lbuf);
+  pk_mem_free(S->pbuf); pk_mem_free(S->kv); pk_mem_free(S->rbits); pk_mem_free(S->rslot);
 }
 
 /* Preorder: 0 = WAT, 1 = TAW, 2 = TWA (W: lifetime width, A: area, T: max
@@ -82,7 +83,7 @@ uint32_t ps_cut_point(const pk_inst *in, size_t *ncross) {
   uint32_t K = in->K, t0 = 0;
   *ncross = 0;
   if (!in->cyclic) return 0;
-  uint64_t *prof = malloc(sizeof(uint64_t) * K);
+  uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * K);
   if (!prof) return 0; /* any point will do */
   pk_profile(in, prof, 0);
   for (uint32_t t = 1; t < K; t++)
@@ -91,7 +92,7 @@ uint32_t ps_cut_point(const pk_inst *in, size_t *ncross) {
   int any = 0;
   for (size_t i = 0; i < in->n && *ncross; i++) /* arcs wrap: point K-1 must be kept */
     if (in->len[i] < K && (!any || prof[in->e[i] % K] < prof[t0])) { t0 = in->e[i] % K; any = 1; }
-  free(prof);
+  pk_mem_free(prof);
   return t0;
 }
 
@@ -100,28 +101,28 @@ uint32_t ps_cut_point(const pk_inst *in, size_t *ncross) {
 int ps_decide_alloc(ps *S, int want_partial, uint64_t **area, uint64_t **tot, rk **rks, uint64_t **width) {
   size_t n = S->n, nn = n + 2;
   uint32_t K = S->K;
-  S->lo = malloc(sizeof(uint32_t) * n); S->hi = malloc(sizeof(uint32_t) * n);
-  S->adjo = calloc(n + 1, sizeof(uint32_t));
-  S->seco = calloc((size_t)K + 1, sizeof(uint32_t));
-  S->floor = calloc(K, sizeof(uint64_t)); S->total = calloc(K, sizeof(uint64_t));
-  S->minoff = calloc(n, sizeof(uint64_t)); S->sol = calloc(n, sizeof(uint64_t));
-  S->cuts = calloc(K, sizeof(uint32_t)); S->placed = calloc(n, 1); S->wit = malloc(sizeof(uint32_t) * (K ? K : 1));
+  S->lo = pk_mem_alloc(sizeof(uint32_t) * n); S->hi = pk_mem_alloc(sizeof(uint32_t) * n);
+  S->adjo = pk_mem_calloc(n + 1, sizeof(uint32_t));
+  S->seco = pk_mem_calloc((size_t)K + 1, sizeof(uint32_t));
+  S->floor = pk_mem_calloc(K, sizeof(uint64_t)); S->total = pk_mem_calloc(K, sizeof(uint64_t));
+  S->minoff = pk_mem_calloc(n, sizeof(uint64_t)); S->sol = pk_mem_calloc(n, sizeof(uint64_t));
+  S->cuts = pk_mem_calloc(K, sizeof(uint32_t)); S->placed = pk_mem_calloc(n, 1); S->wit = pk_mem_alloc(sizeof(uint32_t) * (K ? K : 1));
   if (want_partial) {
-    S->bsol = malloc(sizeof(uint64_t) * n);
-    S->bplaced = malloc(n);
+    S->bsol = pk_mem_alloc(sizeof(uint64_t) * n);
+    S->bplaced = pk_mem_alloc(n);
     if (!S->bsol || !S->bplaced) return -1;
   }
-  S->rank = calloc(n, sizeof(uint32_t)); S->raised = calloc(n, sizeof(uint32_t)); S->mark = calloc(K, sizeof(uint32_t));
-  S->lbuf = malloc(sizeof(uint32_t) * n * nn); S->pbuf = malloc(sizeof(uint32_t) * n * nn);
-  S->kv = malloc(sizeof(pk_kv) * n);
+  S->rank = pk_mem_calloc(n, sizeof(uint32_t)); S->raised = pk_mem_calloc(n, sizeof(uint32_t)); S->mark = pk_mem_calloc(K, sizeof(uint32_t));
+  S->lbuf = pk_mem_alloc(sizeof(uint32_t) * n * nn); S->pbuf = pk_mem_alloc(sizeof(uint32_t) * n * nn);
+  S->kv = pk_mem_alloc(sizeof(pk_kv) * n);
   S->rwords = (n + 1) / 64 + 1;
-  S->rbits = calloc(S->rwords, sizeof(uint64_t)); S->rslot = malloc(sizeof(uint32_t) * (n + 1));
-  *area = malloc(sizeof(uint64_t) * n); *tot = calloc(n, sizeof(uint64_t));
-  *rks = malloc(sizeof(rk) * n);
+  S->rbits = pk_mem_calloc(S->rwords, sizeof(uint64_t)); S->rslot = pk_mem_alloc(sizeof(uint32_t) * (n + 1));
+  *area = pk_mem_alloc(sizeof(uint64_t) * n); *tot = pk_mem_calloc(n, sizeof(uint64_t));
+  *rks = pk_mem_alloc(sizeof(rk) * n);
 #ifndef NO_RERANK
   S->rks = *rks;
 #endif
-  S->width = *width = malloc(sizeof(uint64_t) * n);
+  S->width = *width = pk_mem_alloc(sizeof(uint64_t) * n);
   S->area = *area;
   if (!S->lo || !S->hi || !S->adjo || !S->seco || !S->floor || !S->total || !S->minoff || !S->sol || !S->cuts || !S->wit ||
       !S->placed || !S->rank || !S->raised || !S->mark || !S->lbuf || !S->pbuf || !S->kv || !S->rbits || !S->rslot || !*area || !*tot ||
@@ -233,13 +234,13 @@ int ps_decide_lists(ps *S, uint64_t *tot) {
     }
   for (uint32_t t = 0; t < K; t++) S->seco[t + 1] += S->seco[t];
   size_t ns = S->seco[K], W = (n + 63) / 64;
-  S->sec = malloc(sizeof(uint32_t) * (ns ? ns : 1));
-  S->sent = malloc(sizeof(uint32_t) * (ns ? ns : 1));
-  S->spos = malloc(sizeof(uint32_t) * (ns ? ns : 1));
-  S->scnt = malloc(sizeof(uint32_t) * (K ? K : 1));
-  S->ibase = malloc(sizeof(uint32_t) * (n + 1));
-  uint64_t *sbits = calloc((size_t)K * W, sizeof(uint64_t)), *rows = malloc(sizeof(uint64_t) * W * n);
-  if (!S->sec || !S->sent || !S->spos || !S->scnt || !S->ibase || !sbits || !rows) { free(sbits); free(rows); return -1; }
+  S->sec = pk_mem_alloc(sizeof(uint32_t) * (ns ? ns : 1));
+  S->sent = pk_mem_alloc(sizeof(uint32_t) * (ns ? ns : 1));
+  S->spos = pk_mem_alloc(sizeof(uint32_t) * (ns ? ns : 1));
+  S->scnt = pk_mem_alloc(sizeof(uint32_t) * (K ? K : 1));
+  S->ibase = pk_mem_alloc(sizeof(uint32_t) * (n + 1));
+  uint64_t *sbits = pk_mem_calloc((size_t)K * W, sizeof(uint64_t)), *rows = pk_mem_alloc(sizeof(uint64_t) * W * n);
+  if (!S->sec || !S->sent || !S->spos || !S->scnt || !S->ibase || !sbits || !rows) { pk_mem_free(sbits); pk_mem_free(rows); return -1; }
   uint32_t *fill = S->mark; /* reused as fill pointers, then cleared */
   for (uint32_t t = 0; t < K; t++) { fill[t] = S->seco[t]; S->scnt[t] = S->seco[t + 1] - S->seco[t]; }
   uint32_t nb = 0;
@@ -270,15 +271,15 @@ int ps_decide_lists(ps *S, uint64_t *tot) {
   }
   for (size_t i = 0; i < n; i++) S->adjo[i + 1] += S->adjo[i];
   size_t ne = S->adjo[n];
-  S->adj = malloc(sizeof(uint32_t) * (ne ? ne : 1));
-  if (!S->adj) { free(sbits); free(rows); return -1; }
+  S->adj = pk_mem_alloc(sizeof(uint32_t) * (ne ? ne : 1));
+  if (!S->adj) { pk_mem_free(sbits); pk_mem_free(rows); return -1; }
   for (size_t i = 0; i < n; i++) {
     if (S->placed[i]) continue;
     uint32_t *a = S->adj + S->adjo[i];
     for (size_t w = 0; w < W; w++)
       for (uint64_t x = rows[i * W + w]; x; x &= x - 1) *a++ = (uint32_t)(w * 64 + (size_t)__builtin_ctzll(x));
   }
-  free(sbits); free(rows);
+  pk_mem_free(sbits); pk_mem_free(rows);
   for (size_t i = 0; i < n; i++)
     if (!S->placed[i])
       for (uint32_t t = S->lo[i]; t < S->hi[i]; t++)

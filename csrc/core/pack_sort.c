@@ -1,6 +1,7 @@
 /* The packers' sorts: typed quicksorts, LSD radix sorts for large arrays
  * (stable: the same order as the comparison sort), counting sorts. */
 #include "pack_sort.h"
+#include "pack_mem.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,7 +50,7 @@ static PK_DEFINE_SORT(iv_quick, pk_iv, IV_LESS)
  * (dev, size keys with repeats: n = 128 6.2 vs 7.0 us, 256 10.4 vs 17.1) */
 #define RADIX_MIN_N 128
 static int kv_radix(pk_kv *a, size_t n) {
-  pk_kv *b = malloc(sizeof(pk_kv) * n), *src = a, *dst = b;
+  pk_kv *b = pk_mem_alloc(sizeof(pk_kv) * n), *src = a, *dst = b;
   if (!b) return -1;
   uint64_t or_[3] = {0, 0, 0}, and_[3] = {~0ull, ~0ull, ~0ull};
   for (size_t q = 0; q < n; q++) {
@@ -71,7 +72,7 @@ static int kv_radix(pk_kv *a, size_t n) {
     }
   }
   if (src != a) memcpy(a, src, sizeof(pk_kv) * n);
-  free(b);
+  pk_mem_free(b);
   return 0;
 }
 
@@ -97,7 +98,7 @@ void pk_sort_kv_warm(pk_kv *kv, size_t n) {
 }
 /* by lo alone, LSD radix on the bytes that vary (as kv_radix) */
 static int iv_radix(pk_iv *a, size_t n) {
-  pk_iv *b = malloc(sizeof(pk_iv) * n), *src = a, *dst = b;
+  pk_iv *b = pk_mem_alloc(sizeof(pk_iv) * n), *src = a, *dst = b;
   if (!b) return -1;
   uint64_t or_ = 0, and_ = ~0ull;
   for (size_t q = 0; q < n; q++) { or_ |= a[q].lo; and_ &= a[q].lo; }
@@ -111,7 +112,7 @@ static int iv_radix(pk_iv *a, size_t n) {
     pk_iv *t = src; src = dst; dst = t;
   }
   if (src != a) memcpy(a, src, sizeof(pk_iv) * n);
-  free(b);
+  pk_mem_free(b);
   return 0;
 }
 void pk_sort_iv(pk_iv *iv, size_t n) {
@@ -119,12 +120,12 @@ void pk_sort_iv(pk_iv *iv, size_t n) {
 }
 
 int pk_csort(const uint32_t *key, uint32_t nk, const size_t *src, size_t n, size_t *dst) {
-  size_t *cnt = calloc((size_t)nk + 1, sizeof(size_t));
+  size_t *cnt = pk_mem_calloc((size_t)nk + 1, sizeof(size_t));
   if (!cnt) return -1;
   for (size_t q = 0; q < n; q++) cnt[key[src[q]] + 1]++;
   for (uint32_t k = 0; k < nk; k++) cnt[k + 1] += cnt[k];
   for (size_t q = 0; q < n; q++) dst[cnt[key[src[q]]]++] = src[q];
-  free(cnt);
+  pk_mem_free(cnt);
   return 0;
 }
 

@@ -18,6 +18,7 @@
  * lines 1.01-1.07 x LOAD at 30,000-100,000 items (scanline's), cycles
  * 1.01-1.08 (best's quadratic baselines reached 1.004-1.042). */
 #include "pack_sweep.h"
+#include "pack_mem.h"
 #include "pack_sort.h"
 #include <stdlib.h>
 #include <string.h>
@@ -177,23 +178,23 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
 static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
-  uint32_t *key = malloc(sizeof(uint32_t) * 2 * nn), *until = malloc(sizeof(uint32_t) * nn);
-  size_t *bys = malloc(sizeof(size_t) * nn), *ev = malloc(sizeof(size_t) * 2 * nn);
-  size_t *evs = malloc(sizeof(size_t) * 2 * nn), *slot = malloc(sizeof(size_t) * 2 * nn);
+  uint32_t *key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn), *until = pk_mem_alloc(sizeof(uint32_t) * nn);
+  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn), *ev = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  size_t *evs = pk_mem_alloc(sizeof(size_t) * 2 * nn), *slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
   /* free blocks at once: bounded by their edges, each an item's edge (2 a
    * live item) or a change of until (2 a crossing item's region) */
   size_t nb = 4 * nn + 8;
   sw w;
   memset(&w, 0, sizeof w);
-  w.off = malloc(sizeof(uint64_t) * nb);
-  w.size = malloc(sizeof(uint64_t) * nb);
-  w.until = malloc(sizeof(uint32_t) * nb);
-  w.freeid = malloc(sizeof(uint32_t) * nb);
+  w.off = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w.size = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w.until = pk_mem_alloc(sizeof(uint32_t) * nb);
+  w.freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
   trp *ts[3] = {&w.S, &w.U, &w.O};
   for (int q = 0; q < 3; q++) {
-    ts[q]->l = malloc(sizeof(uint32_t) * nb);
-    ts[q]->r = malloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? malloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
+    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
   }
   w.S.root = w.U.root = w.O.root = NIL;
   w.S.bysize = w.U.bysize = 1;
@@ -211,7 +212,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
    * points 1.072 -> 1.064). slot is free until the events are made. */
   size_t *cord = slot;
   if (in->cyclic) {
-    pk_kv *kv = malloc(sizeof(pk_kv) * nn);
+    pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
     if (!kv) { rc = -1; goto out; }
     for (size_t k = 0; k < n; k++) {
       size_t i = bys[k];
@@ -219,7 +220,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
     }
     pk_sort_kv(kv, n);
     for (size_t k = 0; k < n; k++) cord[k] = kv[k].i;
-    free(kv);
+    pk_mem_free(kv);
   }
   for (int pass = 0; pass < 2 && in->cyclic; pass++)
     for (size_t k = 0; k < n; k++) {
@@ -287,9 +288,9 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   }
   pk_charge((uint64_t)ne * 8);
 out:
-  free(key); free(until); free(bys); free(ev); free(evs); free(slot);
-  free(w.off); free(w.size); free(w.until); free(w.freeid);
-  for (int q = 0; q < 3; q++) { free(ts[q]->l); free(ts[q]->r); free(ts[q]->mx); }
+  pk_mem_free(key); pk_mem_free(until); pk_mem_free(bys); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot);
+  pk_mem_free(w.off); pk_mem_free(w.size); pk_mem_free(w.until); pk_mem_free(w.freeid);
+  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
   return rc;
 }
 
@@ -305,16 +306,16 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   uint32_t K = in->K, t0 = 0;
   /* the cut: the least loaded point of a cycle (a line's first point) */
   if (in->cyclic) {
-    uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
+    uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * (K ? K : 1));
     if (!prof) return -1;
     pk_profile(in, prof, 0);
     for (uint32_t t = 1; t < K; t++)
       if (prof[t] < prof[t0]) t0 = t;
-    free(prof);
+    pk_mem_free(prof);
   }
   int rc = sweep_run(in, t0, off);
   if (rc || cuts < 2 || !in->cyclic) return rc;
-  uint64_t *tmp = malloc(sizeof(uint64_t) * (in->n ? in->n : 1));
+  uint64_t *tmp = pk_mem_alloc(sizeof(uint64_t) * (in->n ? in->n : 1));
   if (!tmp) return -1;
   /* the further cuts, in eighths of the cycle on from t0 */
   static const uint32_t eighth[8] = {0, 2, 4, 6, 1, 3, 5, 7};
@@ -325,7 +326,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
     uint64_t m2 = r2 ? UINT64_MAX : pk_makespan(in, tmp);
     if (m2 < mk) { mk = m2; memcpy(off, tmp, sizeof(uint64_t) * in->n); }
   }
-  free(tmp);
+  pk_mem_free(tmp);
   return rc;
 }
 
@@ -345,16 +346,16 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
 #define NONE_T UINT32_MAX
 static int sw_alloc(sw *w, size_t nb) {
   memset(w, 0, sizeof *w);
-  w->off = malloc(sizeof(uint64_t) * nb);
-  w->size = malloc(sizeof(uint64_t) * nb);
-  w->until = malloc(sizeof(uint32_t) * nb);
-  w->freeid = malloc(sizeof(uint32_t) * nb);
+  w->off = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w->size = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w->until = pk_mem_alloc(sizeof(uint32_t) * nb);
+  w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
   trp *ts[3] = {&w->S, &w->U, &w->O};
   int ok = w->off && w->size && w->until && w->freeid;
   for (int q = 0; q < 3; q++) {
-    ts[q]->l = malloc(sizeof(uint32_t) * nb);
-    ts[q]->r = malloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? malloc(sizeof(uint32_t) * nb) : NULL;
+    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL;
     ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
     ts[q]->root = NIL;
   }
@@ -362,9 +363,9 @@ static int sw_alloc(sw *w, size_t nb) {
   return ok ? 0 : -1;
 }
 static void sw_release(sw *w) {
-  free(w->off); free(w->size); free(w->until); free(w->freeid);
+  pk_mem_free(w->off); pk_mem_free(w->size); pk_mem_free(w->until); pk_mem_free(w->freeid);
   trp *ts[3] = {&w->S, &w->U, &w->O};
-  for (int q = 0; q < 3; q++) { free(ts[q]->l); free(ts[q]->r); free(ts[q]->mx); }
+  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
 }
 
 /* What one half knows: role[i] 1 stacked (offv set; its block frees at
@@ -514,17 +515,17 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, u
   memset(&h, 0, sizeof h);
   h.in = in;
   h.offv = offv;
-  uint32_t *d = malloc(sizeof(uint32_t) * nn);
-  uint8_t *cr = malloc(nn);
-  size_t *bys = malloc(sizeof(size_t) * nn);
-  pk_kv *kv = malloc(sizeof(pk_kv) * nn);
-  h.role = malloc(nn);
-  h.ds = malloc(sizeof(uint32_t) * nn); h.fr = malloc(sizeof(uint32_t) * nn);
-  h.un = malloc(sizeof(uint32_t) * nn); h.until = malloc(sizeof(uint32_t) * nn);
-  h.key = malloc(sizeof(uint32_t) * 2 * nn);
-  h.stk = malloc(sizeof(size_t) * nn); h.fix = malloc(sizeof(size_t) * nn);
-  h.ev = malloc(sizeof(size_t) * 2 * nn); h.evs = malloc(sizeof(size_t) * 2 * nn);
-  h.slot = malloc(sizeof(size_t) * 2 * nn);
+  uint32_t *d = pk_mem_alloc(sizeof(uint32_t) * nn);
+  uint8_t *cr = pk_mem_alloc(nn);
+  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn);
+  pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
+  h.role = pk_mem_alloc(nn);
+  h.ds = pk_mem_alloc(sizeof(uint32_t) * nn); h.fr = pk_mem_alloc(sizeof(uint32_t) * nn);
+  h.un = pk_mem_alloc(sizeof(uint32_t) * nn); h.until = pk_mem_alloc(sizeof(uint32_t) * nn);
+  h.key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn);
+  h.stk = pk_mem_alloc(sizeof(size_t) * nn); h.fix = pk_mem_alloc(sizeof(size_t) * nn);
+  h.ev = pk_mem_alloc(sizeof(size_t) * 2 * nn); h.evs = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  h.slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
   h.bys = bys;
   int rc = sw_alloc(&h.w, 4 * nn + 8);
   if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
@@ -590,22 +591,22 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, u
     rc = sweep_half(&h, H);
   }
 out:
-  free(d); free(cr); free(bys); free(kv);
-  free(h.role); free(h.ds); free(h.fr); free(h.un); free(h.until); free(h.key);
-  free(h.stk); free(h.fix); free(h.ev); free(h.evs); free(h.slot);
+  pk_mem_free(d); pk_mem_free(cr); pk_mem_free(bys); pk_mem_free(kv);
+  pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.until); pk_mem_free(h.key);
+  pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev); pk_mem_free(h.evs); pk_mem_free(h.slot);
   sw_release(&h.w);
   return rc;
 }
 
 int pk_sweep_peak(const pk_inst *in, uint64_t *off, int stack) {
   uint32_t K = in->K, c = 0, p = 0;
-  uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
+  uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * (K ? K : 1));
   if (!prof) return -1;
   pk_profile(in, prof, 0);
   for (uint32_t t = 1; t < K; t++) {
     if (prof[t] < prof[c]) c = t;
     if (prof[t] > prof[p]) p = t;
   }
-  free(prof);
+  pk_mem_free(prof);
   return sweep_peak_at(in, p, c, stack, off);
 }

@@ -33,6 +33,7 @@
  * is found by depth-first search. The search gets each block with the
  * coarsest congruence o = r mod A inside its set (pk_inst.phase). */
 #include "pack_tile.h"
+#include "pack_mem.h"
 #include "pack_search.h"
 #include "pack_sort.h"
 #include <stdlib.h>
@@ -276,7 +277,7 @@ static int col_rec(coldfs *R, uint64_t used, uint32_t depth, uint64_t o) {
 /* -1 when no order was found (or more than 64 blocks), -2 on OOM */
 static long column(tl *T, const uint32_t *ids, uint32_t k) {
   if (k > 64 || T->nn >= T->ncap || T->nk + k > T->kcap) return -1;
-  coldfs R = {T, k, (uint32_t *)ids, malloc(sizeof(uint32_t) * k), T->kids + T->nk, calloc(1u << 16, 8), 1u << 16, 0, 0};
+  coldfs R = {T, k, (uint32_t *)ids, pk_mem_alloc(sizeof(uint32_t) * k), T->kids + T->nk, pk_mem_calloc(1u << 16, 8), 1u << 16, 0, 0};
   long z = -2;
   if (R.ord && R.seen) {
     pk_kv *kv = T->kv2; /* rule3 sorts in T->kv */
@@ -295,7 +296,7 @@ static long column(tl *T, const uint32_t *ids, uint32_t k) {
       z = (long)id;
     }
   }
-  free(R.ord); free(R.seen);
+  pk_mem_free(R.ord); pk_mem_free(R.seen);
   return z;
 }
 
@@ -489,7 +490,7 @@ static int rule3(tl *T) {
         }
         if (T->nfail == T->failcap) {
           size_t c = T->failcap ? T->failcap * 2 : 16;
-          void *p = realloc(T->fail, sizeof *T->fail * c);
+          void *p = pk_mem_realloc(T->fail, sizeof *T->fail * c);
           if (!p) return -1;
           T->fail = p;
           T->failcap = c;
@@ -525,7 +526,7 @@ static int stack_order(const tl *T, const uint32_t *kid, uint32_t k, uint32_t us
 /* Offsets of the items of block id placed at o (o's residue in its set) */
 static int unfold(tl *T, size_t id, uint64_t o, uint64_t *off) {
   size_t cap = T->nn + 1, sp = 0;
-  uint64_t *st = malloc(sizeof(uint64_t) * 2 * cap);
+  uint64_t *st = pk_mem_alloc(sizeof(uint64_t) * 2 * cap);
   if (!st) return -1;
   st[sp++] = id;
   st[sp++] = o;
@@ -545,14 +546,14 @@ static int unfold(tl *T, size_t id, uint64_t o, uint64_t *off) {
       const uint32_t *kid = T->kids + T->a[x];
       uint32_t k = T->b[x], pick[TL_MAXK];
       uint64_t failed[(1u << TL_MAXK) / 64] = {0};
-      if (!stack_order(T, kid, k, 0, 0, o, failed, pick)) { free(st); return -2; } /* cannot happen: o is in the set */
+      if (!stack_order(T, kid, k, 0, 0, o, failed, pick)) { pk_mem_free(st); return -2; } /* cannot happen: o is in the set */
       for (uint32_t d = 0; d < k; d++) {
         st[sp++] = kid[pick[d]]; st[sp++] = o;
         o += T->h[kid[pick[d]]];
       }
     }
   }
-  free(st);
+  pk_mem_free(st);
   return 0;
 }
 
@@ -585,13 +586,13 @@ done:;
 
 int pk_flat(const pk_inst *in, uint64_t load) {
   uint32_t K = in->K;
-  uint64_t *prof = malloc(sizeof(uint64_t) * (K ? K : 1));
+  uint64_t *prof = pk_mem_alloc(sizeof(uint64_t) * (K ? K : 1));
   if (!prof) return 0;
   pk_profile(in, prof, 1);
   uint32_t upto = in->cyclic ? K : K - 1;
   int flat = K > 0 && load > 0;
   for (uint32_t t = 0; t < upto && flat; t++) flat = prof[t] == load;
-  free(prof);
+  pk_mem_free(prof);
   return flat;
 }
 
@@ -601,7 +602,7 @@ int pk_flat(const pk_inst *in, uint64_t load) {
 static int valid(tl *T, uint64_t lim, const uint64_t *off) {
   const pk_inst *in = T->in;
   size_t n = in->n;
-  fg_pack_item *ci = malloc(sizeof(fg_pack_item) * n);
+  fg_pack_item *ci = pk_mem_alloc(sizeof(fg_pack_item) * n);
   if (!ci) return 0;
   int ok = 1;
   for (size_t i = 0; i < n && ok; i++) {
@@ -612,7 +613,7 @@ static int valid(tl *T, uint64_t lim, const uint64_t *off) {
   memset(&d, 0, sizeof d);
   d.period = T->cyc ? T->K : 0;
   ok = ok && fg_check_packing(ci, n, off, &d, NULL, 0);
-  free(ci);
+  pk_mem_free(ci);
   return ok;
 }
 
@@ -680,9 +681,9 @@ static int open_blocks(tl *T, int first) {
 }
 
 static void tl_free(tl *T) {
-  free(T->s); free(T->e); free(T->len); free(T->a); free(T->b); free(T->h); free(T->F); free(T->kind);
-  free(T->kids); free(T->act); free(T->act2); free(T->used); free(T->G); free(T->tmp); free(T->gne); free(T->kv); free(T->kv2);
-  free(T->fail);
+  pk_mem_free(T->s); pk_mem_free(T->e); pk_mem_free(T->len); pk_mem_free(T->a); pk_mem_free(T->b); pk_mem_free(T->h); pk_mem_free(T->F); pk_mem_free(T->kind);
+  pk_mem_free(T->kids); pk_mem_free(T->act); pk_mem_free(T->act2); pk_mem_free(T->used); pk_mem_free(T->G); pk_mem_free(T->tmp); pk_mem_free(T->gne); pk_mem_free(T->kv); pk_mem_free(T->kv2);
+  pk_mem_free(T->fail);
 }
 
 int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *off, uint64_t *mk) {
@@ -705,14 +706,14 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
   T.ncap = 3 * n + 8;
   T.kcap = (size_t)TL_MAXK * T.ncap;
   size_t nc = T.ncap;
-  T.s = malloc(sizeof(uint32_t) * nc); T.e = malloc(sizeof(uint32_t) * nc); T.len = malloc(sizeof(uint32_t) * nc);
-  T.a = malloc(sizeof(uint32_t) * nc); T.b = malloc(sizeof(uint32_t) * nc);
-  T.h = malloc(sizeof(uint64_t) * nc); T.F = calloc(nc * T.words, sizeof(uint64_t)); T.kind = malloc(nc);
-  T.kids = malloc(sizeof(uint32_t) * T.kcap);
-  T.act = malloc(sizeof(uint32_t) * nc); T.act2 = malloc(sizeof(uint32_t) * nc); T.used = calloc(nc, 1);
-  T.G = malloc(sizeof(uint64_t) * T.words << TL_MAXK); T.tmp = malloc(sizeof(uint64_t) * T.words);
-  T.gne = malloc((size_t)1 << TL_MAXK);
-  T.kv = malloc(sizeof(pk_kv) * nc); T.kv2 = malloc(sizeof(pk_kv) * nc);
+  T.s = pk_mem_alloc(sizeof(uint32_t) * nc); T.e = pk_mem_alloc(sizeof(uint32_t) * nc); T.len = pk_mem_alloc(sizeof(uint32_t) * nc);
+  T.a = pk_mem_alloc(sizeof(uint32_t) * nc); T.b = pk_mem_alloc(sizeof(uint32_t) * nc);
+  T.h = pk_mem_alloc(sizeof(uint64_t) * nc); T.F = pk_mem_calloc(nc * T.words, sizeof(uint64_t)); T.kind = pk_mem_alloc(nc);
+  T.kids = pk_mem_alloc(sizeof(uint32_t) * T.kcap);
+  T.act = pk_mem_alloc(sizeof(uint32_t) * nc); T.act2 = pk_mem_alloc(sizeof(uint32_t) * nc); T.used = pk_mem_calloc(nc, 1);
+  T.G = pk_mem_alloc(sizeof(uint64_t) * T.words << TL_MAXK); T.tmp = pk_mem_alloc(sizeof(uint64_t) * T.words);
+  T.gne = pk_mem_alloc((size_t)1 << TL_MAXK);
+  T.kv = pk_mem_alloc(sizeof(pk_kv) * nc); T.kv2 = pk_mem_alloc(sizeof(pk_kv) * nc);
   fg_pack_item *bi = NULL;
   uint64_t *phase = NULL, *boff = NULL;
   pk_inst bin;
@@ -744,11 +745,11 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
     if (!r3) break;
   }
   size_t m0 = T.na;
-  uint32_t *act0 = malloc(sizeof(uint32_t) * (m0 ? m0 : 1));
-  bi = malloc(sizeof(fg_pack_item) * n);
-  phase = malloc(sizeof(uint64_t) * n);
-  boff = malloc(sizeof(uint64_t) * n);
-  if (!act0 || !bi || !phase || !boff) { free(act0); rc = -1; goto out; }
+  uint32_t *act0 = pk_mem_alloc(sizeof(uint32_t) * (m0 ? m0 : 1));
+  bi = pk_mem_alloc(sizeof(fg_pack_item) * n);
+  phase = pk_mem_alloc(sizeof(uint64_t) * n);
+  boff = pk_mem_alloc(sizeof(uint64_t) * n);
+  if (!act0 || !bi || !phase || !boff) { pk_mem_free(act0); rc = -1; goto out; }
   memcpy(act0, T.act, sizeof(uint32_t) * m0);
   if (m0 == 1 && bit(&T, setp(&T, act0[0]), 0)) { /* one block: the whole tiling */
     boff[0] = 0;
@@ -794,9 +795,9 @@ int pk_tile(const pk_inst *in, uint64_t load, uint64_t deadline_ns, uint64_t *of
     if (boff[q] + T.h[act0[q]] > M) M = boff[q] + T.h[act0[q]];
   rc = unfold_all(&T, act0, m0, boff, off, M, mk);
 done:
-  free(act0);
+  pk_mem_free(act0);
 out:
-  free(bi); free(phase); free(boff);
+  pk_mem_free(bi); pk_mem_free(phase); pk_mem_free(boff);
   tl_free(&T);
   return rc;
 }

@@ -104,6 +104,8 @@ static int l_pack(lua_State *L) {
   uint64_t *off = lua_newuserdatauv(L, sizeof(uint64_t) * (n ? n : 1), 0);
   fg_pack_result r;
   char err[256];
+  fg_alloc_hooks lh = fg_lua_hooks(L);  /* the packer's memory: the state's */
+  d.hooks = &lh;
   if (fg_pack(it, n, &d, off, &r, err, sizeof err)) return luaL_error(L, "fg.pack: %s", err);
   bytes_int(L, r.makespan, "fg.pack");  /* every offset is below it */
   lua_createtable(L, 0, 8);

@@ -22,7 +22,7 @@ uint32_t fg_vk_async_queue_infos(fg_vk_device *dev, VkDeviceQueueCreateInfo *qi,
   if (dev->async_mode != FG_VK_ASYNC_AUTO) return 1;
   uint32_t nq = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(dev->phys, &nq, NULL);
-  VkQueueFamilyProperties *q = calloc(nq ? nq : 1, sizeof *q);
+  VkQueueFamilyProperties *q = fg_vk_calloc(dev, nq, sizeof *q);
   if (!q) return 1;
   vkGetPhysicalDeviceQueueFamilyProperties(dev->phys, &nq, q);
   /* A compute family without graphics is the hardware's async engine
@@ -47,7 +47,7 @@ uint32_t fg_vk_async_queue_infos(fg_vk_device *dev, VkDeviceQueueCreateInfo *qi,
     dev->async_timestamp_bits = q[dev->async_family].timestampValidBits;
     dev->async_compute_only = !(q[dev->async_family].queueFlags & VK_QUEUE_GRAPHICS_BIT);
   }
-  free(q);
+  fg_vk_free(dev, q);
   return n;
 }
 
