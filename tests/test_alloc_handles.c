@@ -227,11 +227,11 @@ static void test_dumps(void) {
     CHECKM(strstr(j, "{\"offset\":100,\"size\":100}") && strstr(j, "{\"offset\":400,\"size\":624}"), "free ranges: %s", j);
     CHECKM(strstr(j, "{\"min\":64,\"max\":127,\"count\":1,\"bytes\":100}") &&
            strstr(j, "{\"min\":512,\"max\":1023,\"count\":1,\"bytes\":624}"), "histogram: %s", j);
-    free(j);
+    fg_allocator_free_result(a, j);
   }
   char *s = fg_allocator_svg(a, 400);
   CHECK(s && strncmp(s, "<svg", 4) == 0 && count_of(s, "class=\"used\"") == 3 && strstr(s, "</svg>"));
-  free(s);
+  fg_allocator_free_result(a, s);
   fg_allocator_destroy(a);
 }
 
@@ -345,7 +345,7 @@ static void test_defrag(uint64_t seed, int pin) {
     }
     CHECKM(gap < 16 && last > 0, "fullest block still has a hole of %llu", (unsigned long long)gap);
   }
-  free(mv);
+  fg_block_free_result(b, mv);
   /* the lone allocator's plan compacts it towards 0 */
   fg_allocator *a = make(FG_ALLOC_TLSF, cap, 0, 0, 0);
   fg_alloc_handle h[64];
@@ -363,14 +363,75 @@ static void test_defrag(uint64_t seed, int pin) {
   for (uint64_t x = 0; x < cap; x++) units += m.own[0][x] != 0;
   CHECK(units > 0);
   for (uint64_t x = 0; x < units; x++) CHECK(m.own[0][x] != 0); /* align 1: no hole at all */
-  free(mv);
+  fg_allocator_free_result(a, mv);
   fg_allocator_destroy(a);
   for (uint32_t i = 0; i < 16; i++) free(m.own[i]);
   free(m.own);
   fg_block_allocator_destroy(b);
 }
 
+/* Results (JSON, SVG, plans) come from the hooks the allocator was made
+ * with: these hooks hand out blocks behind a tag, so a result made or freed
+ * by plain malloc/free would fail the tag check (or trip ASan), and the
+ * live count shows that every block made is given back. */
+#define TAG 0x5A11C8EDull
+static long tagged_live, tagged_calls;
+static void *tagged_realloc(void *u, void *p, size_t n) {
+  uint64_t *h = p ? (uint64_t *)p - 2 : NULL;
+  if (h) CHECK(h[0] == TAG);
+  tagged_calls++;
+  if (!n) { if (h) { h[0] = 0; tagged_live--; } free(h); return NULL; }
+  uint64_t *q = realloc(h, n + 16);
+  if (!q) return NULL;
+  if (!h) tagged_live++;
+  q[0] = TAG;
+  return q + 2;
+}
+static const fg_alloc_hooks tagged = { tagged_realloc, NULL };
+
+static void test_result_hooks(void) {
+  char err[256] = "";
+  fg_alloc_desc d = { .kind = FG_ALLOC_TLSF, .capacity = 4096, .hooks = &tagged };
+  fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
+  CHECKM(a != NULL, "create: %s", err);
+  if (!a) return;
+  fg_alloc_handle h[32];
+  for (int i = 0; i < 32; i++) CHECK(fg_allocator_alloc_h(a, 1 + (uint64_t)i * 7, 1, (uint64_t)i + 1, &h[i]) == 0);
+  for (int i = 0; i < 32; i += 2) CHECK(fg_allocator_free_h(a, &h[i]) == 0);
+  long live0 = tagged_live, calls0 = tagged_calls;
+  char *j = fg_allocator_json(a), *s = fg_allocator_svg(a, 0);
+  fg_defrag_move *mv = NULL;
+  size_t n = 0;
+  CHECK(j && s && fg_allocator_defrag_plan(a, &mv, &n) == 0 && mv && n > 0);
+  CHECK(tagged_calls > calls0 && tagged_live == live0 + 3); /* three results, temporaries given back */
+  if (j) CHECK(((uint64_t *)j)[-2] == TAG);
+  fg_allocator_free_result(a, j);
+  fg_allocator_free_result(a, s);
+  fg_allocator_free_result(a, mv);
+  fg_allocator_free_result(a, NULL);
+  CHECK(tagged_live == live0);
+  fg_allocator_destroy(a);
+
+  fg_block_desc bd = { FG_ALLOC_TLSF, 1024, 0, 4, host_create, host_destroy, NULL, &tagged };
+  fg_block_allocator *b = fg_block_allocator_create(&bd, err, sizeof err);
+  CHECKM(b != NULL, "block create: %s", err);
+  if (!b) return;
+  fg_block_allocation al[40];
+  for (int i = 0; i < 40; i++) CHECK(fg_block_alloc_user(b, 50 + (uint64_t)i, 1, (uint64_t)i + 1, &al[i]) == 0);
+  for (int i = 0; i < 40; i += 3) CHECK(fg_block_free(b, &al[i]) == 0);
+  live0 = tagged_live;
+  char *bj = fg_block_json(b);
+  CHECK(bj && fg_block_defrag_plan(b, &mv, &n) == 0 && mv && n > 0);
+  CHECK(tagged_live == live0 + 2);
+  fg_block_free_result(b, bj);
+  fg_block_free_result(b, mv);
+  CHECK(tagged_live == live0);
+  fg_block_allocator_destroy(b);
+  CHECK(tagged_live == 0);
+}
+
 int main(void) {
+  test_result_hooks();
   for (int k = 0; k < FG_ALLOC_KIND_COUNT; k++) test_handles((fg_alloc_kind)k);
   test_bounded_pool();
   test_random(FG_ALLOC_TLSF, 1);

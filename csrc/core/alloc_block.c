@@ -206,4 +206,5 @@ void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t i
     if (b->blocks[i].a) fn(ctx, i, b->blocks[i].user, b->blocks[i].a);
 }
 
+const fg_alloc_hooks *fg__block_hooks(const fg_block_allocator *b) { return &b->hooks; }
 int fg__block_is_dedicated(const fg_block_allocator *b, uint32_t i) { return i < b->nblocks && b->blocks[i].dedicated; }
