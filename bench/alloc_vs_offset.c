@@ -11,7 +11,8 @@
  * OffsetAllocator is never vendored: bench/alloc_vs_offset.sh DIR builds this
  * file with -DFG_WITH_OFFSET_ALLOCATOR against DIR/offsetAllocator.cpp. The
  * CMake build (no OffsetAllocator) runs our side only.
- *   bench_alloc_vs_offset [--allocs N] [--repeat R] [--seed S] */
+ *   bench_alloc_vs_offset [--allocs N] [--repeat R] [--seed S] [--occupancy X]
+ * (--occupancy: that one instead of 0.50 and 0.90, e.g. under a profiler) */
 #define _POSIX_C_SOURCE 199309L /* clock_gettime */
 #include "fg_alloc.h"
 #include <math.h>
@@ -107,11 +108,13 @@ static result run_oa(double occ) {
 
 int main(int argc, char **argv) {
   uint64_t seed = 20240;
+  double only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--allocs") && i + 1 < argc) nallocs = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--repeat") && i + 1 < argc) repeat = atoi(argv[++i]);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) seed = strtoull(argv[++i], NULL, 10);
-    else { fprintf(stderr, "usage: %s [--allocs N] [--repeat R] [--seed S]\n", argv[0]); return 2; }
+    else if (!strcmp(argv[i], "--occupancy") && i + 1 < argc) only = atof(argv[++i]);
+    else { fprintf(stderr, "usage: %s [--allocs N] [--repeat R] [--seed S] [--occupancy X]\n", argv[0]); return 2; }
   }
   if (nallocs < 1) nallocs = 1;
   if (repeat < 1) repeat = 1;
@@ -130,8 +133,9 @@ int main(int argc, char **argv) {
   if (!ours) { fprintf(stderr, "%s\n", err); return 1; }
   printf("# range 2^20 units, sizes log-uniform 1..%u, %d allocations, random frees; fastest of %d runs\n",
          MAX_SIZE, nallocs, repeat);
-  const double occs[2] = { 0.50, 0.90 };
-  for (int k = 0; k < 2; k++) {
+  if (only < 0 || only > 1) { fprintf(stderr, "--occupancy must be in 0 .. 1\n"); return 2; }
+  const double occs[2] = { only ? only : 0.50, 0.90 };
+  for (int k = 0; k < (only ? 1 : 2); k++) {
     result o = { 1e30, 0 };
 #ifdef FG_WITH_OFFSET_ALLOCATOR
     result b = { 1e30, 0 };

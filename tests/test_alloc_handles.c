@@ -50,8 +50,9 @@ static void test_handles(fg_alloc_kind k) {
   fg_alloc_handle h[8];
   for (int i = 0; i < 8; i++) CHECKM(fg_allocator_alloc_h(a, 40, 8, 100 + (uint64_t)i, &h[i]) == 0, "%s alloc_h", kn);
   for (int i = 0; i < 8; i++) {
-    CHECKM(h[i].offset % 8 == 0 && h[i].size >= 40, "%s: handle %d offset %llu size %llu", kn, i,
-           (unsigned long long)h[i].offset, (unsigned long long)h[i].size);
+    uint64_t hs = fg_allocator_handle_size(a, &h[i]);
+    CHECKM(h[i].offset % 8 == 0 && hs >= 40, "%s: handle %d offset %llu size %llu", kn, i,
+           (unsigned long long)h[i].offset, (unsigned long long)hs);
     CHECKM(fg_allocator_user(a, &h[i]) == 100 + (uint64_t)i, "%s: user data of %d", kn, i);
     CHECK(fg_allocator_handle_live(a, &h[i]));
   }
@@ -66,7 +67,7 @@ static void test_handles(fg_alloc_kind k) {
     fg_alloc_handle *x = &h[order[i]];
     CHECKM(fg_allocator_free_h(a, x) == 0, "%s: free_h %d", kn, order[i]);
     CHECKM(fg_allocator_free_h(a, x) == -1, "%s: double free_h %d accepted", kn, order[i]);
-    CHECK(!fg_allocator_handle_live(a, x) && fg_allocator_user(a, x) == 0);
+    CHECK(!fg_allocator_handle_live(a, x) && fg_allocator_handle_size(a, x) == 0 && fg_allocator_user(a, x) == 0);
     CHECK(fg_allocator_set_user(a, x, 9) == -1);
     valid(a, kn);
   }
@@ -142,7 +143,7 @@ static void test_random(fg_alloc_kind k, uint64_t gran) {
       uint64_t size = 1 + rnd() % 700, align = 1ull << (rnd() % 7), user = rnd() | 1;
       rec r = { .user = user, .size = size };
       if (fg_allocator_alloc_h(a, size, align, user, &r.h) == 0) {
-        CHECK(r.h.offset % align == 0 && r.h.offset + size <= cap && r.h.size >= size);
+        CHECK(r.h.offset % align == 0 && r.h.offset + size <= cap && fg_allocator_handle_size(a, &r.h) >= size);
         for (uint64_t i = r.h.offset; i < r.h.offset + size; i++) {
           CHECKM(!owner[i], "overlap at %llu", (unsigned long long)i);
           owner[i] = 1;
@@ -312,7 +313,7 @@ static void test_defrag(uint64_t seed, int pin) {
   /* pinned allocations get ids too (their user is the pin mark) */
   for (uint32_t i = 0; i < N; i++)
     if (live[i] && m.own[al[i].block][al[i].offset] == (uint32_t)FG_ALLOC_PINNED)
-      for (uint64_t u = 0; u < al[i].h.size; u++) m.own[al[i].block][al[i].offset + u] = N + 1 + i;
+      for (uint64_t u = 0; u < fg_block_reserved(b, &al[i]); u++) m.own[al[i].block][al[i].offset + u] = N + 1 + i;
   static uint64_t before[2 * N + 2], after[2 * N + 2];
   uint32_t blocks_before = census(&m, before, 2 * N + 1);
   fg_defrag_move *mv = NULL;
@@ -326,7 +327,7 @@ static void test_defrag(uint64_t seed, int pin) {
   for (size_t i = 0; i < n; i++) {
     CHECK(mv[i].user != FG_ALLOC_PINNED);
     uint64_t k = mv[i].user - 1; /* alignment kept: what each asked for */
-    CHECK(k < N && live[k] && mv[i].dst_offset % align[k] == 0 && mv[i].size == al[k].h.size);
+    CHECK(k < N && live[k] && mv[i].dst_offset % align[k] == 0 && mv[i].size == fg_block_reserved(b, &al[k]));
   }
   if (!pin) {
     /* compacted: the fullest block has no hole below its last allocation

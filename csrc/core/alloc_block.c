@@ -153,6 +153,11 @@ int fg_block_free(fg_block_allocator *b, const fg_block_allocation *al) {
   return 0;
 }
 
+uint64_t fg_block_reserved(const fg_block_allocator *b, const fg_block_allocation *al) {
+  if (al->block >= b->nblocks || !b->blocks[al->block].a || b->blocks[al->block].user != al->block_user) return 0;
+  return fg_allocator_handle_size(b->blocks[al->block].a, &al->h);
+}
+
 void fg_block_trim(fg_block_allocator *b) {
   for (uint32_t i = 0; i < b->nblocks; i++)
     if (b->blocks[i].a && !b->blocks[i].dedicated && b->blocks[i].a->count == 0) {
