@@ -22,7 +22,7 @@ typedef struct fg_tlsf_node {
 #define FG_TLSF_SL_LOG2 5
 #endif
 #define FG_TLSF_SL (1 << FG_TLSF_SL_LOG2)
-#define FG_TLSF_FL 60
+#define FG_TLSF_FL (65 - FG_TLSF_SL_LOG2) /* fl of a 64-bit size: 63 - SL_LOG2 + 1 */
 
 typedef struct fg_tlsf {
   fg_tlsf_node *nodes;            /* node_cap records, then the sink (alloc_tlsf.c) */

@@ -69,6 +69,9 @@ static inline void node_release(fg_tlsf *t, uint32_t i) {
   t->node_spare = i;
 }
 
+/* Free lists: a block heads its class's list when heads[fl][sl] names it;
+ * the head's prev_free is left as it was (so taking the head touches no
+ * other record), every other block's prev_free names its predecessor. */
 static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
   int fl, sl;
@@ -89,8 +92,9 @@ static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32
   fg_tlsf_node *n = &t->nodes[i];
   int fl = n->fl, sl = n->sl;
   uint32_t pv = n->prev_free, nx = n->next_free;
-  *(pv != FG_NIL ? &t->nodes[pv].next_free : &t->heads[fl][sl]) = nx;
-  t->nodes[OR_SINK(t, nx)].prev_free = pv;
+  int head = t->heads[fl][sl] == i;
+  *(head ? &t->heads[fl][sl] : &t->nodes[pv].next_free) = nx;
+  t->nodes[head ? t->node_cap : OR_SINK(t, nx)].prev_free = pv; /* a new head's is left */
   if (t->heads[fl][sl] == FG_NIL) {
     t->sl_map[fl] &= ~(1u << sl);
     if (!t->sl_map[fl]) t->fl_map &= ~(1ull << fl);
@@ -307,8 +311,7 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
       i = t->heads[fl][sl];
       fg_tlsf_node *n = &t->nodes[i];
       uint32_t nx = n->next_free;
-      t->heads[fl][sl] = nx;
-      t->nodes[OR_SINK(t, nx)].prev_free = FG_NIL;
+      t->heads[fl][sl] = nx; /* nx's prev_free may stay: it heads the list now */
       if (nx == FG_NIL && !(t->sl_map[fl] &= ~(1u << sl))) t->fl_map &= ~(1ull << fl);
       n->is_free = 0;
     }
@@ -509,7 +512,7 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
       for (uint32_t j = h; j != FG_NIL; j = t->nodes[j].next_free) {
         int f2 = 0, s2 = 0;
         mapping(t->nodes[j].size, &f2, &s2);
-        if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || t->nodes[j].prev_free != p) {
+        if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || (p != FG_NIL && t->nodes[j].prev_free != p)) {
           fg_errf(err, errlen, "tlsf: block at %llu in the wrong free list", (unsigned long long)t->nodes[j].off);
           return -1;
         }
