@@ -100,6 +100,20 @@ static void test_handles(fg_alloc_kind k) {
   CHECK(!fg_allocator_handle_live(a, &n1) && fg_allocator_user(a, &n1) == 0);
   if (k == FG_ALLOC_TLSF || k == FG_ALLOC_FREELIST) CHECK(fg_allocator_free_h(a, &n1) == -1);
   valid(a, "after reset");
+  /* requests that cannot fit fail and change nothing: above the capacity,
+   * so large that size + align overflows, the whole range with padding */
+  fg_alloc_handle big;
+  uint64_t huge[] = { 4097, UINT64_MAX, UINT64_MAX - 7, 1ull << 63 };
+  for (int i = 0; i < 4; i++)
+    for (uint64_t al = 1; al <= 64; al *= 64)
+      CHECKM(fg_allocator_alloc_h(a, huge[i], al, 0, &big) == -1, "%s: size %llu align %llu", kn,
+             (unsigned long long)huge[i], (unsigned long long)al);
+  CHECK(fg_allocator_count(a) == 0);
+  valid(a, "after requests that cannot fit");
+  if (k != FG_ALLOC_SLAB) {
+    CHECKM(fg_allocator_alloc_h(a, 4096, 1, 0, &big) == 0 && big.offset == 0, "%s: the whole range", kn);
+    CHECK(fg_allocator_free_h(a, &big) == 0);
+  }
   fg_allocator_destroy(a);
 }
 

@@ -292,8 +292,9 @@ static __attribute__((noinline, cold)) uint32_t carve_pad(fg_allocator *a, uint3
 /* Carves an allocation; the used node's index, or FG_NIL. align: power of two. */
 static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_tlsf *t = &a->u.tlsf;
-  if (size > a->capacity) return FG_NIL;
+  /* a size above the capacity finds no block below (need > capacity) */
   if (t->gran > 1) {
+    if (size > a->capacity) return FG_NIL;
     size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
     if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
   }
@@ -378,7 +379,9 @@ static inline __attribute__((always_inline)) int tlsf_free_h(fg_allocator *a, co
 /* The handle path's front end lives here so that, for TLSF and FREELIST, the
  * request is checked once and carved with no call through the kind table;
  * the other kinds go through alloc.c. */
-static inline int is_tlsf(const fg_allocator *a) { return a->kind == FG_ALLOC_TLSF || a->kind == FG_ALLOC_FREELIST; }
+static inline int is_tlsf(const fg_allocator *a) {
+  return ((1u << FG_ALLOC_TLSF | 1u << FG_ALLOC_FREELIST) >> a->kind) & 1; /* kind < FG_ALLOC_KIND_COUNT */
+}
 
 int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
   if (!is_tlsf(a)) return fg__alloc_h_other(a, size, align, user, out);
