@@ -253,15 +253,19 @@ static inline __attribute__((always_inline)) int good_class(const fg_tlsf *t, in
  * fits: the whole range, an exact size). FG_NIL when none fits. */
 static __attribute__((noinline)) uint32_t find_slow(fg_tlsf *t, uint64_t cap, uint64_t size, uint64_t align) {
   int fl, sl, cfl, csl;
-  uint64_t need = size + (align - 1);
-  int have_r = 0, rfl = 0, rsl = 0;
-  if (need >= size && need <= cap) {
-    uint64_t r = need + (1ull << (log2_floor(need | SL) - SL_LOG2)) - 1;
-    if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
-  }
   uint32_t i = FG_NIL;
   mapping(size, &fl, &sl);
-  if (t->best) {
+  if (!t->best) { /* a failed TLSF request ends here: keep it short */
+    int k = 0;
+    for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
+      if (fits(&t->nodes[j], size, align)) { i = j; break; }
+  } else {
+    uint64_t need = size + (align - 1);
+    int have_r = 0, rfl = 0, rsl = 0;
+    if (need >= size && need <= cap) {
+      uint64_t r = need + (1ull << (log2_floor(need | SL) - SL_LOG2)) - 1;
+      if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
+    }
     /* the request's own class first, then each class up to the one that
      * surely fits: the first fit found there is the best to within a class */
     i = best_in(t, fl, sl, size, align);
@@ -271,10 +275,6 @@ static __attribute__((noinline)) uint32_t find_slow(fg_tlsf *t, uint64_t cap, ui
       fl = cfl;
       sl = csl;
     }
-  } else {
-    int k = 0;
-    for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
-      if (fits(&t->nodes[j], size, align)) { i = j; break; }
   }
   if (i != FG_NIL) free_remove(t, i);
   return i;
@@ -318,8 +318,10 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     }
   }
   if (i == FG_NIL && (i = find_slow(t, a->capacity, size, align)) == FG_NIL) return FG_NIL;
-  uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
-  if (__builtin_expect(pad != 0, 0) && (i = carve_pad(a, i, pad)) == FG_NIL) return FG_NIL;
+  if (__builtin_expect(align > 1, 0)) { /* align 1 here when it is at most the granularity */
+    uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
+    if (pad && (i = carve_pad(a, i, pad)) == FG_NIL) return FG_NIL;
+  }
   if (t->nodes[i].size > size) {
     uint32_t j = split(a, i, size);
     if (j != FG_NIL) free_insert(t, j); /* else keep the slack inside the allocation */
