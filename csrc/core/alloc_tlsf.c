@@ -21,6 +21,14 @@ static inline void mapping(uint64_t size, int *fl, int *sl) {
   *sl = (int)(v & (SL - 1));
 }
 
+/* The first class whose every block holds x (x rounded up to a class
+ * boundary), as fl * SL + sl: mapping's index plus one when x is not on a
+ * boundary (the carry into the next power of two comes with the sum). */
+static inline uint32_t class_up(uint64_t x) {
+  int shift = log2_floor(x | SL) - SL_LOG2;
+  return ((uint32_t)shift << SL_LOG2) + (uint32_t)(x >> shift) + ((x & ((1ull << shift) - 1)) != 0);
+}
+
 /* Node index FG_NIL becomes the sink, a record past the pool that absorbs
  * link updates aimed at "no node": the update is then a plain store. */
 #define OR_SINK(t, i) ((i) != FG_NIL ? (i) : (t)->node_cap)
@@ -299,15 +307,15 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
   }
   if (a->count >= t->limit) return FG_NIL;
-  uint32_t i = FG_NIL;
-  uint64_t need = size + (align - 1), r;
+  uint32_t i = FG_NIL, c;
+  uint64_t need = size + (align - 1);
   int fl, sl;
-  /* TLSF's good fit: round the request up to the next class boundary (+ 0
-   * below SL: exact classes) and pop the head of the first non-empty class
-   * there; no overflow on the way (need >= size, r >= need) */
-  if (!t->best && need >= size && need <= a->capacity &&
-      (r = need + (1ull << (log2_floor(need | SL) - SL_LOG2)) - 1) >= need) {
-    mapping(r, &fl, &sl);
+  /* TLSF's good fit: round the request up to a class boundary and pop the
+   * head of the first non-empty class there (need >= size: no overflow;
+   * c past the last class only for needs near 2^64) */
+  if (!t->best && need >= size && need <= a->capacity && (c = class_up(need)) < FL * SL) {
+    fl = (int)(c >> SL_LOG2);
+    sl = (int)(c & (SL - 1));
     if (good_class(t, fl, sl, &fl, &sl)) {
       i = t->heads[fl][sl];
       fg_tlsf_node *n = &t->nodes[i];
