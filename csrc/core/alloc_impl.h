@@ -36,6 +36,7 @@ typedef struct fg_tlsf {
   uint64_t gran;                  /* power of two >= 1 */
   uint32_t gran_log2;
   uint64_t limit;                 /* live allocations allowed: max_allocations, or UINT64_MAX */
+  uint64_t fast_cap;              /* largest need the good-fit fast path takes: capacity, 0 for best fit */
   int best;                       /* FREELIST: best-fit policy */
   int fixed;                      /* max_allocations given: the node pool never grows */
 } fg_tlsf;

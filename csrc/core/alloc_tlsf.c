@@ -167,6 +167,7 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
     t->fixed = 1;
   }
   t->limit = t->fixed ? desc->max_allocations : UINT64_MAX;
+  t->fast_cap = a->capacity;
   return 0;
 }
 
@@ -313,7 +314,7 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
   /* TLSF's good fit: round the request up to a class boundary and pop the
    * head of the first non-empty class there (need >= size: no overflow;
    * c past the last class only for needs near 2^64) */
-  if (!t->best && need >= size && need <= a->capacity && (c = class_up(need)) < FL * SL) {
+  if (need >= size && need <= t->fast_cap && (c = class_up(need)) < FL * SL) {
     fl = (int)(c >> SL_LOG2);
     sl = (int)(c & (SL - 1));
     if (good_class(t, fl, sl, &fl, &sl)) {
@@ -334,8 +335,7 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     uint32_t j = split(a, i, size);
     if (j != FG_NIL) free_insert(t, j); /* else keep the slack inside the allocation */
   }
-  fg_tlsf_node *n = &t->nodes[i];
-  n->is_free = 0;
+  fg_tlsf_node *n = &t->nodes[i]; /* is_free 0 already: popped, removed or split off */
   n->align = (uint8_t)__builtin_ctzll(align > t->gran ? align : t->gran);
   a->used += n->size;
   a->count++;
@@ -543,6 +543,7 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
 static int freelist_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
   int rc = tlsf_init(a, desc, err, errlen);
   a->u.tlsf.best = 1;
+  a->u.tlsf.fast_cap = 0; /* no good-fit fast path */
   return rc;
 }
 
