@@ -110,6 +110,17 @@ static void test_handles(fg_alloc_kind k) {
              (unsigned long long)huge[i], (unsigned long long)al);
   CHECK(fg_allocator_count(a) == 0);
   valid(a, "after requests that cannot fit");
+  /* a record's user data does not outlive its allocation: the next one made
+   * on it, by either path, starts with none */
+  for (int round = 0; round < 3; round++) {
+    fg_alloc_handle u1, u2, u3;
+    CHECK(fg_allocator_alloc_h(a, 40, 1, 77, &u1) == 0 && fg_allocator_free_h(a, &u1) == 0);
+    uint64_t off = fg_allocator_alloc(a, 40, 1);
+    CHECK(off != FG_ALLOC_FAIL && fg_allocator_handle_at(a, off, &u2) && fg_allocator_user(a, &u2) == 0);
+    CHECK(fg_allocator_free(a, off) == 0);
+    CHECK(fg_allocator_alloc_h(a, 40, 1, 0, &u3) == 0 && fg_allocator_user(a, &u3) == 0);
+    CHECK(fg_allocator_free_h(a, &u3) == 0);
+  }
   if (k != FG_ALLOC_SLAB) {
     CHECKM(fg_allocator_alloc_h(a, 4096, 1, 0, &big) == 0 && big.offset == 0, "%s: the whole range", kn);
     CHECK(fg_allocator_free_h(a, &big) == 0);

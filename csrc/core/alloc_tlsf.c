@@ -348,8 +348,7 @@ static inline __attribute__((always_inline)) void give_back(fg_allocator *a, uin
   fg_tlsf_node *nd = &t->nodes[i];
   a->used -= nd->size;
   a->count--;
-  nd->gen++;
-  if (t->user) t->user[i] = 0;
+  nd->gen++; /* user data is left: the next allocation of this record writes it */
   uint32_t p = nd->prev_phys, n = nd->next_phys;
   /* the sink is never free (is_free 2) */
   if (t->nodes[OR_SINK(t, n)].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
@@ -367,8 +366,9 @@ static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, u
   fg_tlsf *t = &a->u.tlsf;
   uint32_t i = take(a, size, align);
   if (i == FG_NIL) return -1;
-  if (user) {
-    if (!t->user && !(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
+  if (t->user) t->user[i] = user;
+  else if (user) { /* the first user data: the array is made now */
+    if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
     t->user[i] = user;
   }
   const fg_tlsf_node *n = &t->nodes[i];
@@ -438,6 +438,7 @@ static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   uint32_t i = take(a, size, align);
   if (i == FG_NIL) return FG_ALLOC_FAIL;
   uint64_t off = t->nodes[i].off;
+  if (t->user) t->user[i] = 0;
   if (fg_omap_put(&t->live, &a->hooks, off, i)) { give_back(a, i); return FG_ALLOC_FAIL; }
   t->nodes[i].align |= FG_TLSF_IN_MAP;
   return off;
