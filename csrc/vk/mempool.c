@@ -567,7 +567,7 @@ int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_
       }
       free(m.mem);
     }
-    free(mv);
+    if (mv) fg_block_free_result(sp->blocks, mv);
     sp_unlock(sp);
   }
   if (rc) { free(out); return -1; }
