@@ -425,13 +425,16 @@ typedef struct fg_graph_stats {
   fg_schedule schedule_asked; /* what the compile desc asked (DEFAULT resolved) */
   uint64_t heap_declared, load_declared;
   uint32_t moved;             /* instances whose slot differs from the declared order */
-  uint64_t ns_schedule;       /* the memory schedule and its packing (apart from ns_pack; in ns_total) */
+  uint64_t ns_schedule;       /* the memory schedule and its trial packings (apart from ns_pack; in ns_total) */
   /* lower bounds the memory schedule computed (0 when it did not): on the
    * heap of every node order (history copies meeting pairwise on the
    * two-frame cycle), and on the heap of the memory order it tried (per
    * heap its LOAD or its long arcs' clique); the schedule skips the search,
    * or the trial packing, once the bound reaches heap_declared */
   uint64_t heap_bound, heap_bound_memory;
+  /* time of the last compile's SIZE and PUBLISH stages (the other stages'
+   * are above: every stage of the compiler has its field) */
+  uint64_t ns_size, ns_publish;
 } fg_graph_stats;
 
 void fg_graph_get_stats(const fg_graph *g, fg_graph_stats *out);

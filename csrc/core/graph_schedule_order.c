@@ -70,17 +70,19 @@ static int64_t delta(const sched *S, uint32_t s) {
 }
 
 static uint32_t flat_index(const fg_graph *g, uint32_t s) {
-  const uint32_t *ix = g->inst.a[s].index;
+  if (!g->dims.n) return 0;
+  const uint32_t *ix = g->inst_index.a + g->ir.inst.a[s].index;
   uint32_t m = 0;
   for (uint32_t d = 0; d < g->dims.n; d++) m = m * g->dims.a[d].count + ix[d];
   return m;
 }
 
 static int same_index(const fg_graph *g, uint32_t a, uint32_t b) {
-  const fg_graph_instance *x = &g->inst.a[a], *y = &g->inst.a[b];
+  const ir_inst *x = &g->ir.inst.a[a], *y = &g->ir.inst.a[b];
   uint32_t shared = g->nodes.a[x->node].mode & g->nodes.a[y->node].mode;
-  if (!shared) return 0;
-  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && x->index[d] != y->index[d]) return 0;
+  if (!shared) return 0;  /* no dimensions: no index storage either */
+  const uint32_t *xi = g->inst_index.a + x->index, *yi = g->inst_index.a + y->index;
+  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && xi[d] != yi[d]) return 0;
   return 1;
 }
 
