@@ -118,13 +118,15 @@ int graph_publish(fg_graph *g, graph_names *c) {
     graph_problem(g, "out of memory");
     return -1;
   }
-  g->inst.n = V;
-  g->uses.n = NU;
-  g->edges.n = NE;
+  if (!g->replan) {  /* a re-plan changes only the resources' memory and the heaps */
+    g->inst.n = V;
+    g->uses.n = NU;
+    g->edges.n = NE;
+    publish_uses(g);
+    publish_instances(g);
+    for (uint32_t i = 0; i < NE; i++) g->edges.a[i] = g->ir.slot_of.a[g->ir.edges.a[i]];
+  }
   g->phys.n = NP;
-  publish_uses(g);
-  publish_instances(g);
-  for (uint32_t i = 0; i < NE; i++) g->edges.a[i] = g->ir.slot_of.a[g->ir.edges.a[i]];
   publish_resources(g);
   const graph_packing *P = &g->ir.pk[g->ir.kept];
   g->heaps.n = 0;
