@@ -53,6 +53,7 @@ static inline int upload_valid(const lupload *h) {
   return h->o && h->o->rt && h->ring_frame == fg_rt_upload_frame(h->o->rt);
 }
 
+/* runtime_base.c (below every other runtime file and window.c) */
 /* The runtime at idx, open (else raises "runtime is closed ..."). */
 lrt *fg_lua_rt_check(lua_State *L, int idx);
 /* Raises when `what` is called inside a node's run of this runtime. */
@@ -67,9 +68,12 @@ const char *fg_lua_checkname(lua_State *L, int idx, const char *what);
 lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what);
 /* The candidate nearest to `name` by edit distance, or NULL when none is close. */
 const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n);
-/* runtime.c: run functions and ctx tables per instance slot (graph at UV_GRAPH). */
+/* runtime_slots.c: run functions and ctx tables per instance slot (graph at UV_GRAPH). */
 void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self);
 void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx);
+/* runtime_slots.c: copies the string at bytes_idx into the upload ring and
+ * pushes a handle, or nil + message when the ring has no room. */
+int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_idx, const char *what);
 /* runtime_image.c: asks pipeline.external[name].provide(index) for this frame's images. */
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 /* runtime_image.c: raises when an image given to the last frames was closed since. */
