@@ -17,7 +17,13 @@
 #define FG_LUA_RUNTIME "framegraph.runtime"
 #define FG_LUA_CMD "framegraph.cmd"
 
-enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_COUNT = UV_EXT };
+/* UV_DYN: {resolutions = {name = {w, h}}, dimensions = {name = n}} set by
+ * rt:set_resolution / rt:set_dimension since creation (a reload keeps them) */
+enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_DYN, UV_COUNT = UV_DYN };
+
+/* The kind of the last frame's failure, for the Lua layer's policy
+ * (hooks.failure): a value, never recognised from a message's text. */
+typedef enum { FG_LUA_FAIL_NONE = 0, FG_LUA_FAIL_RUN } fg_lua_fail;
 
 #define FG_LUA_IMAGE "framegraph.image"
 #define FG_LUA_UPLOAD "framegraph.upload"
@@ -31,6 +37,8 @@ typedef struct lrt {
   int self;            /* stack index of the runtime during a frame */
   int closing;         /* rt:close() inside a node's run: closes when the frame ends */
   uint32_t slot;       /* the node instance recording (while L) */
+  fg_lua_fail fail;    /* why the last rt:frame failed (FG_LUA_FAIL_NONE: it did not) */
+  uint32_t fail_slot;  /* FG_LUA_FAIL_RUN: the instance whose run raised */
   char err[2048];
 } lrt;
 
@@ -78,7 +86,8 @@ int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int ali
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 /* runtime_image.c: raises when an image given to the last frames was closed since. */
 void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *what);
-void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's */
+void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's, and
+                                                  module.runtime_hooks (reload's primitives) */
 void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
 
 #endif

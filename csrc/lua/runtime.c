@@ -9,7 +9,8 @@
  *
  * Runtime uservalues: 1 device, 2 graph userdata, 3 compile options, 4 run
  * functions per slot, 5 ctx tables per slot, 6 blobs per parity, 7 the cmd
- * userdata, 8 the inputs of the frame being recorded.
+ * userdata, 8 the inputs of the frame being recorded, 9 external images,
+ * 10 the resolutions and dimensions set since creation.
  *
  * Upload handles ("framegraph.upload", from rt:upload / ctx.upload): a range
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
@@ -296,6 +297,8 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
     const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
     const char *msg = lua_tostring(L, -1);
     fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg ? msg : "(error object is not a string)");
+    o->fail = FG_LUA_FAIL_RUN;
+    o->fail_slot = slot;
     lua_settop(L, top);
     return 1;
   }
@@ -377,6 +380,7 @@ static int rt_frame(lua_State *L) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, 1, UV_INPUTS);
+  o->fail = FG_LUA_FAIL_NONE;
   /* provide() is user code run for this frame: what run may not do (close,
    * re-plan, reload) it may not do either, so the frame counts as recording. */
   o->L = L;
@@ -506,8 +510,9 @@ static int l_runtime_state(lua_State *L) {
   return 1;
 }
 
+/* rt:frame is runtime.lua's (the probation of a reloaded pipeline around
+ * hooks.frame, this file's rt_frame) */
 static const luaL_Reg rt_methods[] = {
-  {"frame", rt_frame},
   {"memory", rt_memory},
   {"stats", rt_stats},
   {"timings", rt_timings},
@@ -528,7 +533,7 @@ void fg_lua_open_runtime(lua_State *L) {
   fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
   luaL_getmetatable(L, FG_LUA_RUNTIME);
   lua_getfield(L, -1, "__index");
-  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds reload here */
+  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds frame, graph and reload here */
   lua_pop(L, 1);
   luaL_newmetatable(L, FG_LUA_UPLOAD);
   lua_pushcfunction(L, up_tostring); lua_setfield(L, -2, "__tostring");
@@ -540,6 +545,10 @@ void fg_lua_open_runtime(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   fg_lua_open_runtime_plan(L);
+  lua_getfield(L, -1, "runtime_hooks");
+  lua_pushcfunction(L, rt_frame);
+  lua_setfield(L, -2, "frame");
+  lua_pop(L, 1);
   fg_lua_open_runtime_image(L);
   lua_pushcfunction(L, l_runtime);
   lua_setfield(L, -2, "runtime");
