@@ -425,7 +425,8 @@ typedef struct fg_graph_stats {
   fg_schedule schedule_asked; /* what the compile desc asked (DEFAULT resolved) */
   uint64_t heap_declared, load_declared;
   uint32_t moved;             /* instances whose slot differs from the declared order */
-  uint64_t ns_schedule;       /* the memory schedule and its trial packings (apart from ns_pack; in ns_total) */
+  uint64_t ns_schedule;       /* the memory schedule and its packing of the memory order (the declared
+                                 order's counts in ns_pack; in ns_total) */
   /* lower bounds the memory schedule computed (0 when it did not): on the
    * heap of every node order (history copies meeting pairwise on the
    * two-frame cycle), and on the heap of the memory order it tried (per

@@ -1,8 +1,8 @@
 /* graph_arena: the scratch memory of a compile. A stage takes a mark,
  * allocates its working arrays, and releases to the mark when it returns
  * (the driver does both around every stage, so scratch cannot leak from one
- * stage into the next). Blocks are kept across compiles: a recompile of the
- * same graph allocates nothing new. */
+ * stage into the next). Blocks are kept across compiles, so the scratch of a
+ * recompile comes from memory the last one already took. */
 #include "graph_ir.h"
 #include <string.h>
 

@@ -151,6 +151,7 @@ typedef struct graph_packing {
   VEC(uint64_t) offset;             /* per resource */
   VEC(fg_graph_heap) heaps;
   uint64_t naive_bytes, heap_bytes, load_bytes;
+  uint64_t ns;                      /* the time it took */
   int done;                         /* packed for the order the plan keeps */
 } graph_packing;
 

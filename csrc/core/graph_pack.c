@@ -112,6 +112,7 @@ oom:
 
 int graph_pack_order(fg_graph *g, const uint32_t *start, const uint32_t *stop, graph_packing *P, cache_vec *caches) {
   uint32_t NP = g->ir.res.n;
+  uint64_t t0 = fg_now_ns();
   P->done = 0;
   P->heaps.n = 0;
   P->naive_bytes = P->heap_bytes = P->load_bytes = 0;
@@ -124,6 +125,7 @@ int graph_pack_order(fg_graph *g, const uint32_t *start, const uint32_t *stop, g
   for (uint32_t h = 0; h < g->ir.nheaps; h++)
     if (pack_heap(g, h, start, stop, P, caches)) return -1;
   P->done = 1;
+  P->ns = fg_now_ns() - t0;
   return 0;
 }
 
