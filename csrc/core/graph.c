@@ -43,6 +43,7 @@ static void plan_clear(fg_graph *g) {
   g->ir.inst.n = g->ir.use.n = g->ir.edges.n = g->ir.res.n = g->ir.order.n = g->ir.slot_of.n = 0;
   g->ir.nheaps = g->ir.kept = 0;
   g->ir.pk[0].done = g->ir.pk[1].done = 0;
+  g->ir.span_declared = 0;
   g->compiled = 0;
   memset(&g->stats, 0, sizeof g->stats);
 }
@@ -62,7 +63,7 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
   VFREE(&h, g->hint);
   VFREE(&h, g->ir.inst); VFREE(&h, g->ir.use); VFREE(&h, g->ir.edges); VFREE(&h, g->ir.res);
-  VFREE(&h, g->ir.order); VFREE(&h, g->ir.slot_of);
+  VFREE(&h, g->ir.order); VFREE(&h, g->ir.slot_of); VFREE(&h, g->ir.span);
   for (int k = 0; k < 2; k++) { VFREE(&h, g->ir.pk[k].offset); VFREE(&h, g->ir.pk[k].heaps); }
   arena_free(g);
   for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);

@@ -46,6 +46,11 @@ static uint8_t default_write_usage(const fg_graph *g, const node *n, const decl 
 /* "gbuffer[eye=2,tile=1]" (1-based), or the plain node name when mode is {} */
 static uint32_t instance_name(fg_graph *g, const node *n, const uint32_t *idx) {
   char buf[256];
+  if (!n->mode) {  /* most nodes: the name as it is (at most 255 bytes, as below) */
+    const char *s = S(g, n->name);
+    size_t len = strlen(s);
+    return graph_pstr_put(g, s, len < sizeof buf ? len : sizeof buf - 1);
+  }
   size_t o = (size_t)snprintf(buf, sizeof buf, "%s", S(g, n->name));
   if (n->mode) {
     int first = 1;
@@ -57,7 +62,7 @@ static uint32_t instance_name(fg_graph *g, const node *n, const uint32_t *idx) {
       }
     if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "]");
   }
-  return graph_pstr_add(g, "%s", buf);
+  return graph_pstr_put(g, buf, strlen(buf));
 }
 
 /* One use of one instance. */
@@ -240,6 +245,10 @@ int graph_expand(fg_graph *g, graph_names *c) {
   if (check_expansion_size(g)) return -1;
   if (expand_instances(g, c)) goto oom;
   if (expand_edges(g) || expand_physical(g)) goto oom;
+  for (uint32_t u = 0; u < g->ir.use.n; u++) {  /* the physical ids exist now */
+    ir_use *us = &g->ir.use.a[u];
+    us->res = us->logical == NONE ? NONE : g->logicals.a[us->logical].phys_base + 2 * us->mux;
+  }
   for (uint32_t i = 0; i < g->nodes.n; i++) {
     node *n = &g->nodes.a[i];
     if (n->state != FG_NODE_ACTIVE) n->inst_count = 0;

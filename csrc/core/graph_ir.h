@@ -118,6 +118,7 @@ typedef struct ir_use {
   uint32_t name, to;      /* interned; to: the rename target, NONE */
   uint32_t logical;       /* NONE when missing */
   uint32_t mux;           /* the logical resource's flattened multiplex index */
+  uint32_t res;           /* its frame-0 copy (phys_base + 2 mux; EXPAND's last step), NONE */
   uint8_t access, usage, stage, optional;
 } ir_use;
 
@@ -175,6 +176,11 @@ typedef struct graph_irs {
   VEC(uint32_t) order;              /* SCHEDULE: slot -> declared instance */
   VEC(uint32_t) slot_of;            /* SCHEDULE: declared instance -> slot */
   graph_packing pk[2];              /* the declared order's packing, the memory order's */
+  /* graph_arcs of the declared order keeps its spans here (per resource:
+   * first and last own-frame user, last history reader, touches), so
+   * LIFETIMES need not walk the uses again when that order stays */
+  VEC(uint32_t) span;               /* 4 per resource */
+  int span_declared;
   uint32_t kept;                    /* SCHEDULE: which of pk the plan keeps */
 } graph_irs;
 
@@ -295,9 +301,8 @@ uint32_t graph_resolve_extent(const fg_graph *g, const res_desc_store *s, uint32
 /* physical id of the frame-p copy an IR use touches (a history use
  * touches the other parity's copy); NONE when missing */
 static inline uint32_t use_phys(const fg_graph *g, const ir_use *u, uint32_t p) {
-  if (u->logical == NONE) return NONE;
-  uint32_t base = g->logicals.a[u->logical].phys_base + u->mux * 2;
-  return base + ((u->access == FG_ACCESS_HISTORY) ^ p);
+  (void)g;
+  return u->res == NONE ? NONE : u->res + ((u->access == FG_ACCESS_HISTORY) ^ p);
 }
 
 static inline int node_active(const node *n) { return n->state == FG_NODE_ACTIVE; }

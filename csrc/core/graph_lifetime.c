@@ -27,39 +27,57 @@ static void arc(const fg_graph *g, uint32_t r, uint32_t first, uint32_t last, ui
   *stop = stop_linear % T;
 }
 
-/* first/last own-frame user and last history reader of every resource when
- * declared instance s runs at slot pos[s] (pos NULL: s) */
-static void spans(const fg_graph *g, const uint32_t *pos, uint32_t *first, uint32_t *last, uint32_t *last_h) {
+/* per resource r, sp[4 r ..]: first and last own-frame user, last history
+ * reader (NONE when none) and touches, when declared instance s runs at
+ * slot pos[s] (pos NULL: s) */
+enum { SP_FIRST, SP_LAST, SP_LAST_H, SP_TOUCHES, SP_N };
+static void spans(const fg_graph *g, const uint32_t *pos, uint32_t *sp) {
   uint32_t NP = g->ir.res.n;
-  for (uint32_t r = 0; r < NP; r++) { first[r] = last_h[r] = NONE; last[r] = 0; }
+  for (uint32_t r = 0; r < NP; r++) {
+    sp[SP_N * r + SP_FIRST] = sp[SP_N * r + SP_LAST_H] = NONE;
+    sp[SP_N * r + SP_LAST] = sp[SP_N * r + SP_TOUCHES] = 0;
+  }
   for (uint32_t s = 0; s < g->ir.inst.n; s++) {
     const ir_inst *in = &g->ir.inst.a[s];
     uint32_t t = pos ? pos[s] : s;
     for (uint32_t u = 0; u < in->use_count; u++) {
       const ir_use *us = &g->ir.use.a[in->use_first + u];
-      if (us->logical == NONE) continue;
+      if (us->res == NONE) continue;
       int hist = us->access == FG_ACCESS_HISTORY;
       for (uint32_t p = 0; p < 2; p++) {
-        uint32_t r = use_phys(g, us, p);
+        uint32_t *x = sp + SP_N * (us->res + p);  /* both copies: each is touched once */
+        x[SP_TOUCHES]++;
         if (hist) {
-          if (last_h[r] == NONE || t > last_h[r]) last_h[r] = t;
+          if (x[SP_LAST_H] == NONE || t > x[SP_LAST_H]) x[SP_LAST_H] = t;
         } else {
-          if (first[r] == NONE || t < first[r]) first[r] = t;
-          if (t > last[r]) last[r] = t;
+          if (x[SP_FIRST] == NONE || t < x[SP_FIRST]) x[SP_FIRST] = t;
+          if (t > x[SP_LAST]) x[SP_LAST] = t;
         }
       }
     }
   }
 }
 
+static int span_grow(fg_graph *g) {
+  VEC(uint32_t) *v = (void *)&g->ir.span;
+  if (vec_grow(&g->h, (void **)&v->a, &v->cap, SP_N * (g->ir.res.n + 1), sizeof(uint32_t))) return -1;
+  v->n = SP_N * g->ir.res.n;
+  return 0;
+}
+
 int graph_arcs(fg_graph *g, const uint32_t *pos, uint32_t *start, uint32_t *stop) {
   uint32_t NP = g->ir.res.n;
   arena_mark m = arena_checkpoint(g);
-  uint32_t *first = arena_alloc(g, (NP + 1) * sizeof(uint32_t)), *last = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
-  uint32_t *last_h = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
-  if (!first || !last || !last_h) { arena_release(g, m); return -1; }
-  spans(g, pos, first, last, last_h);
-  for (uint32_t r = 0; r < NP; r++) arc(g, r, first[r], last[r], last_h[r], &start[r], &stop[r]);
+  uint32_t *sp = pos ? arena_alloc(g, (SP_N * (size_t)NP + 1) * sizeof(uint32_t)) : NULL;
+  if (!pos) {  /* the declared order's: kept for LIFETIMES */
+    if (span_grow(g)) return -1;
+    sp = g->ir.span.a;
+    g->ir.span_declared = 1;
+  }
+  if (!sp) { arena_release(g, m); return -1; }
+  spans(g, pos, sp);
+  for (uint32_t r = 0; r < NP; r++)
+    arc(g, r, sp[SP_N * r + SP_FIRST], sp[SP_N * r + SP_LAST], sp[SP_N * r + SP_LAST_H], &start[r], &stop[r]);
   arena_release(g, m);
   return 0;
 }
@@ -85,16 +103,19 @@ int graph_lifetimes(fg_graph *g, graph_names *c) {
   (void)c;
   if (g->replan) return 0;  /* a re-plan keeps the order: the lifetimes stand */
   uint32_t NP = g->ir.res.n, V = g->ir.inst.n, T = 2 * V;
-  uint32_t *first = arena_alloc(g, (NP + 1) * sizeof(uint32_t)), *last = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
-  uint32_t *last_h = arena_alloc(g, (NP + 1) * sizeof(uint32_t)), *end = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
-  if (!first || !last || !last_h || !end) goto oom;
-  spans(g, g->ir.slot_of.a, first, last, last_h);
-  for (uint32_t r = 0; r < NP; r++) g->ir.res.a[r].touch_count = 0;
+  uint32_t *end = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
+  if (!end) goto oom;
+  /* the declared order's spans when SCHEDULE kept it (and computed them) */
+  if (!(g->ir.kept == 0 && g->ir.span_declared)) {
+    if (span_grow(g)) goto oom;
+    spans(g, g->ir.slot_of.a, g->ir.span.a);
+  }
+  g->ir.span_declared = 0;
+  const uint32_t *sp = g->ir.span.a;
   uint32_t total = 0;
-  for (uint32_t u = 0; u < g->ir.use.n; u++)
-    for (uint32_t p = 0; p < 2 && g->ir.use.a[u].logical != NONE; p++) g->ir.res.a[use_phys(g, &g->ir.use.a[u], p)].touch_count++;
   for (uint32_t r = 0; r < NP; r++) {
     ir_res *R = &g->ir.res.a[r];
+    R->touch_count = sp[SP_N * r + SP_TOUCHES];
     R->touch_first = end[r] = total;
     total += R->touch_count;
   }
@@ -104,7 +125,7 @@ int graph_lifetimes(fg_graph *g, graph_names *c) {
     const ir_inst *in = &g->ir.inst.a[g->ir.order.a[k]];
     for (uint32_t u = 0; u < in->use_count; u++) {
       const ir_use *us = &g->ir.use.a[in->use_first + u];
-      if (us->logical == NONE) continue;
+      if (us->res == NONE) continue;
       for (uint32_t p = 0; p < 2; p++) {
         fg_graph_touch t = {k, u, p * V + k, (fg_access)us->access, (fg_usage)us->usage, (fg_stage)us->stage};
         g->touches.a[end[use_phys(g, us, p)]++] = t;
@@ -113,9 +134,10 @@ int graph_lifetimes(fg_graph *g, graph_names *c) {
   }
   for (uint32_t r = 0; r < NP; r++) {
     ir_res *R = &g->ir.res.a[r];
-    R->first_slot = first[r] == NONE ? 0 : first[r];
-    R->last_slot = first[r] == NONE ? 0 : last[r];
-    arc(g, r, first[r], last[r], last_h[r], &R->start, &R->stop);
+    uint32_t first = sp[SP_N * r + SP_FIRST], last = sp[SP_N * r + SP_LAST];
+    R->first_slot = first == NONE ? 0 : first;
+    R->last_slot = first == NONE ? 0 : last;
+    arc(g, r, first, last, sp[SP_N * r + SP_LAST_H], &R->start, &R->stop);
     sort_touches(g->touches.a + R->touch_first, R->touch_count, R->start, T);
   }
   return 0;

@@ -87,11 +87,34 @@ static void publish_instances(fg_graph *g) {
   }
 }
 
-static void publish_resources(fg_graph *g) {
+/* replan: only what SIZE and PACK change (the description and the
+ * lifetimes are the last compile's) */
+static void publish_resources(fg_graph *g, int replan) {
   for (uint32_t r = 0; r < g->ir.res.n; r++) {
     const ir_res *X = &g->ir.res.a[r];
     fg_graph_resource *R = &g->phys.a[r];
-    graph_resource_desc(g, r, R);
+    if (replan) {
+      R->width = X->width;
+      R->height = X->height;
+      R->size = X->size;
+      R->alignment = X->alignment;
+      R->memory_type_bits = X->memory_type_bits;
+      R->mem_kind = X->mem_kind;
+      R->heap = X->heap;
+      R->offset = X->offset;
+      R->group = X->group;
+      continue;
+    }
+    /* the description is its logical resource's: made once, copied to
+     * every copy (the first copy of each logical comes first) */
+    const logical *L = &g->logicals.a[X->logical];
+    if (r == L->phys_base) graph_resource_desc(g, r, R);
+    else {
+      *R = g->phys.a[L->phys_base];
+      R->id = r;
+      R->frame = X->frame;
+      R->index = g->phys_index.a ? g->phys_index.a + X->index : NULL;
+    }
     R->size = X->size;
     R->alignment = X->alignment;
     R->memory_type_bits = X->memory_type_bits;
@@ -127,7 +150,7 @@ int graph_publish(fg_graph *g, graph_names *c) {
     for (uint32_t i = 0; i < NE; i++) g->edges.a[i] = g->ir.slot_of.a[g->ir.edges.a[i]];
   }
   g->phys.n = NP;
-  publish_resources(g);
+  publish_resources(g, g->replan);
   const graph_packing *P = &g->ir.pk[g->ir.kept];
   g->heaps.n = 0;
   for (uint32_t h = 0; h < P->heaps.n; h++)

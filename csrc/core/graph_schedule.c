@@ -113,10 +113,10 @@ static int build_resources(sched *S) {
 static int build_constraints(sched *S) {
   fg_graph *g = S->g;
   uint32_t V = S->V, NP = S->NP;
-  VEC(uint32_t) e = {0};
+  struct { uint32_t *a, n; } e = {NULL, 0};  /* edge pairs, in the arena (bound below) */
   int rc = -1;
   uint32_t *rs = NULL, *rl = NULL, *fill = NULL;
-  for (uint32_t i = 0; i < g->ir.edges.n; i++) if (VPUSH(&g->h, e, g->ir.edges.a[i])) goto out;
+#define EPUSH(x, y) (e.a[e.n++] = (x), e.a[e.n++] = (y))
   /* per resource copy, its normal users in declared order, with their access */
   rs = NEW(S, uint32_t, NP + 2);
   fill = NEW(S, uint32_t, (NP > V ? NP : V) + 2);  /* per resource, then per instance */
@@ -133,7 +133,12 @@ static int build_constraints(sched *S) {
   for (uint32_t r = 0; r < NP; r++) rs[r + 1] += rs[r];
   memcpy(fill, rs, (NP + 1) * sizeof(uint32_t));
   rl = NEW(S, uint32_t, 2 * total + 1);  /* (slot, write) pairs */
-  if (!rl) goto out;
+  /* per copy, a write joins the last write and the reads since (each read
+   * once), a read the last write: at most 2 pairs per use; plus the side
+   * effects' chain */
+  e.a = NEW(S, uint32_t, g->ir.edges.n + 2 * (2 * (size_t)total + V) + 1);
+  if (!rl || !e.a) goto out;
+  for (uint32_t i = 0; i < g->ir.edges.n; i++) e.a[e.n++] = g->ir.edges.a[i];
   for (uint32_t s = 0; s < V; s++) {
     const ir_inst *in = &g->ir.inst.a[s];
     for (uint32_t u = 0; u < in->use_count; u++) {
@@ -149,20 +154,20 @@ static int build_constraints(sched *S) {
     for (uint32_t q = rs[r]; q < rs[r + 1]; q++) {
       uint32_t s = rl[2 * q];
       if (rl[2 * q + 1]) {
-        if (lastw != NONE && lastw != s && (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s))) goto out;
+        if (lastw != NONE && lastw != s) EPUSH(lastw, s);
         for (uint32_t p = since; p < q; p++)
-          if (rl[2 * p] != s && (VPUSH(&g->h, e, rl[2 * p]) || VPUSH(&g->h, e, s))) goto out;
+          if (rl[2 * p] != s) EPUSH(rl[2 * p], s);
         lastw = s;
         since = q + 1;
       } else if (lastw != NONE && lastw != s) {
-        if (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s)) goto out;
+        EPUSH(lastw, s);
       }
     }
   }
   uint32_t prev = NONE;
   for (uint32_t s = 0; s < V; s++) {
     if (!g->nodes.a[g->ir.inst.a[s].node].side_effects) continue;
-    if (prev != NONE && (VPUSH(&g->h, e, prev) || VPUSH(&g->h, e, s))) goto out;
+    if (prev != NONE) EPUSH(prev, s);
     prev = s;
   }
   /* CSR of successors */
@@ -187,7 +192,7 @@ static int build_constraints(sched *S) {
   for (uint32_t i = 0; i < ne; i++) S->pl[fill[e.a[2 * i + 1]]++] = e.a[2 * i];
   rc = 0;
 out:
-  VFREE(&g->h, e);
+#undef EPUSH
   return rc;
 }
 

@@ -386,9 +386,9 @@ int sched_search(sched *S, uint32_t *best, uint64_t work, uint64_t *load) {
   size_t hv = (size_t)S->H * V + 1;
   lsearch L;
   memset(&L, 0, sizeof L);
-  uint8_t *mark = fg_malloc(&g->h, V + 1);
-  L.cur = fg_malloc(&g->h, 4 * hv * sizeof(int64_t));
-  L.aff = fg_malloc(&g->h, 5 * ((size_t)NP + 1) * sizeof(uint32_t));
+  uint8_t *mark = arena_alloc(g, V + 1);  /* the stage's arena: released when it returns */
+  L.cur = arena_alloc(g, 4 * hv * sizeof(int64_t));
+  L.aff = arena_alloc(g, 5 * ((size_t)NP + 1) * sizeof(uint32_t));
   int rc = mark && L.cur && L.aff ? 0 : -1;
   if (!rc) {
     L.pm = L.cur + hv; L.sm = L.pm + hv; L.save = L.sm + hv;
@@ -397,8 +397,5 @@ int sched_search(sched *S, uint32_t *best, uint64_t work, uint64_t *load) {
     for (uint32_t k = 0; k < V; k++) S->pos[best[k]] = k;
     *load = improve(S, &L, best, S->pos, S->ready /* free again */, mark, work);
   }
-  fg_free(&g->h, L.cur);
-  fg_free(&g->h, L.aff);
-  fg_free(&g->h, mark);
   return rc;
 }
