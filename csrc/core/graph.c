@@ -63,7 +63,7 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
   VFREE(&h, g->hint);
   VFREE(&h, g->ir.inst); VFREE(&h, g->ir.use); VFREE(&h, g->ir.edges); VFREE(&h, g->ir.res);
-  VFREE(&h, g->ir.order); VFREE(&h, g->ir.slot_of); VFREE(&h, g->ir.span);
+  VFREE(&h, g->ir.order); VFREE(&h, g->ir.slot_of); VFREE(&h, g->ir.span); VFREE(&h, g->ir.view);
   for (int k = 0; k < 2; k++) { VFREE(&h, g->ir.pk[k].offset); VFREE(&h, g->ir.pk[k].heaps); }
   arena_free(g);
   for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);

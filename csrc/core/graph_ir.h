@@ -180,6 +180,10 @@ typedef struct graph_irs {
    * first and last own-frame user, last history reader, touches), so
    * LIFETIMES need not walk the uses again when that order stays */
   VEC(uint32_t) span;               /* 4 per resource */
+  /* SIZE: per logical resource with copies, the description of its first
+   * copy as the sizer sees it (an fg_graph_resource without the plan);
+   * PUBLISH starts every copy from it */
+  VEC(fg_graph_resource) view;
   int span_declared;
   uint32_t kept;                    /* SCHEDULE: which of pk the plan keeps */
 } graph_irs;

@@ -105,12 +105,9 @@ static void publish_resources(fg_graph *g, int replan) {
       R->group = X->group;
       continue;
     }
-    /* the description is its logical resource's: made once, copied to
-     * every copy (the first copy of each logical comes first) */
-    const logical *L = &g->logicals.a[X->logical];
-    if (r == L->phys_base) graph_resource_desc(g, r, R);
-    else {
-      *R = g->phys.a[L->phys_base];
+    /* the description is its logical resource's, made once by SIZE */
+    *R = g->ir.view.a[X->logical];  /* SIZE's description of the first copy */
+    if (r != g->logicals.a[X->logical].phys_base) {
       R->id = r;
       R->frame = X->frame;
       R->index = g->phys_index.a ? g->phys_index.a + X->index : NULL;

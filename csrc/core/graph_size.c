@@ -128,7 +128,13 @@ typedef struct group_key {
  * key per logical resource goes to keys[*nk]. Resets heap and group (the
  * offsets stay: a re-plan warm-starts from them). */
 static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
-  fg_graph_resource R0v;
+  if (!g->replan) {
+    if (vec_grow(&g->h, (void **)&g->ir.view.a, &g->ir.view.cap, g->logicals.n + 1, sizeof *g->ir.view.a)) {
+      graph_problem(g, "out of memory");
+      return -1;
+    }
+    g->ir.view.n = g->logicals.n;
+  }
   fg_graph_sizer_fn sizer = g->cdesc.sizer ? g->cdesc.sizer : default_sizer;
   void *su = g->cdesc.sizer ? g->cdesc.sizer_user : &g->cdesc.profile;
   for (uint32_t l = 0; l < g->logicals.n; l++) {
@@ -140,9 +146,11 @@ static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
     fg_graph_memreq mr;
     memset(&mr, 0, sizeof mr);
     for (uint32_t k = 0; k < 2 * L->mux_count; k++) { g->ir.res.a[L->phys_base + k].width = w; g->ir.res.a[L->phys_base + k].height = h; }
-    /* the sizer reads the description of the first copy */
-    const fg_graph_resource *R0 = &R0v;
-    graph_resource_desc(g, L->phys_base, &R0v);
+    /* the sizer reads the description of the first copy (made once per
+     * compile; a re-plan changes only its extent) */
+    fg_graph_resource *R0 = &g->ir.view.a[l];
+    if (g->replan) { R0->width = w; R0->height = h; }
+    else graph_resource_desc(g, L->phys_base, R0);
     if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_BUFFER) {
       if (check_resource_bytes(g, s, R0->name, w, h)) return -1;
       if (sizer(su, R0, &mr) || !mr.size) {
