@@ -439,5 +439,11 @@ typedef struct fg_graph_stats {
 } fg_graph_stats;
 
 void fg_graph_get_stats(const fg_graph *g, fg_graph_stats *out);
+/* The compiler's stages in execution order ("validate", "order", "expand",
+ * "size", "schedule", "lifetimes", "pack", "publish"; docs/internals.md) and
+ * each one's time in a stats record: every stage has one, by construction. */
+uint32_t fg_graph_stage_count(void);
+const char *fg_graph_stage_name(uint32_t stage);            /* NULL past the last */
+uint64_t fg_graph_stage_ns(const fg_graph_stats *s, uint32_t stage);  /* 0 past the last */
 
 #endif

@@ -104,6 +104,12 @@ static const stage_row stages[GRAPH_STAGE_COUNT] = {
  * PACK's, as PACK then adopts it): the driver adds each stage's own time. */
 static uint64_t *stage_ns(fg_graph *g, int s) { return (uint64_t *)((char *)&g->stats + stages[s].stat); }
 
+uint32_t fg_graph_stage_count(void) { return GRAPH_STAGE_COUNT; }
+const char *fg_graph_stage_name(uint32_t s) { return s < GRAPH_STAGE_COUNT ? stages[s].name : NULL; }
+uint64_t fg_graph_stage_ns(const fg_graph_stats *st, uint32_t s) {
+  return s < GRAPH_STAGE_COUNT ? *(const uint64_t *)((const char *)st + stages[s].stat) : 0;
+}
+
 /* Entering at a stage runs it and every later one. Entry points used:
  * VALIDATE (declarations or dimension counts changed: a fresh plan) and
  * SIZE (only extents changed: ids, instances, the order and the lifetimes
