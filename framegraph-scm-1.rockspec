@@ -16,4 +16,8 @@ build = {
   },
   -- the `framegraph report|check` command; luarocks wraps it with the rock's paths
   install = { bin = { framegraph = "bin/framegraph" } },
+  -- the host's C API (docs/embedding.md): CMake installs include/framegraph.h
+  -- and lib/libframegraph.so under the rock's prefix; the header is also kept
+  -- with the rock's files
+  copy_directories = { "include" },
 }

@@ -8,6 +8,10 @@
 -- `debug_normals` produces nothing anyone reads and is culled; `lens_dirt`
 -- reads a texture nobody creates and is broken: both cost nothing.
 --
+-- Beside the traced shapes stands a real mesh: the torus knot shipped in
+-- data/mesh (glTF, fg.mesh) with its PNG texture (fg.image), drawn with
+-- cmd:draw_indexed into the same G-buffer and shadow map.
+--
 -- A chunk receiving the device (`local dev = ...`): with a device it creates
 -- its shaders and every node records real work; without one (fg.compile,
 -- `framegraph report`) it only declares the graph.
@@ -28,7 +32,25 @@ local sh = ex.shaders(dev, {
   down = "def_down.frag.spv",
   up = "def_up.frag.spv",
   tonemap = "def_tonemap.frag.spv",
+  mesh = { "def_mesh.frag.spv", { vertex = "def_mesh.vert.spv", depth_test = true, depth_write = true } },
+  mesh_shadow = { "def_mesh_shadow.frag.spv", { vertex = "def_mesh_shadow.vert.spv", depth_test = true,
+                                                depth_write = true } },
 })
+
+-- The shipped mesh and its texture (data/mesh, made by scripts/gen_mesh.lua):
+-- vertex and index buffers and a mipmapped texture, filled once.
+local data = here .. "/../data/mesh/"
+local knot, knot_tex
+if dev then
+  local fg = require("framegraph")
+  knot = assert(fg.mesh(dev, data .. "torus_knot.gltf"))
+  knot_tex = assert(fg.image(dev, data .. "torus_knot.png", { mips = true }))
+end
+local KNOT = { -1.0, 1.2, 3.4, 0.75 }   -- where it stands (xyz) and its scale
+
+-- What examples/run.lua and the spec use beyond the pipeline (see the end of
+-- the file). `mesh = false` leaves the knot out (the spec's comparison).
+local extras = { frames = 2, mesh = true }
 
 local LEVELS = 6          -- bloom mips below the HDR image: 1/2 .. 1/64
 local FAR = 30.0
@@ -41,6 +63,13 @@ local function cam_push(ctx)
            c.target[1], c.target[2], c.target[3], ctx.width / ctx.height,
            c.sun[1], c.sun[2], c.sun[3], 6.5,
            c.time, FAR, ctx.width + 0.0, ctx.height + 0.0 }
+end
+
+-- The mesh shaders' block adds the mesh's placement to the camera's.
+local function mesh_push(ctx)
+  local p = cam_push(ctx)
+  for _, v in ipairs(KNOT) do p[#p + 1] = v end
+  return p
 end
 
 local function run(fn) return dev and fn or nil end   -- no device: declarations only
@@ -79,14 +108,22 @@ local nodes = {
     read = { camera = "none" },
     create = { shadow_map = { format = "d32_sfloat", size = "shadow" } },
     pass = { depth = { "shadow_map", clear = 1.0 } },
-    run = run(function(cmd, ctx) cmd:draw(sh.shadow, {}, 3, cam_push(ctx)) end) },
+    run = run(function(cmd, ctx)
+      cmd:draw(sh.shadow, {}, 3, cam_push(ctx))
+      if not extras.mesh then return end
+      cmd:draw_indexed(sh.mesh_shadow, {}, knot.indices, knot.count, { [0] = knot.vertices[0] }, mesh_push(ctx))
+    end) },
   { name = "gbuffer",
     read = { camera = "none" },
     create = { albedo = { format = "rgba8_unorm", size = "main" },
                normal = { format = "rgba16_sfloat", size = "main" },
                depth  = { format = "d32_sfloat", size = "main" } },
     pass = { color = { { "albedo", clear = { 0, 0, 0, 1 } }, "normal" }, depth = { "depth", clear = 1.0 } },
-    run = run(function(cmd, ctx) cmd:draw(sh.gbuffer, {}, 3, cam_push(ctx)) end) },
+    run = run(function(cmd, ctx)
+      cmd:draw(sh.gbuffer, {}, 3, cam_push(ctx))                      -- the traced shapes
+      if not extras.mesh then return end
+      cmd:draw_indexed(sh.mesh, { [0] = knot_tex }, knot.indices, knot.count, knot.vertices, mesh_push(ctx))
+    end) },
   { name = "ssao",
     read = { camera = "none", depth = "sampled", normal = "sampled" },
     create = { ao = { format = "r8_unorm", size = { "main", 0.5 } } },
@@ -168,7 +205,25 @@ nodes[#nodes + 1] = {
 -- refuses unknown pipeline fields, and a second return value would reach
 -- fg.compile(dofile(path)) as its options, so `pipeline.example` is reached
 -- through the table's metatable: invisible to pairs() and to the compiler.
-local extras = { frames = 2 }
+
+-- The pixel (0-based, y down) where the knot's centre appears in frame
+-- `frame` of a w x h picture: the camera of the upload node, projected as
+-- def_mesh.vert projects.
+function extras.knot_pixel(frame, w, h)
+  local a = 0.55 + 0.02 * frame
+  local eye, target = { 6.8 * math.cos(a), 3.4, 6.8 * math.sin(a) }, { 0.3, 0.8, 0.0 }
+  local function sub(p, q) return { p[1] - q[1], p[2] - q[2], p[3] - q[3] } end
+  local function dot(p, q) return p[1] * q[1] + p[2] * q[2] + p[3] * q[3] end
+  local function unit(p) local l = math.sqrt(dot(p, p)); return { p[1] / l, p[2] / l, p[3] / l } end
+  local fwd = unit(sub(target, eye))
+  local right = unit({ -fwd[3], 0, fwd[1] })                                 -- cross(fwd, y)
+  local up = { right[2] * fwd[3] - right[3] * fwd[2], right[3] * fwd[1] - right[1] * fwd[3],
+               right[1] * fwd[2] - right[2] * fwd[1] }
+  local v = sub(KNOT, eye)
+  local t = math.tan(math.rad(50) / 2)
+  local x, y = dot(v, right) / (dot(v, fwd) * t * w / h), -dot(v, up) / (dot(v, fwd) * t)
+  return math.floor((x * 0.5 + 0.5) * w), math.floor((y * 0.5 + 0.5) * h)
+end
 
 -- Where the bloom chain sits in a compiled graph's plan: its mips' bytes
 -- unaliased, the bytes of the heap they really cover (the union of their

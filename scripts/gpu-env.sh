@@ -8,6 +8,9 @@ mkdir -p /opt/fg
 for f in .gl/extra/*.deb; do dpkg -x "$f" /opt/fg; done
 ldconfig
 P=/opt/fg/usr
+# libvulkan-dev's libvulkan.so points at the loader, which went to /: only the
+# C host example links it (framegraph itself loads Vulkan through volk)
+ln -sf /usr/lib/x86_64-linux-gnu/libvulkan.so.1 "$P/lib/x86_64-linux-gnu/libvulkan.so"
 export PATH="$P/bin:$PATH"
 export LD_LIBRARY_PATH="$P/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export VK_LAYER_PATH="$P/share/vulkan/explicit_layer.d"

@@ -14,6 +14,6 @@ mkdir -p .gl/extra
   zlib1g-dev cmake cmake-data libjsoncpp25 librhash0 libuv1 libarchive13 libcurl4 libnghttp2-14 \
   libssh2-1 librtmp1 libpsl5 libldap-2.5-0 libsasl2-2 libbrotli1 libxml2 libicu72 libncurses6 \
   libtinfo6 libreadline8 libunistring2 libxcb1 libxcb1-dev libxau6 libxau-dev libxdmcp6 libxdmcp-dev \
-  libbsd0 libmd0 x11proto-dev xorg-sgml-doctools)
+  libbsd0 libmd0 x11proto-dev xorg-sgml-doctools libtinygltf-dev nlohmann-json3-dev)
 # The benches read data/ from the repository itself; nothing else to carry.
 du -sh .gl

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
-#   bash scripts/gpu-run.sh [tests] [bench] [cdsa]      (logs go to $OUT, default ./out)
+#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host]   (logs go to $OUT, default ./out)
 # FG_COMMIT names the commit in machine.txt: the device's copy of the tree
 # may carry stale git metadata, so pass it from here (git rev-parse HEAD).
 # tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
 #        validation (syncval) on, plus the examples;
 # bench: real memory per example, allocators vs raw vkAllocateMemory, frame
 #        recording cost, compile times;
+# host:  the C host example (examples/host), with and without validation;
 # cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000; the clique
 #        lower bound on the first CDSA_CLIQUE of them, default 200), one
 #        process per n in parallel (n <= 200 first, then the rest), so it
@@ -40,6 +41,17 @@ for phase in "${@:-tests bench}"; do
         echo "== bench/schedule.lua"; lua5.4 bench/schedule.lua
       } > "$OUT/bench.log" 2>&1
       grep -E "^\| [a-z_]+ +\||faster|^ *1000 nodes|re-plan|node order" "$OUT/bench.log" ;;
+    host)
+      # the C host example (its own instance and device) on the GPU: 600
+      # frames with validation (syncval) on, then 600 without, timed whole
+      TIMEFORMAT="wall %R s"
+      {
+        echo "== framegraph-host, validation on"
+        time ./build-gpu/framegraph-host examples/host/scene.lua --frames 600 --screenshot "$OUT/host.png"
+        echo "== framegraph-host, validation off"
+        time ./build-gpu/framegraph-host examples/host/scene.lua --frames 600 --no-validation
+      } > "$OUT/host.log" 2>&1
+      grep -vE "^frame [0-9]+:" "$OUT/host.log" ;;
     cdsa)
       # two waves: the targets' sizes (n <= 200) first, 8 processes, then
       # the large ones and the other sets, so the timed calls of the first

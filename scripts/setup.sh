@@ -2,13 +2,14 @@
 # Installs the Debian 12 packages framegraph needs (only the missing ones) and
 # builds everything into ./build. Safe to run repeatedly. chromium, graphviz and
 # imagemagick serve the HTML report and its screenshot test (spec/report_page_spec.lua);
-# clang and its runtime build the libFuzzer targets (scripts/fuzz.sh).
+# clang and its runtime build the libFuzzer targets (scripts/fuzz.sh); g++, libtinygltf-dev
+# and nlohmann-json3-dev the glTF loader (csrc/vk/mesh_gltf.cpp, fg.mesh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PKGS="lua5.4 liblua5.4-dev lua-busted libvulkan-dev libvulkan-volk-dev mesa-vulkan-drivers \
 vulkan-validationlayers vulkan-tools glslc spirv-tools cmake gcc make libpng-dev luarocks \
 chromium graphviz imagemagick clang libclang-rt-14-dev \
-libxcb1-dev xvfb x11-apps xauth valgrind"
+libxcb1-dev xvfb x11-apps xauth valgrind g++ libtinygltf-dev nlohmann-json3-dev"
 missing=""
 for p in $PKGS; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -95,6 +95,44 @@ describe("examples/deferred.lua", function()
       assert.is_true(n > 1000, n .. " distinct colours")
     end)
 
+    it("draws the shipped mesh (fg.mesh, fg.image, cmd:draw_indexed) beside the traced shapes", function()
+      local p, extras = ex.load(PATH, dev)
+      local function picture(mesh)
+        extras.mesh = mesh
+        local rt = assert(fg.runtime(dev, p, { resolutions = SMALL }))
+        rt:frame()
+        rt:frame()
+        local img = assert(rt:read("final"))
+        rt:close()
+        return img
+      end
+      local with, without = picture(true), picture(false)
+      extras.mesh = true
+      local W, H = SMALL.main[1], SMALL.main[2]
+      local cx, cy = extras.knot_pixel(1, W, H)     -- the second frame's camera (ctx.frame = 1)
+      assert.is_true(cx > 4 and cx < W / 2 and cy > 4 and cy < H - 4, ("knot at %d,%d"):format(cx, cy))
+      -- around the knot's centre the picture changes; far from it (the right
+      -- half: pillars, box) it changes at most by the bloom's faint spread
+      local near_changed, near, far_diff, far = 0, 0, 0, 0
+      for y = 0, H - 1 do
+        for x = 0, W - 1 do
+          local i = (y * W + x) * 4
+          local d = 0
+          for k = 1, 3 do d = d + math.abs(with:byte(i + k) - without:byte(i + k)) end
+          if (x - cx) ^ 2 + (y - cy) ^ 2 <= 64 then
+            near = near + 1
+            if d > 30 then near_changed = near_changed + 1 end
+          elseif x > W * 0.6 then
+            far = far + 1
+            far_diff = far_diff + d
+          end
+        end
+      end
+      assert.is_true(near_changed > 0.3 * near, ("%d of %d pixels near the knot changed"):format(near_changed, near))
+      assert.is_true(far_diff / far < 3, ("mean change far from the knot %.2f"):format(far_diff / far))
+      assert.are.same({}, dev:messages())
+    end)
+
     it("says in its printout that the bloom chain shares memory", function()
       local p, extras = ex.load(PATH, dev)
       local rt = fg.runtime(dev, p, { resolutions = SMALL })

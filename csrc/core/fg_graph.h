@@ -195,6 +195,11 @@ typedef struct fg_graph_memreq {
 /* Largest texture side the planner takes (no Vulkan device reports more for
  * maxImageDimension2D/3D); the runtime checks the device's own limits. */
 #define FG_MAX_EXTENT 65536u
+/* Most copies one multiplexing dimension may have (a different limit that
+ * happens to share the number); include/framegraph.h repeats both. */
+#define FG_MAX_DIMENSION_COUNT 65536u
+/* Largest alignment an upload (rt:upload, ctx.upload) may ask for. */
+#define FG_MAX_UPLOAD_ALIGNMENT 65536u
 
 /* Called once per logical resource instance group (all frame copies and
  * multiplex instances of one logical resource share the description) for

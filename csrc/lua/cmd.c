@@ -6,7 +6,9 @@
 #include "fg_lua_push.h"
 #include "fg_lua_runtime.h"
 #include "fg_vk_cmd.h"
+#include "fg_vk_mesh.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Vertices of one cmd:draw: far more than a pass needs, far less than what
@@ -88,6 +90,48 @@ static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
   return h;
 }
 
+/* A texture made outside the graph (fg.image) as the bindings entry at the
+ * top of the stack (`img` or {img, sampler = "nearest"}): 1 when it is one,
+ * bound read-only with every mip; 0 when the entry is something else. */
+static int bind_texture(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint32_t bnum, uint32_t n,
+                        fg_vk_binding *out, const char *what) {
+  int nearest = 0;
+  if (lua_istable(L, -1)) {
+    lua_getfield(L, -1, "sampler");
+    nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
+    lua_pop(L, 1);
+    lua_geti(L, -1, 1);
+  } else {
+    lua_pushvalue(L, -1);
+  }
+  fg_vk_device *dev = NULL;
+  fg_vk_image *img = fg_lua_testimage(L, -1, &dev);
+  lua_pop(L, 1);
+  if (!img) return 0;
+  if (dev != c->o->dev)
+    luaL_error(L, "node '%s': %s binding %d: the image was made on another device (another fg.vulkan); load it with "
+               "this runtime's device", node_name(c), what, (int)bnum);
+  const fg_vk_shader_binding *rb = fg_vk_shader_find_binding(si, bnum);
+  if (!rb) luaL_error(L, "node '%s': %s binding %d (an image) does not exist in shader '%s'", node_name(c), what,
+                      (int)bnum, si->name);
+  if (rb->type != VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER && rb->type != VK_DESCRIPTOR_TYPE_SAMPLED_IMAGE)
+    luaL_error(L, "node '%s': %s binding %d ('%s') is a %s; an image bound directly is read-only: bind it to a "
+               "sampler2D (or texture2D)", node_name(c), what, (int)bnum, rb->name, fg_vk_descriptor_type_id(rb->type));
+  /* Images outside the graph have no barriers: only a texture that was filled
+   * and left readable (fg.image) binds; an external image is the graph's. */
+  if (img->layout != VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    luaL_error(L, "node '%s': %s binding %d ('%s'): this image is not a loaded texture (fg.image) or a frame left "
+               "it in another layout; bind images from dev:external_image through the pipeline's external "
+               "resources", node_name(c), what, (int)bnum, rb->name);
+  if (n >= FG_VK_MAX_BINDINGS) luaL_error(L, "too many bindings");
+  memset(out, 0, sizeof *out);
+  out->binding = bnum;
+  out->view = img->sampled_view ? img->sampled_view : img->view;
+  out->layout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL;
+  out->sampler = nearest ? c->o->dev->sampler_nearest : c->o->dev->sampler_linear;
+  return 1;
+}
+
 /* One bindings entry (at the top of the stack, binding number bnum) ->
  * *out; raises with the runtime's message when the binding is not legal. */
 static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint32_t bnum, uint32_t n,
@@ -106,6 +150,7 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
   const char *name = NULL;
   int nearest = 0, history = 0;
   size_t nlen = 0;
+  if (bind_texture(L, c, si, bnum, n, out, what)) return;
   if (lua_type(L, -1) == LUA_TSTRING) {
     name = lua_tolstring(L, -1, &nlen);
   } else if (lua_istable(L, -1)) {
@@ -200,6 +245,127 @@ static int cmd_draw(lua_State *L) {
   char err[1024];
   if (fg_rt_cmd_draw(c->o->rt, c->cmd, c->slot, s, b, n, (uint32_t)verts, push, (uint32_t)pn, err, sizeof err))
     return luaL_error(L, "node '%s': cmd:draw: %s", in->name, err);
+  return 0;
+}
+
+/* A buffer argument of draw_indexed: this device's, open, with `usage`. */
+static fg_vk_static_buffer *draw_buffer(lua_State *L, lcmd *c, int idx, uint32_t usage, const char *which) {
+  fg_vk_device *dev = NULL;
+  fg_vk_static_buffer *b = fg_lua_testbuffer(L, idx, &dev);
+  if (!b)
+    luaL_error(L, "node '%s': cmd:draw_indexed: %s must be a buffer from fg.buffer (or a mesh's), got %s",
+               node_name(c), which, luaL_typename(L, idx));
+  if (dev != c->o->dev)
+    luaL_error(L, "node '%s': cmd:draw_indexed: %s was made on another device (another fg.vulkan)", node_name(c),
+               which);
+  if (!(b->usage & usage))
+    luaL_error(L, "node '%s': cmd:draw_indexed: %s was made without usage \"%s\" (fg.buffer opts.usage)",
+               node_name(c), which, usage == FG_VK_BUFFER_INDEX ? "index" : "vertex");
+  return b;
+}
+
+/* An integer field of the table at idx in [lo, hi] (absent: def). */
+static uint64_t int_field(lua_State *L, lcmd *c, int idx, const char *key, uint64_t def, uint64_t hi, const char *which) {
+  lua_getfield(L, idx, key);
+  uint64_t v = def;
+  if (!lua_isnil(L, -1)) {
+    int isint = 0;
+    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    if (!isint || i < 0 || (uint64_t)i > hi)
+      luaL_error(L, "node '%s': cmd:draw_indexed: %s.%s must be an integer in 0..%I", node_name(c), which, key,
+                 (lua_Integer)hi);
+    v = (uint64_t)i;
+  }
+  lua_pop(L, 1);
+  return v;
+}
+
+/* cmd:draw_indexed(shader, bindings, index_buffer, count, vertex_buffers [, push]) inside the node's pass.
+ * index_buffer: a buffer or {buffer, first = k}; count: indices (nil: all from first);
+ * vertex_buffers: {[location] = buffer | {buffer, offset = bytes, stride = bytes}} for every vertex input. */
+static int cmd_draw_indexed(lua_State *L) {
+  lcmd *c = check_cmd(L);
+  struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:draw_indexed");
+  const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
+  const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
+  if (!in->has_pass)
+    return luaL_error(L, "node '%s': cmd:draw_indexed outside a render pass; give the node pass = {color = {...}}",
+                      in->name);
+  if (si->is_compute) return luaL_argerror(L, 2, "cmd:draw_indexed needs a fragment shader (use cmd:dispatch for compute)");
+  fg_vk_index_stream ix = {0};
+  fg_vk_static_buffer *ib;
+  if (lua_istable(L, 4)) {
+    lua_geti(L, 4, 1);
+    ib = draw_buffer(L, c, lua_gettop(L), FG_VK_BUFFER_INDEX, "the index buffer");
+    lua_pop(L, 1);
+    ix.first = (uint32_t)int_field(L, c, 4, "first", 0, UINT32_MAX, "the index buffer");
+  } else {
+    ib = draw_buffer(L, c, 4, FG_VK_BUFFER_INDEX, "the index buffer");
+  }
+  ix.buffer = ib->buf.buffer;
+  ix.size = ib->buf.size;
+  ix.type = ib->index_type;
+  ix.max_index = ib->max_index;
+  uint64_t held = ib->buf.size / (ib->index_type == VK_INDEX_TYPE_UINT16 ? 2 : 4);
+  if (lua_isnoneornil(L, 5)) {
+    if (ix.first >= held)
+      return luaL_error(L, "node '%s': cmd:draw_indexed: first index %d is past the %d indices of the buffer",
+                        in->name, (int)ix.first, (int)held);
+    ix.count = (uint32_t)(held - ix.first);
+  } else {
+    ix.count = (uint32_t)fg_lua_checkrange(L, 5, 1, FG_MAX_DRAW_VERTICES, "index count");
+  }
+  if (ix.count > FG_MAX_DRAW_VERTICES)
+    return luaL_error(L, "node '%s': cmd:draw_indexed: %d indices; at most %d per draw", in->name, (int)ix.count,
+                      FG_MAX_DRAW_VERTICES);
+  fg_vk_vertex_stream vs[FG_VK_MAX_VERTEX_INPUTS];
+  memset(vs, 0, sizeof vs);
+  if (!lua_isnoneornil(L, 6)) {
+    luaL_checktype(L, 6, LUA_TTABLE);
+    lua_pushnil(L);
+    while (lua_next(L, 6)) {  /* every key must be an input location of the shader */
+      int isint = 0;
+      lua_Integer loc = lua_tointegerx(L, -2, &isint);
+      uint32_t k = 0;
+      while (isint && k < si->vertex_input_count && si->vertex_inputs[k].location != (uint64_t)loc) k++;
+      if (!isint || k == si->vertex_input_count)
+        return luaL_error(L, "node '%s': cmd:draw_indexed: vertex buffer key %s is not an input location of the "
+                          "vertex shader of '%s' (it reads %d input(s)); key the table by location: {[0] = "
+                          "positions, ...}", in->name, lua_tostring(L, -2) ? lua_tostring(L, -2) : luaL_typename(L, -2),
+                          si->name, (int)si->vertex_input_count);
+      char which[48];
+      snprintf(which, sizeof which, "vertex buffer [%d]", (int)loc);
+      fg_vk_static_buffer *vb;
+      if (lua_istable(L, -1)) {
+        int t = lua_gettop(L);
+        lua_geti(L, t, 1);
+        vb = draw_buffer(L, c, lua_gettop(L), FG_VK_BUFFER_VERTEX, which);
+        lua_pop(L, 1);
+        vs[k].offset = int_field(L, c, t, "offset", 0, vb->buf.size, which);
+        vs[k].stride = (uint32_t)int_field(L, c, t, "stride", si->vertex_inputs[k].bytes, UINT32_MAX, which);
+      } else {
+        vb = draw_buffer(L, c, lua_gettop(L), FG_VK_BUFFER_VERTEX, which);
+        vs[k].stride = si->vertex_inputs[k].bytes;
+      }
+      vs[k].buffer = vb->buf.buffer;
+      vs[k].size = vb->buf.size;
+      lua_pop(L, 1);
+    }
+  }
+  for (uint32_t k = 0; k < si->vertex_input_count; k++)
+    if (!vs[k].buffer)
+      return luaL_error(L, "node '%s': cmd:draw_indexed: the vertex shader of '%s' reads location %d ('%s') but no "
+                        "vertex buffer is given for it", in->name, si->name, (int)si->vertex_inputs[k].location,
+                        si->vertex_inputs[k].name);
+  fg_vk_binding b[FG_VK_MAX_BINDINGS];
+  uint32_t n = get_bindings(L, c, 3, si, b, "cmd:draw_indexed");
+  uint8_t pbuf[256];
+  const void *push;
+  size_t pn = fg_lua_push_pack(L, 7, si, in->name, "cmd:draw_indexed", pbuf, sizeof pbuf, &push);
+  char err[1024];
+  if (fg_rt_cmd_draw_indexed(c->o->rt, c->cmd, c->slot, s, b, n, &ix, vs, si->vertex_input_count, push, (uint32_t)pn,
+                             err, sizeof err))
+    return luaL_error(L, "node '%s': cmd:draw_indexed: %s", in->name, err);
   return 0;
 }
 
@@ -320,6 +486,7 @@ static int cmd_tostring(lua_State *L) {
 static const luaL_Reg cmd_methods[] = {
   {"dispatch", cmd_dispatch},
   {"draw", cmd_draw},
+  {"draw_indexed", cmd_draw_indexed},
   {"clear", cmd_clear},
   {"copy", cmd_copy},
   {"blit", cmd_blit},

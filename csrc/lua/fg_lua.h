@@ -27,6 +27,10 @@ void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, e
 void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
 void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
 void fg_lua_open_window(lua_State *L); /* window.c: X11 window + swapchain (framegraph.window) */
+void fg_lua_open_content(lua_State *L);/* content.c: fg.buffer, fg.image, fg.mesh (after runtime) */
+void fg_lua_open_host(lua_State *L);   /* host.c:   cmd:host, run = "host:name" (after cmd.c) */
+/* host.c: pushes the run function of `run = "host:name"` when idx holds such a string; 1, else 0. */
+int fg_lua_host_runner(lua_State *L, int idx);
 
 #endif
 
@@ -43,6 +47,8 @@ struct fg_vk_device;
 struct fg_vk_shader;
 /* Raises (argument error) unless idx is an open device. */
 struct fg_vk_device *fg_lua_checkdevice(lua_State *L, int idx);
+/* Pushes a Lua device holding a reference to dev (a host's, include/framegraph.h). */
+void fg_lua_push_device(lua_State *L, struct fg_vk_device *dev);
 /* NULL when idx is not a device or the device is closed. */
 struct fg_vk_device *fg_lua_todevice(lua_State *L, int idx);
 /* Raises unless idx is an open shader (fg.shader). */

@@ -86,8 +86,36 @@ int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int ali
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 /* runtime_image.c: raises when an image given to the last frames was closed since. */
 void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *what);
+struct fg_vk_image;
+/* runtime_image.c: pushes a framegraph.image owning img (the caller's
+ * objects move into it; it retains dev). */
+void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const struct fg_vk_image *img, fg_format format,
+                       uint32_t width, uint32_t height);
+/* runtime_image.c: the image at idx (NULL when idx is not one; raises "image
+ * is closed" for a closed one); *dev receives its device. */
+struct fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev);
+/* content.c: the static buffer at idx (NULL when idx is not one; raises
+ * "buffer is closed" for a closed one); *dev receives its device. */
+#define FG_LUA_BUFFER "framegraph.buffer"
+struct fg_vk_static_buffer;
+struct fg_vk_static_buffer *fg_lua_testbuffer(lua_State *L, int idx, fg_vk_device **dev);
 void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's, and
                                                   module.runtime_hooks (reload's primitives) */
 void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
+/* runtime_image.c: a host's image as an external image (framegraph.image that
+ * never destroys it), and the layout slot of an image at idx (NULL: not an open one). */
+#define FG_LUA_HOST_IMAGES "framegraph.host_images"
+void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
+                            uint32_t w, uint32_t h, VkImageLayout layout);
+VkImageLayout *fg_lua_image_layout(lua_State *L, int idx);
+/* host.c: a host's buffer for an external declared without a format
+ * (fg_runtime_set_buffer); never destroyed by framegraph. */
+#define FG_LUA_HOST_BUFFER "framegraph.host_buffer"
+typedef struct fg_lua_host_buffer {
+  VkBuffer buffer;
+  uint64_t size;
+} fg_lua_host_buffer;
+void fg_lua_push_host_buffer(lua_State *L, VkBuffer buffer, uint64_t size);
+fg_lua_host_buffer *fg_lua_test_host_buffer(lua_State *L, int idx);
 
 #endif

@@ -412,7 +412,7 @@ static int l_set_dimension(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
   const char *name = name_arg(L, 2);
   lua_Integer n = luaL_checkinteger(L, 3);
-  if (n <= 0 || n > 65536) luaL_argerror(L, 3, "count must be a positive integer");
+  if (n <= 0 || n > FG_MAX_DIMENSION_COUNT) luaL_argerror(L, 3, "count must be a positive integer");
   if (fg_graph_set_dimension(g, name, (uint32_t)n)) return raise_graph_error(L, g);
   lua_settop(L, 1);
   return 1;

@@ -379,7 +379,7 @@ void fg_lua_declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
           lua_pop(L, 1);
           luaL_error(L, "opts.dimensions: unknown dimension '%s' (the pipeline must declare it)", keys[k]);
         }
-        if (fg_graph_add_dimension(g, keys[k], c > 0 && c <= 65536 ? (uint32_t)c : 0)) {
+        if (fg_graph_add_dimension(g, keys[k], c > 0 && c <= FG_MAX_DIMENSION_COUNT ? (uint32_t)c : 0)) {
           lua_pop(L, 1);
           luaL_error(L, "dimensions: at most %d dimensions are supported", FG_GRAPH_MAX_DIMS);
         }

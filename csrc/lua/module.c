@@ -5,6 +5,7 @@
 #include "fg_lua_options.h"
 #include "fg_pack.h"
 #include "fg_vocab.h"
+#include "fg_graph.h"  /* FG_MAX_* */
 
 static void push_names(lua_State *L, const char *const *names, int n) {
   lua_createtable(L, n, 0);
@@ -38,6 +39,11 @@ static void open_vocab(lua_State *L) {
   lua_setfield(L, -2, "solvers");
   lua_pushinteger(L, FG_DEFAULT_ALIGNMENT);
   lua_setfield(L, -2, "default_alignment");
+  /* the limits (include/framegraph.h repeats them for hosts) */
+  lua_pushinteger(L, FG_MAX_EXTENT);
+  lua_setfield(L, -2, "max_extent");
+  lua_pushinteger(L, FG_MAX_DIMENSION_COUNT);
+  lua_setfield(L, -2, "max_dimension_count");
   lua_setfield(L, -2, "vocab");
 }
 
@@ -49,6 +55,8 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_alloc(L);
   fg_lua_open_runtime(L);
   fg_lua_open_cmd(L);
+  fg_lua_open_host(L);
+  fg_lua_open_content(L);
   fg_lua_open_options(L);
   open_vocab(L);
   fg_lua_open_fs(L);

@@ -4,6 +4,7 @@
 #include "fg_lua_runtime.h"
 #include "fg_vk_image.h"
 #include "fg_vk_window.h"
+#include "fg_vk_host.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,7 @@ typedef struct limage {
   fg_vk_image img;
   fg_format format;
   uint32_t width, height;
+  int borrowed;          /* a host's image (fg_runtime_set_image): never destroyed here */
 } limage;
 
 typedef struct dead_image {
@@ -32,7 +34,10 @@ static void image_free(void *p) {
  * a node's run): it goes once the device is done with it (fg_vk_defer). */
 static int img_close(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
-  if (m->dev) {
+  if (m->dev && m->borrowed) {
+    fg_vk_release(m->dev);
+    m->dev = NULL;
+  } else if (m->dev) {
     fg_vk_device *dev = m->dev;
     m->dev = NULL;
     dead_image *d = malloc(sizeof *d);
@@ -76,11 +81,87 @@ static int dev_external_image(lua_State *L) {
   return 1;
 }
 
+void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const fg_vk_image *img, fg_format format, uint32_t width,
+                       uint32_t height) {
+  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_IMAGE);
+  m->dev = fg_vk_retain(dev);
+  m->img = *img;
+  m->format = format;
+  m->width = width;
+  m->height = height;
+}
+
+fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev) {
+  limage *m = luaL_testudata(L, idx, FG_LUA_IMAGE);
+  if (!m) return NULL;
+  if (!m->dev) luaL_error(L, "image is closed: its close() was called; load or make it again");
+  *dev = m->dev;
+  return &m->img;
+}
+
+/* image:info() -> {width, height, format, mips} */
+static int img_info(lua_State *L) {
+  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  if (!m->dev) return luaL_error(L, "image is closed: its close() was called");
+  lua_createtable(L, 0, 4);
+  lua_pushinteger(L, m->width); lua_setfield(L, -2, "width");
+  lua_pushinteger(L, m->height); lua_setfield(L, -2, "height");
+  lua_pushstring(L, fg_format_get(m->format)->name); lua_setfield(L, -2, "format");
+  lua_pushinteger(L, m->img.mips ? m->img.mips : 1); lua_setfield(L, -2, "mips");
+  return 1;
+}
+
 static int img_tostring(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
   lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
                   m->dev ? "" : ", closed");
   return 1;
+}
+
+/* The host's images of runtime 1 (registry "framegraph.host_images"[rt][name][index + 1],
+ * filled by fg_runtime_set_image): pushes the one for (name, index) and returns 1, else 0. */
+/* A host image's index: the copy along the external's (one) multiplexing dimension. */
+static uint32_t flat_index(const fg_graph_resource *r, uint32_t nd) {
+  uint32_t k = 0;
+  for (uint32_t d = 0; d < nd; d++) k += r->index[d];
+  return k;
+}
+
+static int host_image(lua_State *L, const char *name, uint32_t index) {
+  int top = lua_gettop(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, FG_LUA_HOST_IMAGES) == LUA_TTABLE) {
+    lua_pushvalue(L, 1);
+    if (lua_gettable(L, -2) == LUA_TTABLE && lua_getfield(L, -1, name) == LUA_TTABLE &&
+        lua_rawgeti(L, -1, (lua_Integer)index + 1) != LUA_TNIL) {
+      lua_replace(L, top + 1);
+      lua_settop(L, top + 1);
+      return 1;
+    }
+  }
+  lua_settop(L, top);
+  return 0;
+}
+
+void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
+                            uint32_t w, uint32_t h, VkImageLayout layout) {
+  limage *m = lua_newuserdatauv(L, sizeof *m, 0);
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_IMAGE);
+  m->dev = fg_vk_retain(dev);
+  m->borrowed = 1;
+  m->format = f;
+  m->width = w;
+  m->height = h;
+  m->img.image = image;
+  m->img.view = view;
+  m->img.layout = layout;
+}
+
+VkImageLayout *fg_lua_image_layout(lua_State *L, int idx) {
+  limage *m = luaL_testudata(L, idx, FG_LUA_IMAGE);
+  return m && m->dev ? &m->img.layout : NULL;
 }
 
 /* Asks pipeline.external[name].provide(index) for this frame's images. */
@@ -100,15 +181,33 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
     lua_getfield(L, ext, r->g->name);
     if (lua_istable(L, -1)) lua_getfield(L, -1, "provide");
     else lua_pushnil(L);
-    if (!lua_isfunction(L, -1))
+    if (!lua_isfunction(L, -1) && host_image(L, r->g->name, flat_index(r->g, nd))) {
+      lua_remove(L, -2);  /* a host's image (fg_runtime_set_image) stands in for provide's result */
+    } else if (!lua_isfunction(L, -1)) {
       luaL_error(L, "external resource '%s' needs pipeline.external.%s.provide = function(index) return image end "
-                 "(an image from dev:external_image)", r->g->name, r->g->name);
+                 "(an image from dev:external_image), or a host's image (fg_runtime_set_image)", r->g->name,
+                 r->g->name);
+    } else {
     lua_createtable(L, 0, (int)nd);
     for (uint32_t d = 0; d < nd; d++) {
       lua_pushinteger(L, (lua_Integer)r->g->index[d] + 1);
       lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
     }
     lua_call(L, 1, 1);
+    }
+    if (!r->is_image) {  /* an external buffer: the host's (fg_runtime_set_buffer) */
+      fg_lua_host_buffer *hb = fg_lua_test_host_buffer(L, -1);
+      if (!hb)
+        luaL_error(L, "external buffer '%s': provide must return a host's buffer (fg_runtime_set_buffer), got %s",
+                   r->g->name, luaL_typename(L, -1));
+      if (hb->size < r->g->bytes)
+        luaL_error(L, "external buffer '%s': the host's buffer has %d bytes; the pipeline declares %d", r->g->name,
+                   (int)hb->size, (int)r->g->bytes);
+      fg_rt_set_external_buffer(o->rt, i, hb->buffer);
+      lua_rawseti(L, keep, (lua_Integer)luaL_len(L, keep) + 1);
+      lua_pop(L, 1);
+      continue;
+    }
     fg_vk_window *win = fg_lua_testwindow(L, -1);
     if (win) {  /* a window's acquired swapchain image, presented after the frame */
       fg_vk_window_target t;
@@ -163,7 +262,7 @@ void fg_lua_rt_check_externals(lua_State *L, lrt *o, uint32_t phys, const char *
     if (m && !m->dev)
       luaL_error(L, "%s('%s'): image is closed: an image given to the last frame by provide() was closed since",
                  what, r->g->name);
-    if (!m && !fg_lua_testwindow(L, -1))
+    if (!m && !fg_lua_testwindow(L, -1) && !fg_lua_test_host_buffer(L, -1))
       luaL_error(L, "%s('%s'): window is closed: read the window's picture before closing it", what, r->g->name);
     lua_pop(L, 1);
   }
@@ -177,6 +276,7 @@ void fg_lua_open_runtime_image(lua_State *L) {
   lua_pushcfunction(L, img_tostring); lua_setfield(L, -2, "__tostring");
   lua_newtable(L);
   lua_pushcfunction(L, img_close); lua_setfield(L, -2, "close");
+  lua_pushcfunction(L, img_info); lua_setfield(L, -2, "info");
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   luaL_getmetatable(L, FG_LUA_DEVICE);

@@ -286,7 +286,7 @@ static int rt_set_resolution(lua_State *L) {
   lrt *o = check_rt(L, 1);
   fg_lua_rt_idle(L, o, "rt:set_resolution");
   const char *name = fg_lua_checkname(L, 2, "resolution name");
-  lua_Integer w = fg_lua_checkrange(L, 3, 1, 65536, "width"), h = fg_lua_checkrange(L, 4, 1, 65536, "height");
+  lua_Integer w = fg_lua_checkrange(L, 3, 1, FG_MAX_EXTENT, "width"), h = fg_lua_checkrange(L, 4, 1, FG_MAX_EXTENT, "height");
   uint32_t ow = 0, oh = 0;
   if (fg_graph_get_resolution(o->g, name, &ow, &oh))
     return luaL_argerror(L, 2, lua_pushfstring(L, "unknown resolution '%s' (the pipeline's resolutions name them)",
@@ -302,7 +302,7 @@ static int rt_set_dimension(lua_State *L) {
   lrt *o = check_rt(L, 1);
   fg_lua_rt_idle(L, o, "rt:set_dimension");
   const char *name = fg_lua_checkname(L, 2, "dimension name");
-  lua_Integer n = fg_lua_checkrange(L, 3, 1, 65536, "count");
+  lua_Integer n = fg_lua_checkrange(L, 3, 1, FG_MAX_DIMENSION_COUNT, "count");
   uint32_t d = fg_graph_dimension_index(o->g, name);
   if (d == FG_GRAPH_NONE)
     return luaL_argerror(L, 2, lua_pushfstring(L, "unknown dimension '%s' (the pipeline's dimensions name them)",

@@ -15,7 +15,7 @@ int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int ali
   const char *bytes = luaL_checklstring(L, bytes_idx, &n);
   lua_Integer align = luaL_optinteger(L, align_idx, 0);
   luaL_argcheck(L, n > 0, bytes_idx, "empty upload: pass a non-empty string of bytes");
-  luaL_argcheck(L, align >= 0 && align <= 65536 && (align & (align - 1)) == 0, align_idx,
+  luaL_argcheck(L, align >= 0 && align <= FG_MAX_UPLOAD_ALIGNMENT && (align & (align - 1)) == 0, align_idx,
                 "alignment must be a power of two up to 65536 (or 0 / absent for the device's default)");
   fg_upload_span sp;
   uint64_t rf;
@@ -137,6 +137,7 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
     } else {
       lua_pushnil(L);
     }
+    if (fg_lua_host_runner(L, -1)) lua_remove(L, -2);  /* run = "host:name" (host.c) */
     if (!lua_isfunction(L, -1)) { lua_pop(L, 1); lua_pushboolean(L, 0); }
     lua_rawseti(L, runs, s + 1);
     lua_createtable(L, 0, 8);

@@ -23,6 +23,12 @@ fg_vk_device *fg_lua_todevice(lua_State *L, int idx) {
   return d ? d->dev : NULL;
 }
 
+void fg_lua_push_device(lua_State *L, fg_vk_device *dev) {
+  lua_device *d = lua_newuserdatauv(L, sizeof *d, 0);
+  d->dev = fg_vk_retain(dev);
+  luaL_setmetatable(L, FG_LUA_DEVICE);
+}
+
 /* core.vulkan_open(validation, prefer_software [, present]) -> device | nil, message */
 static int l_vulkan_open(lua_State *L) {
   fg_vk_desc desc = {0};

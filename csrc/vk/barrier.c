@@ -80,12 +80,12 @@ int fg_rt_access_is_write(VkAccessFlags2 a) {
 
 /* ---- planner ---- */
 
-typedef struct bar_vec { fg_bar *v; size_t n, cap; } bar_vec;
+typedef struct bar_vec { fg_bar *v; size_t n, cap; const fg_alloc_hooks *h; } bar_vec;
 
 static int push_bar(bar_vec *b, const fg_bar *x) {
   if (b->n == b->cap) {
     size_t cap = b->cap ? b->cap * 2 : 64;
-    fg_bar *v = realloc(b->v, cap * sizeof *v);
+    fg_bar *v = fg_realloc(b->h, b->v, cap * sizeof *v);
     if (!v) return -1;
     b->v = v;
     b->cap = cap;
@@ -180,13 +180,28 @@ int fg_bar_plan(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
                 const uint32_t *use_first, const uint32_t *use_count, size_t nnodes,
                 fg_bar **bars, uint32_t *bar_first, uint32_t *bar_count,
                 fg_bar_state *end_state_odd, fg_bar_state *end_state_even) {
+  return fg_bar_plan_hooks(res, nres, uses, use_first, use_count, nnodes, bars, bar_first, bar_count, end_state_odd,
+                           end_state_even, NULL);
+}
+
+/* zeroed memory through the hooks */
+static void *zalloc(const fg_alloc_hooks *h, size_t n) {
+  void *p = fg_malloc(h, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
+
+int fg_bar_plan_hooks(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
+                      const uint32_t *use_first, const uint32_t *use_count, size_t nnodes,
+                      fg_bar **bars, uint32_t *bar_first, uint32_t *bar_count,
+                      fg_bar_state *end_state_odd, fg_bar_state *end_state_even, const fg_alloc_hooks *h) {
   *bars = NULL;
-  fg_bar_state *st = calloc(nres ? nres : 1, sizeof *st);
-  uint32_t *alias_first = calloc(nres ? nres : 1, sizeof *alias_first);
-  uint32_t *alias_count = calloc(nres ? nres : 1, sizeof *alias_count);
+  fg_bar_state *st = zalloc(h, (nres ? nres : 1) * sizeof *st);
+  uint32_t *alias_first = zalloc(h, (nres ? nres : 1) * sizeof *alias_first);
+  uint32_t *alias_count = zalloc(h, (nres ? nres : 1) * sizeof *alias_count);
   size_t alias_cap = nres ? nres * 2 : 1, alias_n = 0;
-  uint32_t *alias = malloc(alias_cap * sizeof *alias);
-  bar_vec bv = {0};
+  uint32_t *alias = fg_malloc(h, alias_cap * sizeof *alias);
+  bar_vec bv = {.h = h};
   int rc = -1;
   if (!st || !alias_first || !alias_count || !alias) goto done;
   /* Alias sets: resources sharing at least one byte (self included). Sorting
@@ -197,7 +212,7 @@ int fg_bar_plan(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
       if (j != i && !overlaps(&res[i], &res[j])) continue;
       if (alias_n == alias_cap) {
         alias_cap *= 2;
-        uint32_t *a = realloc(alias, alias_cap * sizeof *a);
+        uint32_t *a = fg_realloc(h, alias, alias_cap * sizeof *a);
         if (!a) goto done;
         alias = a;
       }
@@ -227,10 +242,10 @@ int fg_bar_plan(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
   bv.v = NULL;
   rc = 0;
 done:
-  free(bv.v);
-  free(st);
-  free(alias_first);
-  free(alias_count);
-  free(alias);
+  fg_free(h, bv.v);
+  fg_free(h, st);
+  fg_free(h, alias_first);
+  fg_free(h, alias_count);
+  fg_free(h, alias);
   return rc;
 }

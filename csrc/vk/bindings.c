@@ -176,27 +176,42 @@ int fg_rt_cmd_dispatch(fg_rt *rt, VkCommandBuffer cmd, fg_vk_shader *s, const fg
                             errlen) ? 0 : -1;
 }
 
-int fg_rt_cmd_draw(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
-                   uint32_t n, uint32_t vertices, const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+/* The pass's attachment formats, and the viewport over its render area (the
+ * first attachment's extent, as the runtime began it). */
+static uint32_t pass_target(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, VkFormat colors[FG_VK_MAX_COLOR],
+                            VkFormat *depth) {
   const fg_graph_instance *in = fg_graph_instance_get(fg_rt_graph(rt), slot);
-  VkFormat colors[FG_VK_MAX_COLOR];
   uint32_t nc = 0;
   uint32_t w = 0, h = 0;
-  /* The render area is the first attachment's extent (the pass's, as the
-   * runtime began it). */
   for (uint32_t k = 0; k < in->color_count && nc < FG_VK_MAX_COLOR; k++) {
     fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, in->colors[k].use));
     colors[nc++] = r ? r->format : VK_FORMAT_UNDEFINED;
     if (r && !w) { w = r->width; h = r->height; }
   }
-  VkFormat depth = VK_FORMAT_UNDEFINED;
+  *depth = VK_FORMAT_UNDEFINED;
   if (in->has_depth) {
     fg_rt_res *r = fg_rt_resource(rt, fg_rt_use_phys(rt, slot, in->depth.use));
-    if (r) { depth = r->format; if (!w) { w = r->width; h = r->height; } }
+    if (r) { *depth = r->format; if (!w) { w = r->width; h = r->height; } }
   }
   fg_vk_cmd_viewport(cmd, w, h);
+  return nc;
+}
+
+int fg_rt_cmd_draw(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
+                   uint32_t n, uint32_t vertices, const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+  VkFormat colors[FG_VK_MAX_COLOR], depth;
+  uint32_t nc = pass_target(rt, cmd, slot, colors, &depth);
   return fg_vk_cmd_draw(fg_rt_device(rt), cmd, s, b, n, vertices, push, push_bytes, colors, nc, depth, err, errlen)
              ? 0 : -1;
+}
+
+int fg_rt_cmd_draw_indexed(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
+                           uint32_t n, const fg_vk_index_stream *ix, const fg_vk_vertex_stream *vs, uint32_t nvs,
+                           const void *push, uint32_t push_bytes, char *err, size_t errlen) {
+  VkFormat colors[FG_VK_MAX_COLOR], depth;
+  uint32_t nc = pass_target(rt, cmd, slot, colors, &depth);
+  return fg_vk_cmd_draw_indexed(fg_rt_device(rt), cmd, s, b, n, ix, vs, nvs, push, push_bytes, colors, nc, depth,
+                                err, errlen) ? 0 : -1;
 }
 
 /* ------------------------------------------------------ push constants -- */

@@ -209,7 +209,7 @@ static VkSampler make_sampler(fg_vk_device *dev, VkFilter filter) {
     .maxLod = VK_LOD_CLAMP_NONE,
   };
   VkSampler s = VK_NULL_HANDLE;
-  vkCreateSampler(dev->device, &si, NULL, &s);
+  vkCreateSampler(dev->device, &si, dev->vkalloc, &s);
   return s;
 }
 
@@ -442,13 +442,13 @@ static int create_logical(fg_vk_device *dev, const candidate *best, int present,
 }
 
 /* Command pool, the one-shot command buffer and fence, the samplers. */
-static int create_once_objects(fg_vk_device *dev, char *err, size_t errlen) {
+int fg_vk_device_init_common(fg_vk_device *dev, char *err, size_t errlen) {
   VkCommandPoolCreateInfo pci = {
     .sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
     .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
     .queueFamilyIndex = dev->queue_family,
   };
-  VkResult r = vkCreateCommandPool(dev->device, &pci, NULL, &dev->cmdpool);
+  VkResult r = vkCreateCommandPool(dev->device, &pci, dev->vkalloc, &dev->cmdpool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo ai = {
       .sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = dev->cmdpool,
@@ -458,7 +458,7 @@ static int create_once_objects(fg_vk_device *dev, char *err, size_t errlen) {
   }
   if (r == VK_SUCCESS) {
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    r = vkCreateFence(dev->device, &fi, NULL, &dev->once_fence);
+    r = vkCreateFence(dev->device, &fi, dev->vkalloc, &dev->once_fence);
   }
   if (r == VK_SUCCESS) {
     dev->sampler_nearest = make_sampler(dev, VK_FILTER_NEAREST);
@@ -495,7 +495,7 @@ fg_vk_device *fg_vk_create(const fg_vk_desc *desc, char *err, size_t errlen) {
 
   candidate best;
   if (!create_instance(dev, desc, err, errlen) || !pick_device(dev, desc, &best, err, errlen) ||
-      !create_logical(dev, &best, desc->present, err, errlen) || !create_once_objects(dev, err, errlen)) {
+      !create_logical(dev, &best, desc->present, err, errlen) || !fg_vk_device_init_common(dev, err, errlen)) {
     fg_vk_release(dev);
     return NULL;
   }
@@ -511,18 +511,30 @@ void fg_vk_release(fg_vk_device *dev) {
   if (!dev || __atomic_sub_fetch(&dev->refs, 1, __ATOMIC_ACQ_REL) > 0) return;
   if (dev->device) {
     vkDeviceWaitIdle(dev->device);
-    if (dev->sampler_nearest) vkDestroySampler(dev->device, dev->sampler_nearest, NULL);
-    if (dev->sampler_linear) vkDestroySampler(dev->device, dev->sampler_linear, NULL);
-    if (dev->once_fence) vkDestroyFence(dev->device, dev->once_fence, NULL);
-    if (dev->cmdpool) vkDestroyCommandPool(dev->device, dev->cmdpool, NULL);
-    vkDestroyDevice(dev->device, NULL);
+    const VkAllocationCallbacks *ac = dev->vkalloc;
+    if (dev->sampler_nearest) vkDestroySampler(dev->device, dev->sampler_nearest, ac);
+    if (dev->sampler_linear) vkDestroySampler(dev->device, dev->sampler_linear, ac);
+    if (dev->once_fence) vkDestroyFence(dev->device, dev->once_fence, ac);
+    if (dev->cmdpool) vkDestroyCommandPool(dev->device, dev->cmdpool, ac);
+    if (!dev->borrowed) vkDestroyDevice(dev->device, NULL);  /* a host's device stays the host's */
   }
   if (dev->messenger) dev->destroy_messenger(dev->instance, dev->messenger, NULL);
-  if (dev->instance) vkDestroyInstance(dev->instance, NULL);
+  if (dev->instance && !dev->borrowed) vkDestroyInstance(dev->instance, NULL);
+  fg_vk_host_nodes_free(dev);
   fg_vk_free_messages(dev->messages, dev->message_count);
   pthread_mutex_destroy(&dev->msg_lock);
   pthread_mutex_destroy(&dev->once_lock);
-  free(dev);
+  fg_alloc_hooks hooks = dev->hooks;
+  fg_free(&hooks, dev);
+}
+
+void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) return NULL;
+  size_t n = count * size;
+  if (!n) n = 1;
+  void *p = fg_malloc(&dev->hooks, n);
+  if (p) memset(p, 0, n);
+  return p;
 }
 
 void fg_vk_destroy(fg_vk_device *dev) { fg_vk_release(dev); }
@@ -542,7 +554,7 @@ static void run_deferred(fg_vk_device *dev) {
     fg_vk_deferred *d = dev->deferred;
     dev->deferred = d->next;
     d->fn(d->p);
-    free(d);
+    fg_vk_free(dev, d);
   }
 }
 
@@ -552,7 +564,7 @@ void fg_vk_recording_end(fg_vk_device *dev) {
 
 void fg_vk_defer(fg_vk_device *dev, void (*fn)(void *), void *p) {
   if (dev->recording > 0) {
-    fg_vk_deferred *d = malloc(sizeof *d);
+    fg_vk_deferred *d = fg_vk_malloc(dev, sizeof *d);
     if (d) {
       d->fn = fn;
       d->p = p;
@@ -607,7 +619,7 @@ int fg_vk_host_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsage
     .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 1, .usage = usage,
     .sharingMode = VK_SHARING_MODE_EXCLUSIVE,
   };
-  VkResult r = vkCreateBuffer(dev->device, &bi, NULL, &out->buffer);
+  VkResult r = vkCreateBuffer(dev->device, &bi, dev->vkalloc, &out->buffer);
   if (r != VK_SUCCESS) { fg_errf(err, errlen, "vkCreateBuffer(%llu bytes) failed (VkResult %d)", (unsigned long long)size, (int)r); return 0; }
   VkMemoryRequirements req;
   vkGetBufferMemoryRequirements(dev->device, out->buffer, &req);
@@ -621,7 +633,7 @@ int fg_vk_host_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsage
   }
   VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                              .memoryTypeIndex = (uint32_t)type};
-  r = vkAllocateMemory(dev->device, &ai, NULL, &out->memory);
+  r = vkAllocateMemory(dev->device, &ai, dev->vkalloc, &out->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(dev->device, out->buffer, out->memory, 0);
   if (r == VK_SUCCESS) r = vkMapMemory(dev->device, out->memory, 0, VK_WHOLE_SIZE, 0, &out->map);
   if (r != VK_SUCCESS) {
@@ -634,8 +646,8 @@ int fg_vk_host_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsage
 }
 
 void fg_vk_host_buffer_destroy(fg_vk_device *dev, fg_vk_host_buffer *b) {
-  if (b->buffer) vkDestroyBuffer(dev->device, b->buffer, NULL);
-  if (b->memory) vkFreeMemory(dev->device, b->memory, NULL);  /* unmaps implicitly */
+  if (b->buffer) vkDestroyBuffer(dev->device, b->buffer, dev->vkalloc);
+  if (b->memory) vkFreeMemory(dev->device, b->memory, dev->vkalloc);  /* unmaps implicitly */
   memset(b, 0, sizeof *b);
 }
 

@@ -153,11 +153,11 @@ static int push_state(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s, V
   if (n) vkCmdPushDescriptorSetKHR(cmd, bp, s->layout, 0, n, writes);
   if (in->push_bytes) {
     unsigned char block[256] = {0};  /* maxPushConstantsSize is 128..256 in practice */
-    unsigned char *buf = in->push_bytes <= sizeof block ? block : calloc(1, in->push_bytes);
+    unsigned char *buf = in->push_bytes <= sizeof block ? block : fg_vk_calloc(dev, 1, in->push_bytes);
     if (!buf) { fg_errf(err, errlen, "out of memory"); return 0; }
     if (push_bytes) memcpy(buf, push, push_bytes);
     vkCmdPushConstants(cmd, s->layout, in->stages, 0, in->push_bytes, buf);
-    if (buf != block) free(buf);
+    if (buf != block) fg_vk_free(dev, buf);
   }
   return 1;
 }
@@ -191,7 +191,7 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
   }
   if (s->ngfx == s->capgfx) {
     uint32_t cap = s->capgfx ? s->capgfx * 2 : 4;
-    gfx_pipeline *g = realloc(s->gfx, cap * sizeof *g);
+    gfx_pipeline *g = fg_realloc(&dev->hooks, s->gfx, cap * sizeof *g);
     if (!g) { fg_errf(err, errlen, "out of memory"); return VK_NULL_HANDLE; }
     s->gfx = g;
     s->capgfx = cap;
@@ -202,7 +202,21 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
     {.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, .stage = VK_SHADER_STAGE_FRAGMENT_BIT,
      .module = s->module, .pName = s->entry},
   };
-  VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
+  /* One vertex buffer binding per reflected input (binding i feeds the i-th
+   * input in location order); strides are dynamic, given when drawing. */
+  VkVertexInputBindingDescription vb[FG_VK_MAX_VERTEX_INPUTS];
+  VkVertexInputAttributeDescription va[FG_VK_MAX_VERTEX_INPUTS];
+  uint32_t nin = s->info.vertex_input_count;
+  for (uint32_t i = 0; i < nin; i++) {
+    vb[i] = (VkVertexInputBindingDescription){.binding = i, .stride = s->info.vertex_inputs[i].bytes,
+                                              .inputRate = VK_VERTEX_INPUT_RATE_VERTEX};
+    va[i] = (VkVertexInputAttributeDescription){.location = s->info.vertex_inputs[i].location, .binding = i,
+                                                .format = s->info.vertex_inputs[i].format, .offset = 0};
+  }
+  VkPipelineVertexInputStateCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO,
+                                             .vertexBindingDescriptionCount = nin, .pVertexBindingDescriptions = vb,
+                                             .vertexAttributeDescriptionCount = nin,
+                                             .pVertexAttributeDescriptions = va};
   VkPipelineInputAssemblyStateCreateInfo ia = {.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO,
                                                .topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST};
   VkPipelineViewportStateCreateInfo vp = {.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO,
@@ -231,9 +245,10 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
     };
   VkPipelineColorBlendStateCreateInfo cb = {.sType = VK_STRUCTURE_TYPE_PIPELINE_COLOR_BLEND_STATE_CREATE_INFO,
                                             .attachmentCount = ncolor, .pAttachments = att};
-  VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR};
+  VkDynamicState dyn[] = {VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR,
+                          VK_DYNAMIC_STATE_VERTEX_INPUT_BINDING_STRIDE};
   VkPipelineDynamicStateCreateInfo dy = {.sType = VK_STRUCTURE_TYPE_PIPELINE_DYNAMIC_STATE_CREATE_INFO,
-                                         .dynamicStateCount = 2, .pDynamicStates = dyn};
+                                         .dynamicStateCount = nin ? 3 : 2, .pDynamicStates = dyn};
   int stencil = depth == VK_FORMAT_D24_UNORM_S8_UINT || depth == VK_FORMAT_D32_SFLOAT_S8_UINT ||
                 depth == VK_FORMAT_D16_UNORM_S8_UINT || depth == VK_FORMAT_S8_UINT;
   VkPipelineRenderingCreateInfo ri = {
@@ -249,7 +264,7 @@ static VkPipeline graphics_pipeline(fg_vk_device *dev, fg_vk_shader *s, const Vk
     .layout = s->layout,
   };
   VkPipeline p = VK_NULL_HANDLE;
-  VkResult r = vkCreateGraphicsPipelines(dev->device, VK_NULL_HANDLE, 1, &gi, NULL, &p);
+  VkResult r = vkCreateGraphicsPipelines(dev->device, VK_NULL_HANDLE, 1, &gi, dev->vkalloc, &p);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreateGraphicsPipelines failed (VkResult %d)", s->info.name, (int)r);
     return VK_NULL_HANDLE;
@@ -272,23 +287,22 @@ int fg_vk_format_class(VkFormat f) {
   }
 }
 
-int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
-                   const fg_vk_binding *bindings, uint32_t n, uint32_t vertex_count,
-                   const void *push, uint32_t push_bytes,
-                   const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
-                   char *err, size_t errlen) {
+/* The graphics pipeline for these attachment formats, after checking the
+ * shader against them; VK_NULL_HANDLE + message when they do not fit. */
+static VkPipeline draw_pipeline(fg_vk_device *dev, fg_vk_shader *s, const VkFormat *color_formats, uint32_t ncolor,
+                                VkFormat depth_format, char *err, size_t errlen) {
   if (s->info.is_compute) {
     fg_errf(err, errlen, "%s: is a compute shader; use dispatch, not draw", s->info.name);
-    return 0;
+    return VK_NULL_HANDLE;
   }
   if (ncolor > FG_VK_MAX_COLOR || (ncolor && !color_formats)) {
     fg_errf(err, errlen, "%s: %u color attachments (at most %d)", s->info.name, ncolor, FG_VK_MAX_COLOR);
-    return 0;
+    return VK_NULL_HANDLE;
   }
   if (ncolor != s->info.color_outputs) {
     fg_errf(err, errlen, "%s: the pass has %u color attachment(s) but the fragment shader writes %u output(s) "
             "(layout(location = N) out); make them match", s->info.name, ncolor, s->info.color_outputs);
-    return 0;
+    return VK_NULL_HANDLE;
   }
   static const char *const class_name[3] = {"a float", "an unsigned integer", "a signed integer"};
   static const char *const out_type[3] = {"vec4", "uvec4", "ivec4"};
@@ -299,14 +313,104 @@ int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
               "at location %u (the values would be undefined); write layout(location = %u) out %s, or give the "
               "attachment %s format", s->info.name, c, class_name[fc], class_name[oc], c, c, out_type[fc],
               class_name[oc]);
-      return 0;
+      return VK_NULL_HANDLE;
     }
   }
-  VkPipeline p = graphics_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
+  return graphics_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
+}
+
+int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
+                   const fg_vk_binding *bindings, uint32_t n, uint32_t vertex_count,
+                   const void *push, uint32_t push_bytes,
+                   const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
+                   char *err, size_t errlen) {
+  if (s->info.vertex_input_count) {
+    const struct fg_vk_vertex_input *v = &s->info.vertex_inputs[0];
+    fg_errf(err, errlen, "%s: the vertex shader reads vertex inputs (location %u '%s'%s); draw it with "
+            "draw_indexed and a vertex buffer per input", s->info.name, v->location, v->name,
+            s->info.vertex_input_count > 1 ? ", ..." : "");
+    return 0;
+  }
+  VkPipeline p = draw_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
   if (!p) return 0;
   if (!push_state(dev, cmd, s, VK_PIPELINE_BIND_POINT_GRAPHICS, p, bindings, n, push, push_bytes, err, errlen))
     return 0;
   if (vertex_count) vkCmdDraw(cmd, vertex_count, 1, 0, 0);
+  return 1;
+}
+
+/* Every read an indexed draw can make is checked here, before recording:
+ * indices [first, first + count) inside the index buffer, and the largest
+ * index value the buffer holds (ix->max_index) inside every vertex stream.
+ * Vulkan gives no bounds checks without robustness features. */
+static int check_geometry(fg_vk_device *dev, const fg_vk_shader *s, const fg_vk_index_stream *ix,
+                          const fg_vk_vertex_stream *vs, uint32_t nvs, char *err, size_t errlen) {
+  const char *name = s->info.name;
+  uint32_t isz = ix->type == VK_INDEX_TYPE_UINT16 ? 2 : ix->type == VK_INDEX_TYPE_UINT32 ? 4 : 0;
+  if (!ix->buffer || !isz) {
+    fg_errf(err, errlen, "%s: no index buffer (or an index type other than uint16/uint32)", name);
+    return 0;
+  }
+  if (!ix->count || (uint64_t)ix->first + ix->count > ix->size / isz) {
+    fg_errf(err, errlen, "%s: indices %llu..%llu are outside the index buffer, which holds %llu indices",
+            name, (unsigned long long)ix->first, (unsigned long long)ix->first + ix->count - 1,
+            (unsigned long long)(ix->size / isz));
+    return 0;
+  }
+  if (nvs != s->info.vertex_input_count) {
+    fg_errf(err, errlen, "%s: %u vertex buffer(s) given; the vertex shader reads %u input(s)", name, nvs,
+            s->info.vertex_input_count);
+    return 0;
+  }
+  uint32_t max_stride = dev->props.limits.maxVertexInputBindingStride;
+  for (uint32_t i = 0; i < nvs; i++) {
+    const struct fg_vk_vertex_input *in = &s->info.vertex_inputs[i];
+    const fg_vk_vertex_stream *v = &vs[i];
+    if (!v->buffer) {
+      fg_errf(err, errlen, "%s: vertex input location %u ('%s') has no vertex buffer", name, in->location, in->name);
+      return 0;
+    }
+    /* a stride below the element would make elements overlap (Vulkan allows 0: every vertex reads one) */
+    if (v->stride > max_stride || v->stride % 4 || v->offset % 4 || (v->stride && v->stride < in->bytes)) {
+      fg_errf(err, errlen, "%s: vertex input location %u ('%s'): stride %u and offset %llu must be multiples of 4, "
+              "the stride 0 or from the element's %u bytes up to the device's %u", name, in->location, in->name,
+              v->stride, (unsigned long long)v->offset, in->bytes, max_stride);
+      return 0;
+    }
+    uint64_t need = v->offset + (uint64_t)ix->max_index * v->stride + in->bytes;
+    if (v->offset > v->size || need > v->size) {
+      fg_errf(err, errlen, "%s: vertex input location %u ('%s'): the index buffer holds indices up to %u, so the "
+              "vertex buffer needs %llu bytes (offset %llu, stride %u, %u-byte element) but holds %llu", name,
+              in->location, in->name, ix->max_index, (unsigned long long)need, (unsigned long long)v->offset,
+              v->stride, in->bytes, (unsigned long long)v->size);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+int fg_vk_cmd_draw_indexed(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
+                           const fg_vk_binding *bindings, uint32_t n, const fg_vk_index_stream *ix,
+                           const fg_vk_vertex_stream *vs, uint32_t nvs, const void *push, uint32_t push_bytes,
+                           const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
+                           char *err, size_t errlen) {
+  if (!check_geometry(dev, s, ix, vs, nvs, err, errlen)) return 0;
+  VkPipeline p = draw_pipeline(dev, s, color_formats, ncolor, depth_format, err, errlen);
+  if (!p) return 0;
+  if (!push_state(dev, cmd, s, VK_PIPELINE_BIND_POINT_GRAPHICS, p, bindings, n, push, push_bytes, err, errlen))
+    return 0;
+  vkCmdBindIndexBuffer(cmd, ix->buffer, 0, ix->type);
+  if (nvs) {
+    VkBuffer bufs[FG_VK_MAX_VERTEX_INPUTS];
+    VkDeviceSize offs[FG_VK_MAX_VERTEX_INPUTS], strides[FG_VK_MAX_VERTEX_INPUTS];
+    for (uint32_t i = 0; i < nvs; i++) {
+      bufs[i] = vs[i].buffer;
+      offs[i] = vs[i].offset;
+      strides[i] = vs[i].stride;
+    }
+    vkCmdBindVertexBuffers2(cmd, 0, nvs, bufs, offs, NULL, strides);
+  }
+  vkCmdDrawIndexed(cmd, ix->count, 1, ix->first, 0, 0);
   return 1;
 }
 

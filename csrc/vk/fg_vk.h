@@ -13,6 +13,7 @@
 #ifndef FG_VK_H
 #define FG_VK_H
 #include <volk.h>
+#include "fg_util.h"
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,7 +64,39 @@ typedef struct fg_vk_device {
   PFN_vkSetDebugUtilsObjectNameEXT set_object_name;
   PFN_vkCmdBeginDebugUtilsLabelEXT cmd_begin_label;
   PFN_vkCmdEndDebugUtilsLabelEXT cmd_end_label;
+  /* ---- a host's device (device_host.c, include/framegraph.h) ---- */
+  int borrowed;                           /* instance/device/queue are the host's: never destroyed */
+  const VkAllocationCallbacks *vkalloc;   /* the host's, for every vkCreate... and vkAllocateMemory; NULL: none */
+  struct fg_host_nodes *host_nodes;       /* C node callbacks by name (host_nodes.c); NULL: none */
+  void *host;                             /* the public fg_device wrapping this one (NULL: fg.vulkan{}) */
+  fg_alloc_hooks hooks;                   /* CPU memory of this device's runtime objects; zero: malloc */
 } fg_vk_device;
+
+/* CPU memory through the device's hooks (a host's fg_allocator; else malloc). */
+static inline void *fg_vk_malloc(const fg_vk_device *dev, size_t n) { return fg_malloc(&dev->hooks, n ? n : 1); }
+void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size);
+static inline void fg_vk_free(const fg_vk_device *dev, void *p) { fg_free(&dev->hooks, p); }
+/* host_nodes.c: frees the C node callbacks' registry (at the device's end). */
+void fg_vk_host_nodes_free(fg_vk_device *dev);
+
+/* device_host.c: a device over a host's Vulkan objects (see include/framegraph.h). */
+typedef struct fg_vk_host_desc {
+  VkInstance instance;
+  VkPhysicalDevice phys;
+  VkDevice device;
+  uint32_t queue_family;
+  VkQueue queue;
+  PFN_vkGetInstanceProcAddr gipa;
+  const VkAllocationCallbacks *vkalloc;
+  const char *const *extensions;          /* the device extensions the host enabled */
+  uint32_t extension_count;
+  int validation;                         /* the host runs with the validation layer (informational) */
+  fg_alloc_hooks hooks;                   /* CPU memory of the device and its runtime objects */
+} fg_vk_host_desc;
+fg_vk_device *fg_vk_adopt(const fg_vk_host_desc *desc, char *err, size_t errlen);
+/* device.c: the command pool, one-shot command buffer and fence, samplers
+ * (every device has them, whoever made its VkDevice). 1, or 0 + message. */
+int fg_vk_device_init_common(fg_vk_device *dev, char *err, size_t errlen);
 
 /* Lifetimes against recording: while any runtime records a frame on `dev`,
  * an object its command buffer may use (a shader's pipeline, an external

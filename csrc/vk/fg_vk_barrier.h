@@ -8,6 +8,7 @@
 #define FG_VK_BARRIER_H
 #include <volk.h>
 #include "fg_graph.h"
+#include "fg_util.h"
 #include <stddef.h>
 #include <stdint.h>
 
@@ -84,5 +85,11 @@ int fg_bar_plan(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
                 const uint32_t *use_first, const uint32_t *use_count, size_t nnodes,
                 fg_bar **bars, uint32_t *bar_first, uint32_t *bar_count,
                 fg_bar_state *end_state_odd, fg_bar_state *end_state_even);
+/* The same with its memory (and *bars, freed by the caller through the same
+ * hooks) from `hooks` (NULL: malloc). */
+int fg_bar_plan_hooks(const fg_bar_res *res, size_t nres, const fg_bar_use *uses,
+                      const uint32_t *use_first, const uint32_t *use_count, size_t nnodes,
+                      fg_bar **bars, uint32_t *bar_first, uint32_t *bar_count,
+                      fg_bar_state *end_state_odd, fg_bar_state *end_state_even, const fg_alloc_hooks *hooks);
 
 #endif

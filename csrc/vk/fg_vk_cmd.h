@@ -45,6 +45,11 @@ int fg_rt_cmd_dispatch(fg_rt *rt, VkCommandBuffer cmd, fg_vk_shader *s, const fg
                        const uint32_t groups[3], const void *push, uint32_t push_bytes, char *err, size_t errlen);
 int fg_rt_cmd_draw(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
                    uint32_t n, uint32_t vertices, const void *push, uint32_t push_bytes, char *err, size_t errlen);
+/* The same with fg_vk_cmd_draw_indexed's geometry (static buffers made
+ * outside the graph: fg_vk_mesh.h). */
+int fg_rt_cmd_draw_indexed(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, fg_vk_shader *s, const fg_vk_binding *b,
+                           uint32_t n, const fg_vk_index_stream *ix, const fg_vk_vertex_stream *vs, uint32_t nvs,
+                           const void *push, uint32_t push_bytes, char *err, size_t errlen);
 
 /* ---- transfer.c ---- */
 

@@ -18,6 +18,10 @@ typedef struct fg_vk_image {
   VkImageView view;
   VkDeviceMemory memory;
   VkImageLayout layout;   /* UNDEFINED when made; updated by the runtime */
+  /* textures from files (image_file.c): a view of every mip level for
+   * sampling (`view` is mip 0 alone, what an external resource sees) */
+  VkImageView sampled_view;
+  uint32_t mips;
 } fg_vk_image;
 
 /* 0, or the failing VkResult (negative) with *out left empty. */

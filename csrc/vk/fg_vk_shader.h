@@ -16,6 +16,7 @@
 
 #define FG_VK_MAX_BINDINGS 32      /* per shader (push descriptor sets are small) */
 #define FG_VK_MAX_COLOR 8
+#define FG_VK_MAX_VERTEX_INPUTS 16  /* the minimum maxVertexInputAttributes */
 
 typedef struct fg_vk_shader fg_vk_shader;
 
@@ -70,6 +71,16 @@ typedef struct fg_vk_shader_info {
   uint32_t binding_count;
   fg_vk_shader_binding bindings[FG_VK_MAX_BINDINGS];
   char name[128];              /* for messages: desc->name or "shader" */
+  /* vertex shader: its `layout(location = N) in` variables in location order,
+   * each fed by its own vertex buffer binding (cmd:draw_indexed); format is
+   * 32-bit float/int/uint with 1..4 components (VK_FORMAT_R32*). */
+  uint32_t vertex_input_count;
+  struct fg_vk_vertex_input {
+    uint32_t location;
+    VkFormat format;
+    uint32_t bytes;            /* of one element: 4 * components */
+    char name[48];             /* OpName, "" when stripped */
+  } vertex_inputs[FG_VK_MAX_VERTEX_INPUTS];
 } fg_vk_shader_info;
 
 typedef struct fg_vk_shader_desc {
@@ -172,6 +183,31 @@ int fg_vk_cmd_draw(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
                    const void *push, uint32_t push_bytes,
                    const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
                    char *err, size_t errlen);
+
+/* Geometry of an indexed draw. The index buffer holds size bytes of `type`
+ * indices, the largest of which is max_index (known when it was filled);
+ * [first, first + count) are drawn. Vertex stream i feeds the shader's
+ * vertex_inputs[i] (location order): element k at offset + k * stride. */
+typedef struct fg_vk_index_stream {
+  VkBuffer buffer;
+  VkDeviceSize size;
+  VkIndexType type;          /* VK_INDEX_TYPE_UINT16 or UINT32 */
+  uint32_t first, count, max_index;
+} fg_vk_index_stream;
+typedef struct fg_vk_vertex_stream {
+  VkBuffer buffer;
+  VkDeviceSize size, offset;
+  uint32_t stride;
+} fg_vk_vertex_stream;
+
+/* As fg_vk_cmd_draw, with vkCmdDrawIndexed: checks every index and vertex
+ * read against the buffers' sizes first (nothing recorded on failure). A
+ * shader with vertex inputs draws only this way. */
+int fg_vk_cmd_draw_indexed(fg_vk_device *dev, VkCommandBuffer cmd, fg_vk_shader *s,
+                           const fg_vk_binding *bindings, uint32_t n, const fg_vk_index_stream *ix,
+                           const fg_vk_vertex_stream *vs, uint32_t nvs, const void *push, uint32_t push_bytes,
+                           const VkFormat *color_formats, uint32_t ncolor, VkFormat depth_format,
+                           char *err, size_t errlen);
 
 /* Threading: a shader's graphics-pipeline cache is filled by fg_vk_cmd_draw
  * without a lock; record draws of one shader from one thread at a time. */

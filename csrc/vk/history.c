@@ -188,7 +188,7 @@ static int save(fg_rt *rt, saved *s, char *err, size_t errlen) {
   s->parity = frames ? (uint32_t)((frames - 1) & 1) : 1;
   const fg_graph *g = fg_rt_graph(rt);
   uint32_t n = fg_rt_resource_count(rt);
-  s->k = calloc(n ? n : 1, sizeof *s->k);
+  s->k = fg_vk_calloc(fg_rt_device(rt), n ? n : 1, sizeof *s->k);
   if (!s->k) { fg_errf(err, errlen, "out of memory"); return -1; }
   VkDeviceSize total = 0;
   for (uint32_t i = 0; i < n; i++) {
@@ -271,7 +271,7 @@ static int restore(fg_rt *rt, saved *s, uint32_t *count, char *err, size_t errle
 
 static void release(saved *s) {
   if (s->staging.buffer || s->staging.memory) fg_vk_buffer_destroy(fg_rt_device(s->rt), &s->staging);
-  free(s->k);
+  if (s->rt) fg_vk_free(fg_rt_device(s->rt), s->k);
   memset(s, 0, sizeof *s);
 }
 

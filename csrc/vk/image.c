@@ -4,9 +4,10 @@
 #include <string.h>
 
 static void free_objects(fg_vk_device *dev, fg_vk_image *img) {
-  if (img->view) vkDestroyImageView(dev->device, img->view, NULL);
-  if (img->image) vkDestroyImage(dev->device, img->image, NULL);
-  if (img->memory) vkFreeMemory(dev->device, img->memory, NULL);
+  if (img->sampled_view) vkDestroyImageView(dev->device, img->sampled_view, dev->vkalloc);
+  if (img->view) vkDestroyImageView(dev->device, img->view, dev->vkalloc);
+  if (img->image) vkDestroyImage(dev->device, img->image, dev->vkalloc);
+  if (img->memory) vkFreeMemory(dev->device, img->memory, dev->vkalloc);
   memset(img, 0, sizeof *img);
 }
 
@@ -20,7 +21,7 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
   gr.height = desc->height;
   VkImageCreateInfo ci;
   fg_rt_image_info(dev, &gr, &ci);
-  VkResult r = vkCreateImage(dev->device, &ci, NULL, &out->image);
+  VkResult r = vkCreateImage(dev->device, &ci, dev->vkalloc, &out->image);
   if (r == VK_SUCCESS) {
     VkMemoryRequirements req;
     vkGetImageMemoryRequirements(dev->device, out->image, &req);
@@ -28,7 +29,7 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
     if (t < 0) t = fg_vk_find_memory_type(dev, req.memoryTypeBits, 0);
     VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                                .memoryTypeIndex = (uint32_t)(t < 0 ? 0 : t)};
-    r = vkAllocateMemory(dev->device, &ai, NULL, &out->memory);
+    r = vkAllocateMemory(dev->device, &ai, dev->vkalloc, &out->memory);
   }
   if (r == VK_SUCCESS) r = vkBindImageMemory(dev->device, out->image, out->memory, 0);
   if (r == VK_SUCCESS) {
@@ -36,7 +37,7 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
                                 .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = ci.format,
                                 .subresourceRange = {.aspectMask = fg_rt_format_aspect(desc->format),
                                                      .levelCount = 1, .layerCount = 1}};
-    r = vkCreateImageView(dev->device, &vi, NULL, &out->view);
+    r = vkCreateImageView(dev->device, &vi, dev->vkalloc, &out->view);
   }
   if (r != VK_SUCCESS) {
     free_objects(dev, out);  /* never submitted: no need to wait */
@@ -46,7 +47,7 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
 }
 
 void fg_vk_image_destroy(fg_vk_device *dev, fg_vk_image *img) {
-  if (!img->image && !img->view && !img->memory) return;
+  if (!img->image && !img->view && !img->memory && !img->sampled_view) return;
   vkDeviceWaitIdle(dev->device);
   free_objects(dev, img);
 }

@@ -89,7 +89,7 @@ static VkResult dev_alloc(subpool *sp, VkDeviceSize size, VkDeviceMemory *mem, c
   }
   VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = size,
                               .memoryTypeIndex = sp->type };
-  VkResult r = vkAllocateMemory(dev->device, &ai, NULL, mem);
+  VkResult r = vkAllocateMemory(dev->device, &ai, dev->vkalloc, mem);
   if (r != VK_SUCCESS) {
     fg_errf(sp->err, sizeof sp->err, "vkAllocateMemory(%llu bytes, type %u) failed: %d",
             (unsigned long long)size, sp->type, (int)r);
@@ -100,7 +100,7 @@ static VkResult dev_alloc(subpool *sp, VkDeviceSize size, VkDeviceMemory *mem, c
     void *m = NULL;
     r = vkMapMemory(dev->device, *mem, 0, VK_WHOLE_SIZE, 0, &m);
     if (r != VK_SUCCESS) {
-      vkFreeMemory(dev->device, *mem, NULL);
+      vkFreeMemory(dev->device, *mem, dev->vkalloc);
       fg_errf(sp->err, sizeof sp->err, "vkMapMemory failed: %d", (int)r);
       return r;
     }
@@ -113,7 +113,7 @@ static VkResult dev_alloc(subpool *sp, VkDeviceSize size, VkDeviceMemory *mem, c
 }
 
 static void dev_free(subpool *sp, VkDeviceMemory mem, VkDeviceSize size) {
-  vkFreeMemory(sp->p->dev->device, mem, NULL); /* unmaps implicitly */
+  vkFreeMemory(sp->p->dev->device, mem, sp->p->dev->vkalloc); /* unmaps implicitly */
   sp->device_bytes -= size;
   sp->device_memories--;
   sp->device_frees++;

@@ -230,7 +230,7 @@ int fg_vk_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags
   memset(out, 0, sizeof *out);
   VkBufferCreateInfo bi = {.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = size ? size : 1, .usage = usage,
                            .sharingMode = VK_SHARING_MODE_EXCLUSIVE};
-  VkResult r = vkCreateBuffer(dev->device, &bi, NULL, &out->buffer);
+  VkResult r = vkCreateBuffer(dev->device, &bi, dev->vkalloc, &out->buffer);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "vkCreateBuffer(%llu bytes) failed (VkResult %d)", (unsigned long long)size, (int)r);
     return 0;
@@ -241,7 +241,7 @@ int fg_vk_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags
   if (type < 0) type = fg_vk_find_memory_type(dev, req.memoryTypeBits, 0);
   VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
                              .memoryTypeIndex = (uint32_t)(type < 0 ? 0 : type)};
-  r = type < 0 ? VK_ERROR_FEATURE_NOT_PRESENT : vkAllocateMemory(dev->device, &ai, NULL, &out->memory);
+  r = type < 0 ? VK_ERROR_FEATURE_NOT_PRESENT : vkAllocateMemory(dev->device, &ai, dev->vkalloc, &out->memory);
   if (r == VK_SUCCESS) r = vkBindBufferMemory(dev->device, out->buffer, out->memory, 0);
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "buffer memory (%llu bytes) failed (VkResult %d)", (unsigned long long)req.size, (int)r);
@@ -253,7 +253,7 @@ int fg_vk_buffer_create(fg_vk_device *dev, VkDeviceSize size, VkBufferUsageFlags
 }
 
 void fg_vk_buffer_destroy(fg_vk_device *dev, fg_vk_buffer *b) {
-  if (b->buffer) vkDestroyBuffer(dev->device, b->buffer, NULL);
-  if (b->memory) vkFreeMemory(dev->device, b->memory, NULL);
+  if (b->buffer) vkDestroyBuffer(dev->device, b->buffer, dev->vkalloc);
+  if (b->memory) vkFreeMemory(dev->device, b->memory, dev->vkalloc);
   memset(b, 0, sizeof *b);
 }

@@ -6,6 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CPU memory of the runtime through its device's hooks (a host's fg_allocator,
+ * include/framegraph.h; malloc itself on framegraph's own devices). Every
+ * allocation in this file has its runtime `rt` at hand. */
+#define malloc(n) fg_vk_malloc(rt->dev, (n))
+#define calloc(c, n) fg_vk_calloc(rt->dev, (c), (n))
+#define free(p) fg_vk_free(rt->dev, (p))
+
 /* ------------------------------------------------------------ helpers -- */
 
 /* The stages a use is planned for: its declared stage, and for depth_read
@@ -151,12 +158,13 @@ static void free_plan(fg_rt *rt) {
 
 static void free_objects(fg_rt *rt) {
   VkDevice d = rt->dev->device;
+  const VkAllocationCallbacks *ac = rt->dev->vkalloc;
   for (uint32_t i = 0; i < rt->nres; i++) {
     fg_rt_res *r = &rt->res[i];
     if (r->is_external) continue;
-    if (r->view) vkDestroyImageView(d, r->view, NULL);
-    if (r->image) vkDestroyImage(d, r->image, NULL);
-    if (r->buffer) vkDestroyBuffer(d, r->buffer, NULL);
+    if (r->view) vkDestroyImageView(d, r->view, ac);
+    if (r->image) vkDestroyImage(d, r->image, ac);
+    if (r->buffer) vkDestroyBuffer(d, r->buffer, ac);
   }
   free(rt->res);
   free(rt->ext_layout);
@@ -167,7 +175,7 @@ static void free_objects(fg_rt *rt) {
 
 static void free_memory(fg_rt *rt) {
   for (uint32_t h = 0; h < rt->heap_count; h++)
-    if (rt->mem[h]) vkFreeMemory(rt->dev->device, rt->mem[h], NULL);
+    if (rt->mem[h]) vkFreeMemory(rt->dev->device, rt->mem[h], rt->dev->vkalloc);
   free(rt->mem); free(rt->mem_bytes); free(rt->planned); free(rt->mem_type);
   rt->mem = NULL; rt->mem_bytes = rt->planned = NULL; rt->mem_type = NULL;
   rt->heap_count = 0;
@@ -258,13 +266,13 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
                                .memoryTypeIndex = t};
     VkResult r = VK_ERROR_OUT_OF_DEVICE_MEMORY;
     if (rt->fail_allocations) rt->fail_allocations--;
-    else r = vkAllocateMemory(rt->dev->device, &ai, NULL, &mem[h]);
+    else r = vkAllocateMemory(rt->dev->device, &ai, rt->dev->vkalloc, &mem[h]);
     if (r != VK_SUCCESS) {
       fg_errf(err, errlen, "vkAllocateMemory(%llu bytes, memory type %u, device heap %u) for plan heap %u failed "
               "(VkResult %d%s); lower the resolutions or free device memory",
               (unsigned long long)hp->bytes, t, rt->dev->memprops.memoryTypes[t].heapIndex, h, (int)r,
               r == VK_ERROR_OUT_OF_DEVICE_MEMORY ? ", out of device memory" : "");
-      for (uint32_t k = 0; k < n; k++) if (mem[k]) vkFreeMemory(rt->dev->device, mem[k], NULL);
+      for (uint32_t k = 0; k < n; k++) if (mem[k]) vkFreeMemory(rt->dev->device, mem[k], rt->dev->vkalloc);
       free(mem); free(bytes); free(planned); free(type);
       return -1;
     }
@@ -280,6 +288,7 @@ static int place_memory(fg_rt *rt, char *err, size_t errlen) {
 static int create_objects(fg_rt *rt, char *err, size_t errlen) {
   const fg_graph *g = rt->g;
   VkDevice d = rt->dev->device;
+  const VkAllocationCallbacks *ac = rt->dev->vkalloc;
   uint32_t n = fg_graph_resource_count(g);
   rt->res = calloc(n ? n : 1, sizeof *rt->res);
   rt->ext_layout = calloc(n ? n : 1, sizeof *rt->ext_layout);
@@ -294,7 +303,8 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
     r->bytes = gr->bytes;
     r->format = fg_rt_vk_format(gr->format);
     r->aspect = fg_rt_format_aspect(gr->format);
-    r->is_image = gr->kind == FG_RES_TEXTURE || gr->kind == FG_RES_EXTERNAL;
+    /* an external without a format is a buffer (a host's, fg_runtime_set_buffer) */
+    r->is_image = gr->kind == FG_RES_TEXTURE || (gr->kind == FG_RES_EXTERNAL && gr->format != FG_FORMAT_UNDEFINED);
     r->is_external = gr->kind == FG_RES_EXTERNAL;
     r->is_blob = gr->kind == FG_RES_BLOB;
     if (r->is_external || r->is_blob || gr->heap == FG_GRAPH_NONE) continue;
@@ -307,7 +317,7 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
     if (gr->kind == FG_RES_TEXTURE) {
       VkImageCreateInfo ci;
       fg_rt_image_info(rt->dev, gr, &ci);
-      vr = vkCreateImage(d, &ci, NULL, &r->image);
+      vr = vkCreateImage(d, &ci, ac, &r->image);
       if (vr != VK_SUCCESS) {
         fg_errf(err, errlen, "vkCreateImage for '%s' (%ux%u) failed (VkResult %d)", gr->name, gr->width, gr->height, (int)vr);
         return -1;
@@ -317,7 +327,7 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
       VkBufferCreateInfo ci;
       fg_rt_buffer_info(gr, &ci);
       r->bytes = ci.size;
-      vr = vkCreateBuffer(d, &ci, NULL, &r->buffer);
+      vr = vkCreateBuffer(d, &ci, ac, &r->buffer);
       if (vr != VK_SUCCESS) {
         fg_errf(err, errlen, "vkCreateBuffer for '%s' (%llu bytes) failed (VkResult %d)", gr->name,
                 (unsigned long long)ci.size, (int)vr);
@@ -344,7 +354,7 @@ static int create_objects(fg_rt *rt, char *err, size_t errlen) {
           .subresourceRange = {.aspectMask = r->aspect, .levelCount = VK_REMAINING_MIP_LEVELS,
                                .layerCount = VK_REMAINING_ARRAY_LAYERS},
         };
-        vr = vkCreateImageView(d, &vi, NULL, &r->view);
+        vr = vkCreateImageView(d, &vi, ac, &r->view);
       }
     } else {
       vr = vkBindBufferMemory(d, r->buffer, rt->mem[gr->heap], gr->offset);
@@ -498,8 +508,8 @@ static int plan_barriers(fg_rt *rt, size_t tu) {
   if (br && bu && ufirst && ucount) {
     plan_bar_resources(rt, br);
     plan_bar_uses(rt, bu, ufirst, ucount);
-    rc = fg_bar_plan(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
-                     rt->end_odd, rt->end_even);
+    rc = fg_bar_plan_hooks(br, nres, bu, ufirst, ucount, n, &rt->bars, rt->bar_first, rt->bar_count,
+                           rt->end_odd, rt->end_even, &rt->dev->hooks);
   }
   free(br); free(bu); free(ufirst); free(ucount);
   return rc;
@@ -645,7 +655,7 @@ static int build(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
 }
 
 fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc, char *err, size_t errlen) {
-  fg_rt *rt = calloc(1, sizeof *rt);
+  fg_rt *rt = fg_vk_calloc(dev, 1, sizeof *rt);
   if (!rt) { fg_errf(err, errlen, "out of memory"); return NULL; }
   rt->dev = fg_vk_retain(dev);
   pthread_mutex_init(&rt->upload_lock, NULL);
@@ -655,7 +665,7 @@ fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc
   VkCommandPoolCreateInfo pi = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                 .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                 .queueFamilyIndex = dev->queue_family};
-  VkResult r = vkCreateCommandPool(dev->device, &pi, NULL, &rt->pool);
+  VkResult r = vkCreateCommandPool(dev->device, &pi, dev->vkalloc, &rt->pool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
                                       .commandPool = rt->pool, .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY,
@@ -666,7 +676,7 @@ fg_rt *fg_rt_create(fg_vk_device *dev, const fg_graph *g, const fg_rt_desc *desc
     VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                     .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 0};
     VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti};
-    r = vkCreateSemaphore(dev->device, &si, NULL, &rt->timeline);
+    r = vkCreateSemaphore(dev->device, &si, dev->vkalloc, &rt->timeline);
   }
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "creating command pool/semaphore failed (VkResult %d)", (int)r);
@@ -713,12 +723,12 @@ int fg_rt_rebuild(fg_rt *rt, const fg_graph *g, char *err, size_t errlen) {
   VkSemaphoreTypeCreateInfo ti = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                   .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 0};
   VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti};
-  if (vkCreateSemaphore(rt->dev->device, &si, NULL, &rt->timeline) != VK_SUCCESS) {
+  if (vkCreateSemaphore(rt->dev->device, &si, rt->dev->vkalloc, &rt->timeline) != VK_SUCCESS) {
     rt->timeline = old;
     fg_errf(err, errlen, "creating the timeline semaphore failed");
     return -1;
   }
-  vkDestroySemaphore(rt->dev->device, old, NULL);
+  vkDestroySemaphore(rt->dev->device, old, rt->dev->vkalloc);
   if (build(rt, g, err, errlen)) {
     free_plan(rt);
     free_objects(rt);
@@ -755,10 +765,11 @@ void fg_rt_destroy(fg_rt *rt) {
     free_objects(rt);
     free_memory(rt);
     rt_debug_free(rt);
-    if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, NULL);
-    if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, NULL);
+    if (rt->timeline) vkDestroySemaphore(rt->dev->device, rt->timeline, rt->dev->vkalloc);
+    if (rt->pool) vkDestroyCommandPool(rt->dev->device, rt->pool, rt->dev->vkalloc);
   }
   pthread_mutex_destroy(&rt->upload_lock);
-  fg_vk_release(rt->dev);
-  free(rt);
+  fg_vk_device *dev = rt->dev;
+  fg_vk_free(dev, rt);
+  fg_vk_release(dev);
 }

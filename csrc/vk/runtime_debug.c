@@ -18,6 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* CPU memory through the device's hooks, as runtime.c: `rt` is at hand. */
+#define calloc(c, n) fg_vk_calloc(rt->dev, (c), (n))
+#define free(p) fg_vk_free(rt->dev, (p))
+
 #define TS_NONE UINT64_MAX
 
 int fg_rt_timestamps_supported(const fg_rt *rt) {
@@ -28,7 +32,7 @@ static int ts_on(const fg_rt *rt) { return !rt->desc.no_timestamps && fg_rt_time
 
 void rt_debug_free(fg_rt *rt) {
   for (int i = 0; i < FG_RT_TS_RING; i++) {
-    if (rt->ts_pool[i]) vkDestroyQueryPool(rt->dev->device, rt->ts_pool[i], NULL);
+    if (rt->ts_pool[i]) vkDestroyQueryPool(rt->dev->device, rt->ts_pool[i], rt->dev->vkalloc);
     rt->ts_pool[i] = VK_NULL_HANDLE;
   }
   free(rt->ts_ms); free(rt->ts_raw);
@@ -77,7 +81,7 @@ int rt_debug_build(fg_rt *rt) {
   uint32_t need = rt->ninst + 1;
   if (rt->ts_pool_size < need) {
     for (int i = 0; i < FG_RT_TS_RING; i++) {
-      if (rt->ts_pool[i]) vkDestroyQueryPool(dev->device, rt->ts_pool[i], NULL);
+      if (rt->ts_pool[i]) vkDestroyQueryPool(dev->device, rt->ts_pool[i], dev->vkalloc);
       rt->ts_pool[i] = VK_NULL_HANDLE;
     }
     rt->ts_pool_size = 0;
@@ -88,7 +92,7 @@ int rt_debug_build(fg_rt *rt) {
     VkQueryPoolCreateInfo qi = {.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
                                 .queryType = VK_QUERY_TYPE_TIMESTAMP, .queryCount = need};
     for (int i = 0; i < FG_RT_TS_RING; i++) {
-      if (vkCreateQueryPool(dev->device, &qi, NULL, &rt->ts_pool[i]) != VK_SUCCESS) return -1;
+      if (vkCreateQueryPool(dev->device, &qi, dev->vkalloc, &rt->ts_pool[i]) != VK_SUCCESS) return -1;
       snprintf(name, sizeof name, "framegraph timestamps %d", i);
       fg_vk_name_object(dev, VK_OBJECT_TYPE_QUERY_POOL, (uint64_t)rt->ts_pool[i], name);
     }

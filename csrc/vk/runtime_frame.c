@@ -270,10 +270,16 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
     VkResult r = vkWaitSemaphores(d, &wi, UINT64_MAX);
     if (r != VK_SUCCESS) { fg_errf(err, errlen, "waiting for frame %llu failed (VkResult %d)", (unsigned long long)(n - lag), (int)r); return -2; }
   }
-  VkCommandBuffer cmd = rt->cmd[p];
+  /* A host's command buffer (runtime_host.c): ours is a secondary executed in
+   * it once recorded whole, so a failed node leaves the host's untouched. */
+  VkCommandBuffer host_cmd = rt->host_cmd;  /* kept for a rollback's second try; the host API clears it */
+  rt->sig_count = 0;
+  VkCommandBuffer cmd = host_cmd ? rt->sec[p] : rt->cmd[p];
   vkResetCommandBuffer(cmd, 0);
+  VkCommandBufferInheritanceInfo inh = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO};
   VkCommandBufferBeginInfo bi = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
-                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT};
+                                 .flags = VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT,
+                                 .pInheritanceInfo = host_cmd ? &inh : NULL};
   VkResult vr = vkBeginCommandBuffer(cmd, &bi);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkBeginCommandBuffer failed (VkResult %d)", (int)vr); return -2; }
   rt->st_barriers = rt->st_batches = 0;
@@ -353,7 +359,14 @@ static int frame(fg_rt *rt, fg_rt_node_fn fn, void *user, char *err, size_t errl
                       .pSignalSemaphoreInfos = ssi,
                       .waitSemaphoreInfoCount = present != FG_GRAPH_NONE && present_wait ? 1 : 0,
                       .pWaitSemaphoreInfos = &wsi};
-  vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
+  if (host_cmd) {  /* the host submits: it signals what our submit would */
+    vkCmdExecuteCommands(host_cmd, 1, &cmd);
+    for (uint32_t k = 0; k < nsig && k < 2; k++) { rt->sig_sem[k] = ssi[k].semaphore; rt->sig_val[k] = ssi[k].value; }
+    rt->sig_count = nsig < 2 ? nsig : 2;
+    vr = VK_SUCCESS;
+  } else {
+    vr = vkQueueSubmit2(rt->dev->queue, 1, &si, VK_NULL_HANDLE);
+  }
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "vkQueueSubmit2 failed (VkResult %d)", (int)vr); return -2; }
   if (ring) fg_upload_next_frame(ring);
   rt_debug_frame_submitted(rt, n);

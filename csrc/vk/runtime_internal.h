@@ -66,6 +66,13 @@ struct fg_rt {
   /* Presentation (fg_rt_set_present), for the next frame only. */
   uint32_t present_phys;
   VkSemaphore present_wait, present_signal;
+  /* A host's command buffer for the next frame (runtime_host.c): the frame
+   * records into sec[parity], a secondary executed there, and is not submitted;
+   * sig_* are the semaphores the host's submit must signal. */
+  VkCommandBuffer host_cmd, sec[2];
+  uint32_t sig_count;
+  VkSemaphore sig_sem[2];
+  uint64_t sig_val[2];
   int recording_pass;
   cmd_state *cs;
   uint32_t cs_cap;

@@ -143,7 +143,7 @@ const fg_vk_shader_info *fg_vk_shader_get_info(const fg_vk_shader *s) { return &
 static VkShaderModule make_module(fg_vk_device *dev, const uint32_t *code, size_t bytes) {
   VkShaderModuleCreateInfo mi = {.sType = VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO, .codeSize = bytes, .pCode = code};
   VkShaderModule m = VK_NULL_HANDLE;
-  if (vkCreateShaderModule(dev->device, &mi, NULL, &m) != VK_SUCCESS) return VK_NULL_HANDLE;
+  if (vkCreateShaderModule(dev->device, &mi, dev->vkalloc, &m) != VK_SUCCESS) return VK_NULL_HANDLE;
   return m;
 }
 
@@ -166,7 +166,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
     vbytes = s->info.fragment_inputs ? sizeof fullscreen_vert : sizeof fullscreen_vert_nouv;
   }
   if (vbytes % 4 == 0 && vbytes >= 4) {
-    vcode = malloc(vbytes);
+    vcode = fg_vk_malloc(dev, vbytes);
     if (vcode) memcpy(vcode, vs, vbytes);
   }
   uint32_t vmodel = 0;
@@ -187,7 +187,7 @@ static int attach_vertex(fg_vk_shader *s, fg_vk_device *dev, const fg_vk_shader_
   }
   ok = 1;
 done:
-  free(vcode);  /* the module keeps its own copy */
+  fg_vk_free(dev, vcode);  /* the module keeps its own copy */
   return ok;
 }
 
@@ -205,7 +205,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
     .flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR,
     .bindingCount = s->info.binding_count, .pBindings = lb,
   };
-  if (vkCreateDescriptorSetLayout(dev->device, &sli, NULL, &s->set_layout) != VK_SUCCESS) {
+  if (vkCreateDescriptorSetLayout(dev->device, &sli, dev->vkalloc, &s->set_layout) != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreateDescriptorSetLayout failed", name);
     return 0;
   }
@@ -214,7 +214,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
     .sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO, .setLayoutCount = 1, .pSetLayouts = &s->set_layout,
     .pushConstantRangeCount = s->info.push_bytes ? 1 : 0, .pPushConstantRanges = &pcr,
   };
-  if (vkCreatePipelineLayout(dev->device, &pli, NULL, &s->layout) != VK_SUCCESS) {
+  if (vkCreatePipelineLayout(dev->device, &pli, dev->vkalloc, &s->layout) != VK_SUCCESS) {
     fg_errf(err, errlen, "%s: vkCreatePipelineLayout failed", name);
     return 0;
   }
@@ -225,7 +225,7 @@ static int create_layouts(fg_vk_shader *s, fg_vk_device *dev, const char *name, 
                 .module = s->module, .pName = s->entry},
       .layout = s->layout,
     };
-    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, NULL, &s->compute);
+    VkResult r = vkCreateComputePipelines(dev->device, VK_NULL_HANDLE, 1, &ci, dev->vkalloc, &s->compute);
     if (r != VK_SUCCESS) {
       fg_errf(err, errlen, "%s: vkCreateComputePipelines failed (VkResult %d)", name, (int)r);
       return 0;
@@ -247,11 +247,11 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   /* SPIR-V must be 4-byte aligned for the reflector and vkCreateShaderModule. */
   uint32_t *code = NULL;
   if (bytes % 4 == 0 && bytes >= 4) {
-    code = malloc(bytes);
+    code = fg_vk_malloc(dev, bytes);
     if (code) memcpy(code, spirv, bytes);
   }
-  fg_vk_shader *s = calloc(1, sizeof *s);
-  if (!s) { free(code); fg_errf(err, errlen, "out of memory"); return NULL; }
+  fg_vk_shader *s = fg_vk_calloc(dev, 1, sizeof *s);
+  if (!s) { fg_vk_free(dev, code); fg_errf(err, errlen, "out of memory"); return NULL; }
   s->dev = fg_vk_retain(dev);
   s->desc = *desc;
   s->desc.name = NULL;
@@ -292,10 +292,10 @@ fg_vk_shader *fg_vk_shader_create(fg_vk_device *dev, const uint32_t *spirv, size
   s->module = make_module(dev, code, bytes);
   if (!s->module) { fg_errf(err, errlen, "%s: vkCreateShaderModule failed", name); goto fail; }
   if (!create_layouts(s, dev, name, err, errlen)) goto fail;
-  free(code);
+  fg_vk_free(dev, code);
   return s;
 fail:
-  free(code);
+  fg_vk_free(dev, code);
   fg_vk_shader_destroy(s);
   return NULL;
 }
@@ -303,18 +303,20 @@ fail:
 static void shader_free(void *p) {
   fg_vk_shader *s = p;
   VkDevice d = s->dev->device;
+  const VkAllocationCallbacks *ac = s->dev->vkalloc;
   /* A shader dropped by Lua (e.g. the old pipeline after a reload) may still
    * be in use by frames in flight. */
   vkDeviceWaitIdle(d);
-  for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, NULL);
-  free(s->gfx);
-  if (s->compute) vkDestroyPipeline(d, s->compute, NULL);
-  if (s->layout) vkDestroyPipelineLayout(d, s->layout, NULL);
-  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, NULL);
-  if (s->module) vkDestroyShaderModule(d, s->module, NULL);
-  if (s->vmodule) vkDestroyShaderModule(d, s->vmodule, NULL);
-  fg_vk_release(s->dev);
-  free(s);
+  for (uint32_t i = 0; i < s->ngfx; i++) vkDestroyPipeline(d, s->gfx[i].pipeline, ac);
+  fg_vk_free(s->dev, s->gfx);
+  if (s->compute) vkDestroyPipeline(d, s->compute, ac);
+  if (s->layout) vkDestroyPipelineLayout(d, s->layout, ac);
+  if (s->set_layout) vkDestroyDescriptorSetLayout(d, s->set_layout, ac);
+  if (s->module) vkDestroyShaderModule(d, s->module, ac);
+  if (s->vmodule) vkDestroyShaderModule(d, s->vmodule, ac);
+  fg_vk_device *dev = s->dev;
+  fg_vk_free(dev, s);
+  fg_vk_release(dev);
 }
 
 /* A shader closed (or collected) while a frame records may be in its command

@@ -1,6 +1,6 @@
 /* A small SPIR-V reflector: entry point, local size, set-0 descriptor
  * bindings, the push-constant block (size, members by name, offset and type),
- * fragment outputs and inputs. */
+ * fragment outputs and inputs, vertex inputs. */
 #include "shader_internal.h"
 #include "fg_util.h"
 #include <stdio.h>
@@ -398,6 +398,58 @@ static int reflect_descriptor(reflector *r, const id_info *vi, uint32_t sc, uint
   return 1;
 }
 
+/* A vertex shader's `layout(location = N) in` variable: a 32-bit scalar or
+ * vector, inserted in location order. 1, or 0 with a message. */
+static int reflect_vertex_input(reflector *r, const id_info *vi, uint32_t pointee, fg_vk_shader_info *out) {
+  const char *vname = vi->name && vi->name[0] ? vi->name : "";
+  const id_info *ty = type_of_id(r, pointee);
+  uint32_t comps = 1, kind = 0, width = 0;  /* kind: 1 float, 2 int, 3 uint */
+  if (ty && ty->def && op_of(r, ty->def) == SpvOpTypeVector) {
+    comps = r->w[ty->def + 3];
+    ty = type_of_id(r, r->w[ty->def + 2]);
+  }
+  if (ty && ty->def) {
+    const uint32_t *d = r->w + ty->def;
+    if (op_of(r, ty->def) == SpvOpTypeFloat) { kind = 1; width = d[2]; }
+    else if (op_of(r, ty->def) == SpvOpTypeInt) { kind = d[3] ? 2 : 3; width = d[2]; }
+  }
+  if (!kind || width != 32 || comps < 1 || comps > 4) {
+    fg_errf(r->err, r->errlen, "%s: vertex input '%s' (location %d) is not a 32-bit scalar or vector; vertex buffers "
+            "feed float, int, uint and their vec2..vec4 (a matrix or array: one vec4 input per column)", r->name,
+            vname, vi->location);
+    return 0;
+  }
+  if (out->vertex_input_count == FG_VK_MAX_VERTEX_INPUTS || vi->location >= FG_VK_MAX_VERTEX_INPUTS) {
+    fg_errf(r->err, r->errlen, "%s: vertex input '%s' at location %d: at most %d inputs at locations 0..%d", r->name,
+            vname, vi->location, FG_VK_MAX_VERTEX_INPUTS, FG_VK_MAX_VERTEX_INPUTS - 1);
+    return 0;
+  }
+  static const VkFormat fmt[3][4] = {
+    {VK_FORMAT_R32_SFLOAT, VK_FORMAT_R32G32_SFLOAT, VK_FORMAT_R32G32B32_SFLOAT, VK_FORMAT_R32G32B32A32_SFLOAT},
+    {VK_FORMAT_R32_SINT, VK_FORMAT_R32G32_SINT, VK_FORMAT_R32G32B32_SINT, VK_FORMAT_R32G32B32A32_SINT},
+    {VK_FORMAT_R32_UINT, VK_FORMAT_R32G32_UINT, VK_FORMAT_R32G32B32_UINT, VK_FORMAT_R32G32B32A32_UINT},
+  };
+  for (uint32_t i = 0; i < out->vertex_input_count; i++)
+    if (out->vertex_inputs[i].location == (uint32_t)vi->location) {
+      fg_errf(r->err, r->errlen, "%s: two vertex inputs share location %d (component packing is not supported); "
+              "give each its own location", r->name, vi->location);
+      return 0;
+    }
+  uint32_t at = out->vertex_input_count;
+  while (at > 0 && out->vertex_inputs[at - 1].location > (uint32_t)vi->location) {
+    out->vertex_inputs[at] = out->vertex_inputs[at - 1];
+    at--;
+  }
+  struct fg_vk_vertex_input *in = &out->vertex_inputs[at];
+  memset(in, 0, sizeof *in);
+  in->location = (uint32_t)vi->location;
+  in->format = fmt[kind - 1][comps - 1];
+  in->bytes = 4 * comps;
+  snprintf(in->name, sizeof in->name, "%s", vname);
+  out->vertex_input_count++;
+  return 1;
+}
+
 /* Reflects one module into out (bindings appended/merged, stage added).
  * entry/entry_len receive the entry point name. */
 int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, fg_vk_shader_info *out,
@@ -461,6 +513,10 @@ int fg_vk_reflect_module(const uint32_t *spirv, size_t bytes, const char *name, 
     const id_info *vi = &r.ids[var];
     if (sc == SpvSCInput && model == SpvModelFragment && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {
       out->fragment_inputs |= vi->location < 32 ? 1u << vi->location : 0x80000000u;
+      continue;
+    }
+    if (sc == SpvSCInput && model == SpvModelVertex && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {
+      if (!reflect_vertex_input(&r, vi, pointee, out)) goto done;
       continue;
     }
     if (sc == SpvSCOutput && model == SpvModelFragment && vi->location >= 0 && !(vi->flags & F_BUILTIN)) {

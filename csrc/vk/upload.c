@@ -57,14 +57,14 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
             "size or larger segments", (unsigned long long)d.size, (unsigned long long)d.segment_size);
     return NULL;
   }
-  fg_upload_ring *r = calloc(1, sizeof *r);
+  fg_upload_ring *r = fg_vk_calloc(dev, 1, sizeof *r);
   if (!r) { fg_errf(err, errlen, "out of host memory"); return NULL; }
   r->dev = dev;
   r->segsize = d.segment_size;
   r->nseg = (uint32_t)(d.size / d.segment_size);
   r->size = (VkDeviceSize)r->nseg * r->segsize;
   r->nthreads = d.threads;
-  r->segs = calloc(r->nseg, sizeof(seg));
+  r->segs = fg_vk_calloc(dev, r->nseg, sizeof(seg));
   r->slots = aligned_alloc(64, sizeof(slot) * r->nthreads);
   pthread_mutex_init(&r->lock, NULL);
   atomic_init(&r->frame, 1);
@@ -89,7 +89,7 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   }
   VkBufferCreateInfo bi = { .sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO, .size = r->size, .usage = d.usage,
                             .sharingMode = VK_SHARING_MODE_EXCLUSIVE };
-  VkResult vr = vkCreateBuffer(dev->device, &bi, NULL, &r->buffer);
+  VkResult vr = vkCreateBuffer(dev->device, &bi, dev->vkalloc, &r->buffer);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "upload ring: vkCreateBuffer failed: %d", (int)vr); goto fail; }
   VkMemoryRequirements mr;
   vkGetBufferMemoryRequirements(dev->device, r->buffer, &mr);
@@ -102,7 +102,7 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   }
   VkMemoryAllocateInfo ai = { .sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = mr.size,
                               .memoryTypeIndex = (uint32_t)type };
-  vr = vkAllocateMemory(dev->device, &ai, NULL, &r->memory);
+  vr = vkAllocateMemory(dev->device, &ai, dev->vkalloc, &r->memory);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "upload ring: vkAllocateMemory(%llu) failed: %d", (unsigned long long)mr.size, (int)vr); goto fail; }
   vr = vkBindBufferMemory(dev->device, r->buffer, r->memory, 0);
   void *m = NULL;
@@ -112,18 +112,18 @@ fg_upload_ring *fg_upload_create(fg_vk_device *dev, const fg_upload_desc *desc, 
   VkSemaphoreTypeCreateInfo ti = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_TYPE_CREATE_INFO,
                                    .semaphoreType = VK_SEMAPHORE_TYPE_TIMELINE, .initialValue = 0 };
   VkSemaphoreCreateInfo si = { .sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO, .pNext = &ti };
-  vr = vkCreateSemaphore(dev->device, &si, NULL, &r->sem);
+  vr = vkCreateSemaphore(dev->device, &si, dev->vkalloc, &r->sem);
   if (vr != VK_SUCCESS) { fg_errf(err, errlen, "upload ring: timeline semaphore failed: %d", (int)vr); goto fail; }
   fg_vk_retain(dev);
   return r;
 fail:
-  if (r->sem) vkDestroySemaphore(dev->device, r->sem, NULL);
-  if (r->buffer) vkDestroyBuffer(dev->device, r->buffer, NULL);
-  if (r->memory) vkFreeMemory(dev->device, r->memory, NULL);
-  free(r->segs);
+  if (r->sem) vkDestroySemaphore(dev->device, r->sem, dev->vkalloc);
+  if (r->buffer) vkDestroyBuffer(dev->device, r->buffer, dev->vkalloc);
+  if (r->memory) vkFreeMemory(dev->device, r->memory, dev->vkalloc);
+  fg_vk_free(dev, r->segs);
   free(r->slots);
   pthread_mutex_destroy(&r->lock);
-  free(r);
+  fg_vk_free(dev, r);
   return NULL;
 }
 
@@ -135,14 +135,16 @@ void fg_upload_destroy(fg_upload_ring *r) {
     if (r->segs[i].state != SEG_FREE && r->segs[i].frame > last) last = r->segs[i].frame;
   if (last) fg_upload_wait(r, last, 2000000000ull);
   VkDevice d = r->dev->device;
-  vkDestroySemaphore(d, r->sem, NULL);
-  vkDestroyBuffer(d, r->buffer, NULL);
-  vkFreeMemory(d, r->memory, NULL);
-  free(r->segs);
+  const VkAllocationCallbacks *ac = r->dev->vkalloc;
+  vkDestroySemaphore(d, r->sem, ac);
+  vkDestroyBuffer(d, r->buffer, ac);
+  vkFreeMemory(d, r->memory, ac);
+  fg_vk_device *dev = r->dev;
+  fg_vk_free(dev, r->segs);
   free(r->slots);
   pthread_mutex_destroy(&r->lock);
-  fg_vk_release(r->dev);
-  free(r);
+  fg_vk_free(dev, r);
+  fg_vk_release(dev);
 }
 
 VkBuffer fg_upload_buffer(const fg_upload_ring *r) { return r->buffer; }

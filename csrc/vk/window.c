@@ -85,10 +85,11 @@ static void drain_acquired(fg_vk_window *w) {
 
 static void free_images(fg_vk_window *w) {
   VkDevice d = w->dev->device;
+  const VkAllocationCallbacks *ac = w->dev->vkalloc;
   for (uint32_t i = 0; i < w->nimages; i++) {
-    if (w->images[i].view) vkDestroyImageView(d, w->images[i].view, NULL);
-    if (w->images[i].presentable) vkDestroySemaphore(d, w->images[i].presentable, NULL);
-    if (w->images[i].captured) vkDestroySemaphore(d, w->images[i].captured, NULL);
+    if (w->images[i].view) vkDestroyImageView(d, w->images[i].view, ac);
+    if (w->images[i].presentable) vkDestroySemaphore(d, w->images[i].presentable, ac);
+    if (w->images[i].captured) vkDestroySemaphore(d, w->images[i].captured, ac);
   }
   free(w->images);
   w->images = NULL;
@@ -98,12 +99,13 @@ static void free_images(fg_vk_window *w) {
 static VkSemaphore new_semaphore(fg_vk_device *dev) {
   VkSemaphoreCreateInfo si = {.sType = VK_STRUCTURE_TYPE_SEMAPHORE_CREATE_INFO};
   VkSemaphore s = VK_NULL_HANDLE;
-  vkCreateSemaphore(dev->device, &si, NULL, &s);
+  vkCreateSemaphore(dev->device, &si, dev->vkalloc, &s);
   return s;
 }
 
 int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
   VkDevice d = w->dev->device;
+  const VkAllocationCallbacks *ac = w->dev->vkalloc;
   drain_acquired(w);
   vkDeviceWaitIdle(d);
   w->state = ST_NONE;
@@ -122,13 +124,13 @@ int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
   w->swapchain = VK_NULL_HANDLE;
   w->extent = ext;
   if (!ext.width || !ext.height) {  /* minimised: no swapchain until it has a size again */
-    if (old) vkDestroySwapchainKHR(d, old, NULL);
+    if (old) vkDestroySwapchainKHR(d, old, ac);
     return 0;
   }
   VkImageUsageFlags want = VK_IMAGE_USAGE_TRANSFER_DST_BIT | VK_IMAGE_USAGE_TRANSFER_SRC_BIT |
                            VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT;
   if (!(caps.supportedUsageFlags & VK_IMAGE_USAGE_TRANSFER_DST_BIT)) {
-    if (old) vkDestroySwapchainKHR(d, old, NULL);
+    if (old) vkDestroySwapchainKHR(d, old, ac);
     fg_errf(err, errlen, "the surface's swapchain images cannot be a transfer destination (the viewer blits the "
             "output into them); %s", HEADLESS_HINT);
     return -1;
@@ -145,8 +147,8 @@ int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
     .presentMode = VK_PRESENT_MODE_FIFO_KHR,  /* always supported; paces the viewer to the display */
     .clipped = VK_TRUE, .oldSwapchain = old,
   };
-  r = vkCreateSwapchainKHR(d, &ci, NULL, &w->swapchain);
-  if (old) vkDestroySwapchainKHR(d, old, NULL);
+  r = vkCreateSwapchainKHR(d, &ci, ac, &w->swapchain);
+  if (old) vkDestroySwapchainKHR(d, old, ac);
   if (r != VK_SUCCESS) {
     w->swapchain = VK_NULL_HANDLE;
     fg_errf(err, errlen, "vkCreateSwapchainKHR (%ux%u) failed (VkResult %d)", ext.width, ext.height, (int)r);
@@ -167,7 +169,7 @@ int fg_vk_window_recreate(fg_vk_window *w, char *err, size_t errlen) {
       .sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = imgs[i], .viewType = VK_IMAGE_VIEW_TYPE_2D,
       .format = w->format, .subresourceRange = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT, .levelCount = 1, .layerCount = 1},
     };
-    r = vkCreateImageView(d, &vi, NULL, &s->view);
+    r = vkCreateImageView(d, &vi, ac, &s->view);
     s->presentable = new_semaphore(w->dev);
     s->captured = new_semaphore(w->dev);
     if (r != VK_SUCCESS || !s->presentable || !s->captured) {
@@ -294,7 +296,7 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
   VkCommandPoolCreateInfo pci = {.sType = VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO,
                                  .flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT,
                                  .queueFamilyIndex = dev->queue_family};
-  r = vkCreateCommandPool(dev->device, &pci, NULL, &w->pool);
+  r = vkCreateCommandPool(dev->device, &pci, dev->vkalloc, &w->pool);
   if (r == VK_SUCCESS) {
     VkCommandBufferAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO, .commandPool = w->pool,
                                       .level = VK_COMMAND_BUFFER_LEVEL_PRIMARY, .commandBufferCount = 1};
@@ -302,7 +304,7 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
   }
   if (r == VK_SUCCESS) {
     VkFenceCreateInfo fi = {.sType = VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-    r = vkCreateFence(dev->device, &fi, NULL, &w->fence);
+    r = vkCreateFence(dev->device, &fi, dev->vkalloc, &w->fence);
   }
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "creating the window's command pool/fence failed (VkResult %d)", (int)r);
@@ -316,14 +318,15 @@ fg_vk_window *fg_vk_window_create(fg_vk_device *dev, const fg_vk_window_desc *de
 void fg_vk_window_destroy(fg_vk_window *w) {
   if (!w) return;
   VkDevice d = w->dev->device;
+  const VkAllocationCallbacks *ac = w->dev->vkalloc;
   if (w->surface) drain_acquired(w);
   vkDeviceWaitIdle(d);
   free_images(w);
-  if (w->swapchain) vkDestroySwapchainKHR(d, w->swapchain, NULL);
+  if (w->swapchain) vkDestroySwapchainKHR(d, w->swapchain, ac);
   for (int i = 0; i < ACQUIRE_SEMS; i++)
-    if (w->acquire_sem[i]) vkDestroySemaphore(d, w->acquire_sem[i], NULL);
-  if (w->fence) vkDestroyFence(d, w->fence, NULL);
-  if (w->pool) vkDestroyCommandPool(d, w->pool, NULL);
+    if (w->acquire_sem[i]) vkDestroySemaphore(d, w->acquire_sem[i], ac);
+  if (w->fence) vkDestroyFence(d, w->fence, ac);
+  if (w->pool) vkDestroyCommandPool(d, w->pool, ac);
   if (w->surface) w->destroy_surface(w->dev->instance, w->surface, NULL);
   if (w->conn) {
     if (!xcb_connection_has_error(w->conn)) xcb_destroy_window(w->conn, w->win);

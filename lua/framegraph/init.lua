@@ -7,7 +7,7 @@ fg.version = fg.core.version
 fg.vocab = fg.core.vocab
 
 local parts = { "framegraph.pack", "framegraph.graph", "framegraph.alloc", "framegraph.vulkan", "framegraph.runtime",
-                "framegraph.watch" }
+                "framegraph.watch", "framegraph.content" }
 for _, modname in ipairs(parts) do
   local ok, part = pcall(require, modname)
   if ok then

@@ -14,7 +14,8 @@ M.formats = core.vocab.formats
 M.solvers = core.vocab.solvers
 M.profiles = core.vocab.profiles
 -- the C planner's limit per texture side (FG_MAX_EXTENT); devices check their own
-M.max_extent = 65536
+M.max_extent = core.vocab.max_extent
+M.max_dimension_count = core.vocab.max_dimension_count
 
 local function set_of(list)
   local s = {}
@@ -381,8 +382,14 @@ local function check_node(add, node, i, dims)
   if node.side_effects ~= nil and type(node.side_effects) ~= "boolean" then
     add("%s: side_effects must be a boolean, got %s", where, type(node.side_effects))
   end
-  if node.run ~= nil and type(node.run) ~= "function" then
-    add("%s: run must be a function(cmd, ctx), got %s", where, type(node.run))
+  if type(node.run) == "string" then
+    -- a C callback of the host (include/framegraph.h, fg_device_register_node)
+    if not node.run:match("^host:[%w_%.%-]+$") then
+      add("%s: run must be a function(cmd, ctx), got string \"%s\" (a string names a host's C callback: "
+          .. "\"host:name\", with letters, digits, _ . - in name)", where, node.run)
+    end
+  elseif node.run ~= nil and type(node.run) ~= "function" then
+    add("%s: run must be a function(cmd, ctx), got %s (or \"host:name\" for a host's C callback)", where, type(node.run))
   end
 end
 
@@ -392,8 +399,9 @@ local function check_dims(add, where, t)
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
     elseif k:find("\0", 1, true) then check_name(add, where, "dimension", k)
-    elseif not is_posint(v) or v > 65536 then
-      add("%s: '%s' must be a positive integer count (at most 65536), got %s", where, k, tostring(v))
+    elseif not is_posint(v) or v > M.max_dimension_count then
+      add("%s: '%s' must be a positive integer count (at most %d), got %s", where, k, M.max_dimension_count,
+          tostring(v))
     end
   end
 end
