@@ -15,5 +15,10 @@ mkdir -p .gl/extra
   libssh2-1 librtmp1 libpsl5 libldap-2.5-0 libsasl2-2 libbrotli1 libxml2 libicu72 libncurses6 \
   libtinfo6 libreadline8 libunistring2 libxcb1 libxcb1-dev libxau6 libxau-dev libxdmcp6 libxdmcp-dev \
   libbsd0 libmd0 x11proto-dev xorg-sgml-doctools libtinygltf-dev nlohmann-json3-dev)
-# The benches read data/ from the repository itself; nothing else to carry.
+# The benches read data/ from the repository itself. OffsetAllocator (MIT,
+# github.com/sebbbi/OffsetAllocator) for bench/alloc_vs_offset.sh: a checkout
+# given as $OFFSET_ALLOCATOR_DIR is copied in (the GPU machine has no network).
+if [ -n "${OFFSET_ALLOCATOR_DIR:-}" ]; then
+  mkdir -p .gl/OffsetAllocator && cp "$OFFSET_ALLOCATOR_DIR"/offsetAllocator.* "$OFFSET_ALLOCATOR_DIR"/LICENSE .gl/OffsetAllocator/
+fi
 du -sh .gl

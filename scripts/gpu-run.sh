@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
-#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async]   (logs go to $OUT, default ./out)
+#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async] [alloc]   (logs go to $OUT, default ./out)
 # FG_COMMIT names the commit in machine.txt: the device's copy of the tree
 # may carry stale git metadata, so pass it from here (git rev-parse HEAD).
 # tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
@@ -8,6 +8,7 @@
 # bench: real memory per example, allocators vs raw vkAllocateMemory, frame
 #        recording cost, compile times;
 # host:  the C host example (examples/host), with and without validation;
+# alloc: bench/alloc_vs_offset.sh against OffsetAllocator (.gl/OffsetAllocator), 6 runs;
 # async: bench/async.lua (serial vs async compute queue) and the async specs;
 # cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000; the clique
 #        lower bound on the first CDSA_CLIQUE of them, default 200), one
@@ -63,6 +64,11 @@ for phase in "${@:-tests bench}"; do
         echo "== async specs (syncval)"; lua5.4 /opt/fg/usr/bin/busted --cpath='build-gpu/?.so' -o utfTerminal spec/runtime_async_spec.lua spec/example_async_spec.lua
       } > "$OUT/async.log" 2>&1
       cat "$OUT/async.log" | tail -80 ;;
+    alloc)
+      # issue 33 on a quiet CPU: our TLSF handles vs OffsetAllocator, whose
+      # public source gpu-fetch.sh put in .gl/OffsetAllocator (never in git)
+      { for i in 1 2 3 4 5 6; do echo "== run $i"; bash bench/alloc_vs_offset.sh .gl/OffsetAllocator; done; } > "$OUT/alloc.log" 2>&1
+      grep -E "^occupancy|^==" "$OUT/alloc.log" ;;
     cdsa)
       # two waves: the targets' sizes (n <= 200) first, 8 processes, then
       # the large ones and the other sets, so the timed calls of the first

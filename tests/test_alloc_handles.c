@@ -50,8 +50,9 @@ static void test_handles(fg_alloc_kind k) {
   fg_alloc_handle h[8];
   for (int i = 0; i < 8; i++) CHECKM(fg_allocator_alloc_h(a, 40, 8, 100 + (uint64_t)i, &h[i]) == 0, "%s alloc_h", kn);
   for (int i = 0; i < 8; i++) {
-    CHECKM(h[i].offset % 8 == 0 && h[i].size >= 40, "%s: handle %d offset %llu size %llu", kn, i,
-           (unsigned long long)h[i].offset, (unsigned long long)h[i].size);
+    uint64_t hs = fg_allocator_handle_size(a, &h[i]);
+    CHECKM(h[i].offset % 8 == 0 && hs >= 40, "%s: handle %d offset %llu size %llu", kn, i,
+           (unsigned long long)h[i].offset, (unsigned long long)hs);
     CHECKM(fg_allocator_user(a, &h[i]) == 100 + (uint64_t)i, "%s: user data of %d", kn, i);
     CHECK(fg_allocator_handle_live(a, &h[i]));
   }
@@ -66,7 +67,7 @@ static void test_handles(fg_alloc_kind k) {
     fg_alloc_handle *x = &h[order[i]];
     CHECKM(fg_allocator_free_h(a, x) == 0, "%s: free_h %d", kn, order[i]);
     CHECKM(fg_allocator_free_h(a, x) == -1, "%s: double free_h %d accepted", kn, order[i]);
-    CHECK(!fg_allocator_handle_live(a, x) && fg_allocator_user(a, x) == 0);
+    CHECK(!fg_allocator_handle_live(a, x) && fg_allocator_handle_size(a, x) == 0 && fg_allocator_user(a, x) == 0);
     CHECK(fg_allocator_set_user(a, x, 9) == -1);
     valid(a, kn);
   }
@@ -99,6 +100,31 @@ static void test_handles(fg_alloc_kind k) {
   CHECK(!fg_allocator_handle_live(a, &n1) && fg_allocator_user(a, &n1) == 0);
   if (k == FG_ALLOC_TLSF || k == FG_ALLOC_FREELIST) CHECK(fg_allocator_free_h(a, &n1) == -1);
   valid(a, "after reset");
+  /* requests that cannot fit fail and change nothing: above the capacity,
+   * so large that size + align overflows, the whole range with padding */
+  fg_alloc_handle big;
+  uint64_t huge[] = { 4097, UINT64_MAX, UINT64_MAX - 7, 1ull << 63 };
+  for (int i = 0; i < 4; i++)
+    for (uint64_t al = 1; al <= 64; al *= 64)
+      CHECKM(fg_allocator_alloc_h(a, huge[i], al, 0, &big) == -1, "%s: size %llu align %llu", kn,
+             (unsigned long long)huge[i], (unsigned long long)al);
+  CHECK(fg_allocator_count(a) == 0);
+  valid(a, "after requests that cannot fit");
+  /* a record's user data does not outlive its allocation: the next one made
+   * on it, by either path, starts with none */
+  for (int round = 0; round < 3; round++) {
+    fg_alloc_handle u1, u2, u3;
+    CHECK(fg_allocator_alloc_h(a, 40, 1, 77, &u1) == 0 && fg_allocator_free_h(a, &u1) == 0);
+    uint64_t off = fg_allocator_alloc(a, 40, 1);
+    CHECK(off != FG_ALLOC_FAIL && fg_allocator_handle_at(a, off, &u2) && fg_allocator_user(a, &u2) == 0);
+    CHECK(fg_allocator_free(a, off) == 0);
+    CHECK(fg_allocator_alloc_h(a, 40, 1, 0, &u3) == 0 && fg_allocator_user(a, &u3) == 0);
+    CHECK(fg_allocator_free_h(a, &u3) == 0);
+  }
+  if (k != FG_ALLOC_SLAB) {
+    CHECKM(fg_allocator_alloc_h(a, 4096, 1, 0, &big) == 0 && big.offset == 0, "%s: the whole range", kn);
+    CHECK(fg_allocator_free_h(a, &big) == 0);
+  }
   fg_allocator_destroy(a);
 }
 
@@ -142,7 +168,7 @@ static void test_random(fg_alloc_kind k, uint64_t gran) {
       uint64_t size = 1 + rnd() % 700, align = 1ull << (rnd() % 7), user = rnd() | 1;
       rec r = { .user = user, .size = size };
       if (fg_allocator_alloc_h(a, size, align, user, &r.h) == 0) {
-        CHECK(r.h.offset % align == 0 && r.h.offset + size <= cap && r.h.size >= size);
+        CHECK(r.h.offset % align == 0 && r.h.offset + size <= cap && fg_allocator_handle_size(a, &r.h) >= size);
         for (uint64_t i = r.h.offset; i < r.h.offset + size; i++) {
           CHECKM(!owner[i], "overlap at %llu", (unsigned long long)i);
           owner[i] = 1;
@@ -227,11 +253,11 @@ static void test_dumps(void) {
     CHECKM(strstr(j, "{\"offset\":100,\"size\":100}") && strstr(j, "{\"offset\":400,\"size\":624}"), "free ranges: %s", j);
     CHECKM(strstr(j, "{\"min\":64,\"max\":127,\"count\":1,\"bytes\":100}") &&
            strstr(j, "{\"min\":512,\"max\":1023,\"count\":1,\"bytes\":624}"), "histogram: %s", j);
-    free(j);
+    fg_allocator_free_result(a, j);
   }
   char *s = fg_allocator_svg(a, 400);
   CHECK(s && strncmp(s, "<svg", 4) == 0 && count_of(s, "class=\"used\"") == 3 && strstr(s, "</svg>"));
-  free(s);
+  fg_allocator_free_result(a, s);
   fg_allocator_destroy(a);
 }
 
@@ -312,7 +338,7 @@ static void test_defrag(uint64_t seed, int pin) {
   /* pinned allocations get ids too (their user is the pin mark) */
   for (uint32_t i = 0; i < N; i++)
     if (live[i] && m.own[al[i].block][al[i].offset] == (uint32_t)FG_ALLOC_PINNED)
-      for (uint64_t u = 0; u < al[i].h.size; u++) m.own[al[i].block][al[i].offset + u] = N + 1 + i;
+      for (uint64_t u = 0; u < fg_block_reserved(b, &al[i]); u++) m.own[al[i].block][al[i].offset + u] = N + 1 + i;
   static uint64_t before[2 * N + 2], after[2 * N + 2];
   uint32_t blocks_before = census(&m, before, 2 * N + 1);
   fg_defrag_move *mv = NULL;
@@ -326,7 +352,7 @@ static void test_defrag(uint64_t seed, int pin) {
   for (size_t i = 0; i < n; i++) {
     CHECK(mv[i].user != FG_ALLOC_PINNED);
     uint64_t k = mv[i].user - 1; /* alignment kept: what each asked for */
-    CHECK(k < N && live[k] && mv[i].dst_offset % align[k] == 0 && mv[i].size == al[k].h.size);
+    CHECK(k < N && live[k] && mv[i].dst_offset % align[k] == 0 && mv[i].size == fg_block_reserved(b, &al[k]));
   }
   if (!pin) {
     /* compacted: the fullest block has no hole below its last allocation
@@ -345,7 +371,7 @@ static void test_defrag(uint64_t seed, int pin) {
     }
     CHECKM(gap < 16 && last > 0, "fullest block still has a hole of %llu", (unsigned long long)gap);
   }
-  free(mv);
+  fg_block_free_result(b, mv);
   /* the lone allocator's plan compacts it towards 0 */
   fg_allocator *a = make(FG_ALLOC_TLSF, cap, 0, 0, 0);
   fg_alloc_handle h[64];
@@ -363,14 +389,75 @@ static void test_defrag(uint64_t seed, int pin) {
   for (uint64_t x = 0; x < cap; x++) units += m.own[0][x] != 0;
   CHECK(units > 0);
   for (uint64_t x = 0; x < units; x++) CHECK(m.own[0][x] != 0); /* align 1: no hole at all */
-  free(mv);
+  fg_allocator_free_result(a, mv);
   fg_allocator_destroy(a);
   for (uint32_t i = 0; i < 16; i++) free(m.own[i]);
   free(m.own);
   fg_block_allocator_destroy(b);
 }
 
+/* Results (JSON, SVG, plans) come from the hooks the allocator was made
+ * with: these hooks hand out blocks behind a tag, so a result made or freed
+ * by plain malloc/free would fail the tag check (or trip ASan), and the
+ * live count shows that every block made is given back. */
+#define TAG 0x5A11C8EDull
+static long tagged_live, tagged_calls;
+static void *tagged_realloc(void *u, void *p, size_t n) {
+  uint64_t *h = p ? (uint64_t *)p - 2 : NULL;
+  if (h) CHECK(h[0] == TAG);
+  tagged_calls++;
+  if (!n) { if (h) { h[0] = 0; tagged_live--; } free(h); return NULL; }
+  uint64_t *q = realloc(h, n + 16);
+  if (!q) return NULL;
+  if (!h) tagged_live++;
+  q[0] = TAG;
+  return q + 2;
+}
+static const fg_alloc_hooks tagged = { tagged_realloc, NULL };
+
+static void test_result_hooks(void) {
+  char err[256] = "";
+  fg_alloc_desc d = { .kind = FG_ALLOC_TLSF, .capacity = 4096, .hooks = &tagged };
+  fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
+  CHECKM(a != NULL, "create: %s", err);
+  if (!a) return;
+  fg_alloc_handle h[32];
+  for (int i = 0; i < 32; i++) CHECK(fg_allocator_alloc_h(a, 1 + (uint64_t)i * 7, 1, (uint64_t)i + 1, &h[i]) == 0);
+  for (int i = 0; i < 32; i += 2) CHECK(fg_allocator_free_h(a, &h[i]) == 0);
+  long live0 = tagged_live, calls0 = tagged_calls;
+  char *j = fg_allocator_json(a), *s = fg_allocator_svg(a, 0);
+  fg_defrag_move *mv = NULL;
+  size_t n = 0;
+  CHECK(j && s && fg_allocator_defrag_plan(a, &mv, &n) == 0 && mv && n > 0);
+  CHECK(tagged_calls > calls0 && tagged_live == live0 + 3); /* three results, temporaries given back */
+  if (j) CHECK(((uint64_t *)j)[-2] == TAG);
+  fg_allocator_free_result(a, j);
+  fg_allocator_free_result(a, s);
+  fg_allocator_free_result(a, mv);
+  fg_allocator_free_result(a, NULL);
+  CHECK(tagged_live == live0);
+  fg_allocator_destroy(a);
+
+  fg_block_desc bd = { FG_ALLOC_TLSF, 1024, 0, 4, host_create, host_destroy, NULL, &tagged };
+  fg_block_allocator *b = fg_block_allocator_create(&bd, err, sizeof err);
+  CHECKM(b != NULL, "block create: %s", err);
+  if (!b) return;
+  fg_block_allocation al[40];
+  for (int i = 0; i < 40; i++) CHECK(fg_block_alloc_user(b, 50 + (uint64_t)i, 1, (uint64_t)i + 1, &al[i]) == 0);
+  for (int i = 0; i < 40; i += 3) CHECK(fg_block_free(b, &al[i]) == 0);
+  live0 = tagged_live;
+  char *bj = fg_block_json(b);
+  CHECK(bj && fg_block_defrag_plan(b, &mv, &n) == 0 && mv && n > 0);
+  CHECK(tagged_live == live0 + 2);
+  fg_block_free_result(b, bj);
+  fg_block_free_result(b, mv);
+  CHECK(tagged_live == live0);
+  fg_block_allocator_destroy(b);
+  CHECK(tagged_live == 0);
+}
+
 int main(void) {
+  test_result_hooks();
   for (int k = 0; k < FG_ALLOC_KIND_COUNT; k++) test_handles((fg_alloc_kind)k);
   test_bounded_pool();
   test_random(FG_ALLOC_TLSF, 1);

@@ -95,11 +95,10 @@ int fg_allocator_free(fg_allocator *a, uint64_t off) {
   return 0;
 }
 
-/* ---- handles: native for kinds with records, by offset for the others ---- */
-int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
+/* ---- handles: native for kinds with records (alloc_tlsf.c), by offset for the others ---- */
+int fg__alloc_h_other(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
   if (align == 0) align = 1;
   if (size == 0 || !is_pow2(align)) return -1;
-  if (a->ops->alloc_h) return a->ops->alloc_h(a, size, align, user, out);
   uint64_t off = a->ops->alloc(a, size, align);
   if (off == FG_ALLOC_FAIL) return -1;
   if (user) {
@@ -108,27 +107,28 @@ int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_
       return -1;
     }
   }
-  *out = (fg_alloc_handle){ off, a->ops->size(a, off), FG_ALLOC_NO_META, 0 };
+  *out = (fg_alloc_handle){ off, FG_ALLOC_NO_META, 0 };
   return 0;
 }
 
-int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h) {
-  if (a->ops->free_h) return a->ops->free_h(a, h);
+int fg__free_h_other(fg_allocator *a, const fg_alloc_handle *h) {
   if (h->meta != FG_ALLOC_NO_META) return -1;
   return fg_allocator_free(a, h->offset);
 }
 
+uint64_t fg_allocator_handle_size(const fg_allocator *a, const fg_alloc_handle *h) {
+  if (a->ops->size_h) return a->ops->size_h(a, h);
+  return h->meta == FG_ALLOC_NO_META ? a->ops->size(a, h->offset) : 0;
+}
+
 int fg_allocator_handle_live(const fg_allocator *a, const fg_alloc_handle *h) {
-  fg_alloc_handle c = *h;
-  if (a->ops->live_h) return a->ops->live_h(a, &c);
-  return h->meta == FG_ALLOC_NO_META && a->ops->size(a, h->offset) != 0;
+  return fg_allocator_handle_size(a, h) != 0;
 }
 
 int fg_allocator_handle_at(const fg_allocator *a, uint64_t off, fg_alloc_handle *out) {
   if (a->ops->at) return a->ops->at(a, off, out);
-  uint64_t s = a->ops->size(a, off);
-  if (!s) return 0;
-  *out = (fg_alloc_handle){ off, s, FG_ALLOC_NO_META, 0 };
+  if (!a->ops->size(a, off)) return 0;
+  *out = (fg_alloc_handle){ off, FG_ALLOC_NO_META, 0 };
   return 1;
 }
 
@@ -141,7 +141,7 @@ int fg_allocator_handle_from_id(const fg_allocator *a, uint64_t id, fg_alloc_han
     const fg_tlsf *t = &a->u.tlsf;
     uint32_t i = (uint32_t)id;
     if (i >= t->node_cap || t->nodes[i].is_free || t->nodes[i].gen != (uint32_t)(id >> 32)) return 0;
-    *out = (fg_alloc_handle){ t->nodes[i].off, t->nodes[i].size, i, t->nodes[i].gen };
+    *out = (fg_alloc_handle){ t->nodes[i].off, i, t->nodes[i].gen };
     return 1;
   }
   return fg_allocator_handle_at(a, id, out);

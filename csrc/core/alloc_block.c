@@ -153,6 +153,11 @@ int fg_block_free(fg_block_allocator *b, const fg_block_allocation *al) {
   return 0;
 }
 
+uint64_t fg_block_reserved(const fg_block_allocator *b, const fg_block_allocation *al) {
+  if (al->block >= b->nblocks || !b->blocks[al->block].a || b->blocks[al->block].user != al->block_user) return 0;
+  return fg_allocator_handle_size(b->blocks[al->block].a, &al->h);
+}
+
 void fg_block_trim(fg_block_allocator *b) {
   for (uint32_t i = 0; i < b->nblocks; i++)
     if (b->blocks[i].a && !b->blocks[i].dedicated && b->blocks[i].a->count == 0) {
@@ -206,4 +211,5 @@ void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t i
     if (b->blocks[i].a) fn(ctx, i, b->blocks[i].user, b->blocks[i].a);
 }
 
+const fg_alloc_hooks *fg__block_hooks(const fg_block_allocator *b) { return &b->hooks; }
 int fg__block_is_dedicated(const fg_block_allocator *b, uint32_t i) { return i < b->nblocks && b->blocks[i].dedicated; }

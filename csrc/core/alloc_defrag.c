@@ -4,7 +4,7 @@
  * safe to apply one move at a time. */
 #include "alloc_impl.h"
 #include "alloc_stats.h"
-#include <stdlib.h>
+#include <stdlib.h> /* qsort */
 #include <string.h>
 
 typedef struct mblock {
@@ -14,13 +14,13 @@ typedef struct mblock {
   uint8_t *gone;      /* moved to another block */
 } mblock;
 
-typedef struct plan { fg_defrag_move *v; size_t n, cap; int oom; } plan;
+typedef struct plan { fg_defrag_move *v; size_t n, cap; int oom; const fg_alloc_hooks *hooks; } plan;
 
 static void add(plan *p, fg_defrag_move m) {
   if (p->oom) return;
   if (p->n == p->cap) {
     size_t nc = p->cap ? p->cap * 2 : 64;
-    fg_defrag_move *v = realloc(p->v, sizeof *v * nc);
+    fg_defrag_move *v = fg_realloc(p->hooks, p->v, sizeof *v * nc);
     if (!v) { p->oom = 1; return; }
     p->v = v;
     p->cap = nc;
@@ -51,8 +51,9 @@ static int fuller(const void *x, const void *y) {
 
 /* blocks [0, n): compacts each in turn (fullest first), then fills its tail
  * from the emptiest blocks. */
-static int plan_blocks(mblock *m, size_t n, fg_defrag_move **moves, size_t *count) {
+static int plan_blocks(mblock *m, size_t n, const fg_alloc_hooks *hooks, fg_defrag_move **moves, size_t *count) {
   plan p = {0};
+  p.hooks = hooks;
   qsort(m, n, sizeof *m, fuller);
   for (size_t bi = 0; bi < n && !p.oom; bi++) {
     mblock *b = &m[bi];
@@ -81,59 +82,61 @@ static int plan_blocks(mblock *m, size_t n, fg_defrag_move **moves, size_t *coun
       }
     }
   }
-  if (p.oom) { free(p.v); return -1; }
+  if (p.oom) { fg_free(hooks, p.v); return -1; }
   *moves = p.v;
   *count = p.n;
   return 0;
 }
 
-static void free_model(mblock *m, size_t n) {
-  for (size_t i = 0; i < n; i++) { free(m[i].r.v); free(m[i].gone); }
-  free(m);
+static void free_model(const fg_alloc_hooks *h, mblock *m, size_t n) {
+  for (size_t i = 0; i < n; i++) { fg_free(m[i].r.hooks, m[i].r.v); fg_free(h, m[i].gone); }
+  fg_free(h, m);
 }
 
-static int model_of(mblock *b, uint32_t index, const fg_allocator *a) {
+static int model_of(const fg_alloc_hooks *h, mblock *b, uint32_t index, const fg_allocator *a) {
   memset(b, 0, sizeof *b);
   b->index = index;
   b->cap = a->capacity;
   b->used = a->used;
   if (fg__ranges_of(a, &b->r)) return -1;
-  b->gone = calloc(b->r.n + 1, 1);
-  return b->gone ? 0 : -1;
+  b->gone = fg_malloc(h, b->r.n + 1);
+  if (!b->gone) return -1;
+  memset(b->gone, 0, b->r.n + 1);
+  return 0;
 }
 
 int fg_allocator_defrag_plan(const fg_allocator *a, fg_defrag_move **moves, size_t *count) {
   *moves = NULL;
   *count = 0;
-  mblock *m = calloc(1, sizeof *m);
+  mblock *m = fg_malloc(&a->hooks, sizeof *m);
   if (!m) return -1;
-  int rc = model_of(m, 0, a) ? -1 : plan_blocks(m, 1, moves, count);
-  free_model(m, 1);
+  int rc = model_of(&a->hooks, m, 0, a) ? -1 : plan_blocks(m, 1, &a->hooks, moves, count);
+  free_model(&a->hooks, m, 1);
   return rc;
 }
 
-typedef struct gather { mblock *m; size_t n, cap; int oom; const fg_block_allocator *b; } gather;
+typedef struct gather { mblock *m; size_t n, cap; int oom; const fg_block_allocator *b; const fg_alloc_hooks *h; } gather;
 int fg__block_is_dedicated(const fg_block_allocator *b, uint32_t i);
 static void gather_one(void *c, uint32_t index, void *block_user, const fg_allocator *a) {
   gather *g = c;
   if (g->oom || fg__block_is_dedicated(g->b, index)) return;
   if (g->n == g->cap) {
     size_t nc = g->cap ? g->cap * 2 : 8;
-    mblock *v = realloc(g->m, sizeof *v * nc);
+    mblock *v = fg_realloc(g->h, g->m, sizeof *v * nc);
     if (!v) { g->oom = 1; return; }
     g->m = v;
     g->cap = nc;
   }
-  if (model_of(&g->m[g->n], index, a)) g->oom = 1;
+  if (model_of(g->h, &g->m[g->n], index, a)) g->oom = 1;
   g->n++;
 }
 
 int fg_block_defrag_plan(const fg_block_allocator *b, fg_defrag_move **moves, size_t *count) {
   *moves = NULL;
   *count = 0;
-  gather g = { NULL, 0, 0, 0, b };
+  gather g = { NULL, 0, 0, 0, b, fg__block_hooks(b) };
   fg_block_each(b, gather_one, &g);
-  int rc = g.oom ? -1 : plan_blocks(g.m, g.n, moves, count);
-  free_model(g.m, g.n);
+  int rc = g.oom ? -1 : plan_blocks(g.m, g.n, g.h, moves, count);
+  free_model(g.h, g.m, g.n);
   return rc;
 }

@@ -18,12 +18,14 @@ typedef struct fg_tlsf_node {
 
 #define FG_TLSF_IN_MAP 0x80       /* used record reachable from the offset map */
 
+#ifndef FG_TLSF_SL_LOG2
 #define FG_TLSF_SL_LOG2 5
-#define FG_TLSF_SL 32
-#define FG_TLSF_FL 60
+#endif
+#define FG_TLSF_SL (1 << FG_TLSF_SL_LOG2)
+#define FG_TLSF_FL (65 - FG_TLSF_SL_LOG2) /* fl of a 64-bit size: 63 - SL_LOG2 + 1 */
 
 typedef struct fg_tlsf {
-  fg_tlsf_node *nodes;
+  fg_tlsf_node *nodes;            /* node_cap records, then the sink (alloc_tlsf.c) */
   uint32_t node_cap, node_spare;  /* spare: free-slot chain through next_free */
   uint32_t first;                 /* node at offset 0 (never released) */
   uint64_t fl_map;
@@ -33,6 +35,8 @@ typedef struct fg_tlsf {
   uint64_t *user;                 /* per node, made on the first non-zero user data */
   uint64_t gran;                  /* power of two >= 1 */
   uint32_t gran_log2;
+  uint64_t limit;                 /* live allocations allowed: max_allocations, or UINT64_MAX */
+  uint64_t fast_cap;              /* largest need the good-fit fast path takes: capacity, 0 for best fit */
   int best;                       /* FREELIST: best-fit policy */
   int fixed;                      /* max_allocations given: the node pool never grows */
 } fg_tlsf;
@@ -86,9 +90,7 @@ typedef struct fg_alloc_ops {
   void (*walk)(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx);
   /* optional, kinds with records (TLSF, FREELIST); without them the front end
    * maps handles to offsets and keeps user data in its own offset map */
-  int (*alloc_h)(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out);
-  int (*free_h)(fg_allocator *a, const fg_alloc_handle *h);
-  int (*live_h)(const fg_allocator *a, fg_alloc_handle *h);      /* 1 when live; refreshes size */
+  uint64_t (*size_h)(const fg_allocator *a, const fg_alloc_handle *h); /* reserved size; 0 when not live */
   int (*at)(const fg_allocator *a, uint64_t off, fg_alloc_handle *out);
   uint64_t (*user)(const fg_allocator *a, const fg_alloc_handle *h);
   int (*set_user)(fg_allocator *a, const fg_alloc_handle *h, uint64_t user);
@@ -96,6 +98,11 @@ typedef struct fg_alloc_ops {
 
 extern const fg_alloc_ops fg__tlsf_ops, fg__freelist_ops, fg__buddy_ops, fg__slab_ops, fg__linear_ops,
     fg__ring_ops;
+
+/* alloc.c: the handle path of the kinds without records (alloc_tlsf.c's
+ * fg_allocator_alloc_h / free_h hand them over) */
+int fg__alloc_h_other(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out);
+int fg__free_h_other(fg_allocator *a, const fg_alloc_handle *h);
 
 struct fg_allocator {
   fg_alloc_kind kind;

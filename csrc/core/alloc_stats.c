@@ -21,7 +21,7 @@ void fg__sb_printf(fg__sb *s, const char *fmt, ...) {
     if (s->p && s->n + (size_t)n < s->cap) { s->n += (size_t)n; return; }
     size_t ncap = s->cap ? s->cap * 2 : 1024;
     while (ncap < s->n + (size_t)n + 1) ncap *= 2;
-    char *p = realloc(s->p, ncap);
+    char *p = fg_realloc(s->hooks, s->p, ncap);
     if (!p) { s->oom = 1; return; }
     s->p = p;
     s->cap = ncap;
@@ -29,7 +29,7 @@ void fg__sb_printf(fg__sb *s, const char *fmt, ...) {
 }
 
 char *fg__sb_done(fg__sb *s) {
-  if (s->oom || !s->p) { free(s->p); return NULL; }
+  if (s->oom || !s->p) { fg_free(s->hooks, s->p); return NULL; }
   return s->p;
 }
 
@@ -38,7 +38,7 @@ static void collect(void *c, uint64_t off, uint64_t size, uint64_t align, uint64
   if (r->oom) return;
   if (r->n == r->cap) {
     size_t ncap = r->cap ? r->cap * 2 : 64;
-    fg__range *v = realloc(r->v, sizeof *v * ncap);
+    fg__range *v = fg_realloc(r->hooks, r->v, sizeof *v * ncap);
     if (!v) { r->oom = 1; return; }
     r->v = v;
     r->cap = ncap;
@@ -53,8 +53,9 @@ static int by_offset(const void *x, const void *y) {
 
 int fg__ranges_of(const fg_allocator *a, fg__ranges *r) {
   memset(r, 0, sizeof *r);
+  r->hooks = &a->hooks;
   fg_allocator_walk(a, collect, r);
-  if (r->oom) { free(r->v); r->v = NULL; return -1; }
+  if (r->oom) { fg_free(r->hooks, r->v); r->v = NULL; return -1; }
   if (r->n) qsort(r->v, r->n, sizeof *r->v, by_offset);
   return 0;
 }
@@ -101,12 +102,13 @@ int fg__block_json(fg__sb *s, const fg_allocator *a, uint32_t index, const char 
     if (i < r.n && r.v[i].off + r.v[i].size > at) at = r.v[i].off + r.v[i].size;
   }
   fg__sb_printf(s, "]}");
-  free(r.v);
+  fg_free(r.hooks, r.v);
   return 0;
 }
 
 char *fg_allocator_json(const fg_allocator *a) {
   fg__sb s = {0};
+  s.hooks = &a->hooks;
   fg__hist h;
   memset(&h, 0, sizeof h);
   fg_alloc_stats st;
@@ -154,6 +156,7 @@ int fg__block_json_into(fg__sb *s, const fg_block_allocator *b) {
 
 char *fg_block_json(const fg_block_allocator *b) {
   fg__sb s = {0};
+  s.hooks = fg__block_hooks(b);
   fg__block_json_into(&s, b);
   return fg__sb_done(&s);
 }
@@ -165,6 +168,7 @@ char *fg_allocator_svg(const fg_allocator *a, int width) {
   fg_alloc_stats st;
   fg_allocator_stats(a, &st);
   fg__sb s = {0};
+  s.hooks = &a->hooks;
   const int bar = 32, top = 22, h = top + bar + 8;
   double k = st.capacity ? (double)width / (double)st.capacity : 0;
   fg__sb_printf(&s, "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\">\n",
@@ -185,6 +189,9 @@ char *fg_allocator_svg(const fg_allocator *a, int width) {
                   x, top, w, bar, hue, ULL(r.v[i].off), ULL(r.v[i].size));
   }
   fg__sb_printf(&s, "</svg>\n");
-  free(r.v);
+  fg_free(r.hooks, r.v);
   return fg__sb_done(&s);
 }
+
+void fg_allocator_free_result(const fg_allocator *a, void *p) { fg_free(&a->hooks, p); }
+void fg_block_free_result(const fg_block_allocator *b, void *p) { fg_free(fg__block_hooks(b), p); }

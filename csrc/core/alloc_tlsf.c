@@ -11,12 +11,27 @@
 
 static inline int log2_floor(uint64_t x) { return 63 - __builtin_clzll(x); }
 
+/* Size class (fl, sl) of size >= 1: classes below SL are exact, above they
+ * split each power of two in SL. Branch-free: sizes are random in practice,
+ * and a branch on "small" is mispredicted a third of the time. */
 static inline void mapping(uint64_t size, int *fl, int *sl) {
-  if (size < SL) { *fl = 0; *sl = (int)size; return; }
-  int l = log2_floor(size);
-  *fl = l - SL_LOG2 + 1;
-  *sl = (int)(size >> (l - SL_LOG2)) - SL;
+  int l = log2_floor(size | SL);          /* >= SL_LOG2 */
+  uint64_t v = size >> (l - SL_LOG2);     /* < 2 SL; >= SL exactly when size >= SL */
+  *fl = l - SL_LOG2 + (int)(v >> SL_LOG2);
+  *sl = (int)(v & (SL - 1));
 }
+
+/* The first class whose every block holds x (x rounded up to a class
+ * boundary), as fl * SL + sl: mapping's index plus one when x is not on a
+ * boundary (the carry into the next power of two comes with the sum). */
+static inline uint32_t class_up(uint64_t x) {
+  int shift = log2_floor(x | SL) - SL_LOG2;
+  return ((uint32_t)shift << SL_LOG2) + (uint32_t)(x >> shift) + ((x & ((1ull << shift) - 1)) != 0);
+}
+
+/* Node index FG_NIL becomes the sink, a record past the pool that absorbs
+ * link updates aimed at "no node": the update is then a plain store. */
+#define OR_SINK(t, i) ((i) != FG_NIL ? (i) : (t)->node_cap)
 
 static uint64_t *zeroed(const fg_alloc_hooks *h, uint32_t n) {
   uint64_t *u = fg_malloc(h, sizeof(uint64_t) * n);
@@ -24,28 +39,33 @@ static uint64_t *zeroed(const fg_alloc_hooks *h, uint32_t n) {
   return u;
 }
 
+/* The pool is empty: grow it (doubling), or FG_NIL. Out of the hot path. */
+static __attribute__((noinline, cold)) uint32_t node_grow(fg_allocator *a) {
+  fg_tlsf *t = &a->u.tlsf;
+  if (t->fixed || t->node_cap >= (1u << 31)) return FG_NIL;
+  uint32_t ncap = t->node_cap ? t->node_cap * 2 : 64;
+  if (t->user) { /* first, so a failure below leaves it merely larger */
+    uint64_t *u = fg_realloc(&a->hooks, t->user, sizeof(uint64_t) * ncap);
+    if (!u) return FG_NIL;
+    memset(u + t->node_cap, 0, sizeof(uint64_t) * (ncap - t->node_cap));
+    t->user = u;
+  }
+  fg_tlsf_node *n = fg_realloc(&a->hooks, t->nodes, sizeof(fg_tlsf_node) * (ncap + 1)); /* + the sink */
+  if (!n) return FG_NIL;
+  t->nodes = n;
+  for (uint32_t i = t->node_cap; i <= ncap; i++) {
+    n[i].next_free = i + 1 < ncap ? i + 1 : FG_NIL;
+    n[i].is_free = 2;
+    n[i].gen = 0;
+  }
+  t->node_spare = t->node_cap;
+  t->node_cap = ncap;
+  return 0;
+}
+
 static inline __attribute__((always_inline)) uint32_t node_new(fg_allocator *a) {
   fg_tlsf *t = &a->u.tlsf;
-  if (t->node_spare == FG_NIL) {
-    if (t->fixed || t->node_cap >= (1u << 31)) return FG_NIL;
-    uint32_t ncap = t->node_cap ? t->node_cap * 2 : 64;
-    if (t->user) { /* first, so a failure below leaves it merely larger */
-      uint64_t *u = fg_realloc(&a->hooks, t->user, sizeof(uint64_t) * ncap);
-      if (!u) return FG_NIL;
-      memset(u + t->node_cap, 0, sizeof(uint64_t) * (ncap - t->node_cap));
-      t->user = u;
-    }
-    fg_tlsf_node *n = fg_realloc(&a->hooks, t->nodes, sizeof(fg_tlsf_node) * ncap);
-    if (!n) return FG_NIL;
-    t->nodes = n;
-    for (uint32_t i = t->node_cap; i < ncap; i++) {
-      n[i].next_free = i + 1 < ncap ? i + 1 : FG_NIL;
-      n[i].is_free = 2;
-      n[i].gen = 0;
-    }
-    t->node_spare = t->node_cap;
-    t->node_cap = ncap;
-  }
+  if (__builtin_expect(t->node_spare == FG_NIL, 0) && node_grow(a) == FG_NIL) return FG_NIL;
   uint32_t i = t->node_spare;
   t->node_spare = t->nodes[i].next_free;
   return i;
@@ -57,6 +77,9 @@ static inline void node_release(fg_tlsf *t, uint32_t i) {
   t->node_spare = i;
 }
 
+/* Free lists: a block heads its class's list when heads[fl][sl] names it;
+ * the head's prev_free is left as it was (so taking the head touches no
+ * other record), every other block's prev_free names its predecessor. */
 static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
   int fl, sl;
@@ -67,7 +90,7 @@ static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32
   n->sl = (uint8_t)sl;
   n->prev_free = FG_NIL;
   n->next_free = h;
-  if (h != FG_NIL) t->nodes[h].prev_free = i;
+  t->nodes[OR_SINK(t, h)].prev_free = i;
   t->heads[fl][sl] = i;
   t->fl_map |= 1ull << fl;
   t->sl_map[fl] |= 1u << sl;
@@ -76,9 +99,10 @@ static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32
 static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
   int fl = n->fl, sl = n->sl;
-  if (n->prev_free != FG_NIL) t->nodes[n->prev_free].next_free = n->next_free;
-  else t->heads[fl][sl] = n->next_free;
-  if (n->next_free != FG_NIL) t->nodes[n->next_free].prev_free = n->prev_free;
+  uint32_t pv = n->prev_free, nx = n->next_free;
+  int head = t->heads[fl][sl] == i;
+  *(head ? &t->heads[fl][sl] : &t->nodes[pv].next_free) = nx;
+  t->nodes[head ? t->node_cap : OR_SINK(t, nx)].prev_free = pv; /* a new head's is left */
   if (t->heads[fl][sl] == FG_NIL) {
     t->sl_map[fl] &= ~(1u << sl);
     if (!t->sl_map[fl]) t->fl_map &= ~(1ull << fl);
@@ -98,7 +122,7 @@ static inline __attribute__((always_inline)) uint32_t split(fg_allocator *a, uin
   m->prev_phys = i;
   m->next_phys = n->next_phys;
   m->is_free = 0;
-  if (n->next_phys != FG_NIL) t->nodes[n->next_phys].prev_phys = j;
+  t->nodes[OR_SINK(t, n->next_phys)].prev_phys = j;
   n->next_phys = j;
   n->size = at;
   return j;
@@ -109,7 +133,7 @@ static inline void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
   fg_tlsf_node *n = &t->nodes[i], *m = &t->nodes[j];
   n->size += m->size;
   n->next_phys = m->next_phys;
-  if (m->next_phys != FG_NIL) t->nodes[m->next_phys].prev_phys = i;
+  t->nodes[OR_SINK(t, m->next_phys)].prev_phys = i;
   node_release(t, j);
 }
 
@@ -135,12 +159,15 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
     }
     /* used records <= N, free records <= N + 1, one more for a padding split */
     uint32_t cap = desc->max_allocations * 2 + 2;
-    t->nodes = fg_malloc(&a->hooks, sizeof(fg_tlsf_node) * cap);
+    t->nodes = fg_malloc(&a->hooks, sizeof(fg_tlsf_node) * (cap + 1)); /* + the sink */
     if (!t->nodes) { fg_errf(err, errlen, "out of host memory"); return -1; }
-    for (uint32_t i = 0; i < cap; i++) t->nodes[i].gen = 0;
+    for (uint32_t i = 0; i <= cap; i++) t->nodes[i].gen = 0;
+    t->nodes[cap].is_free = 2;
     t->node_cap = cap;
     t->fixed = 1;
   }
+  t->limit = t->fixed ? desc->max_allocations : UINT64_MAX;
+  t->fast_cap = a->capacity;
   return 0;
 }
 
@@ -213,77 +240,102 @@ static inline uint32_t best_in(const fg_tlsf *t, int fl, int sl, uint64_t size, 
   return best;
 }
 
-/* The free block to carve: FG_NIL when none fits. *head set: the block heads
- * its class's list (the usual TLSF case), so taking it is a pop. */
-static inline __attribute__((always_inline)) uint32_t find_block(const fg_tlsf *t, uint64_t cap, uint64_t size,
-                                                                 uint64_t align, int *head) {
-  int fl, sl, cfl, csl;
-  uint64_t need = size + (align - 1);
-  int have_r = 0, rfl = 0, rsl = 0;
-  if (need >= size && need <= cap) {
-    /* round the request up to the next class boundary: every block there fits */
-    uint64_t r = need;
-    if (r >= SL) r += (1ull << (log2_floor(r) - SL_LOG2)) - 1;
-    if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
+/* Good fit, O(1): the first non-empty class at or above (fl, sl) holds
+ * blocks that all fit when (fl, sl) is the request rounded up to a class
+ * boundary; that class in *ofl, *osl, or 0 when every class above is empty. */
+static inline __attribute__((always_inline)) int good_class(const fg_tlsf *t, int fl, int sl, int *ofl, int *osl) {
+  uint32_t slm = t->sl_map[fl] & (~0u << sl);
+  if (!slm) {
+    uint64_t flm = t->fl_map & (~0ull << (fl + 1)); /* fl + 1 <= FL < 64 */
+    if (!flm) return 0;
+    fl = __builtin_ctzll(flm);
+    slm = t->sl_map[fl];
   }
-  if (t->best) {
+  *ofl = fl;
+  *osl = __builtin_ctz(slm);
+  return 1;
+}
+
+/* The searches off the fast path, taking the block they find off its list:
+ * the best-fit policy (FREELIST), and for TLSF the request's own class when
+ * the rounded-up classes are empty (that class may still hold a block that
+ * fits: the whole range, an exact size). FG_NIL when none fits. */
+static __attribute__((noinline)) uint32_t find_slow(fg_tlsf *t, uint64_t cap, uint64_t size, uint64_t align) {
+  int fl, sl, cfl, csl;
+  uint32_t i = FG_NIL;
+  mapping(size, &fl, &sl);
+  if (!t->best) { /* a failed TLSF request ends here: keep it short */
+    int k = 0;
+    for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
+      if (fits(&t->nodes[j], size, align)) { i = j; break; }
+  } else {
+    uint64_t need = size + (align - 1);
+    int have_r = 0, rfl = 0, rsl = 0;
+    if (need >= size && need <= cap) {
+      uint64_t r = need + (1ull << (log2_floor(need | SL) - SL_LOG2)) - 1;
+      if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
+    }
     /* the request's own class first, then each class up to the one that
      * surely fits: the first fit found there is the best to within a class */
-    mapping(size, &fl, &sl);
-    uint32_t i = best_in(t, fl, sl, size, align);
-    if (i != FG_NIL) return i;
-    while (next_class(t, fl, sl + 1, &cfl, &csl)) {
-      if (have_r && (cfl > rfl || (cfl == rfl && csl >= rsl))) return t->heads[cfl][csl];
-      if ((i = best_in(t, cfl, csl, size, align)) != FG_NIL) return i;
+    i = best_in(t, fl, sl, size, align);
+    while (i == FG_NIL && next_class(t, fl, sl + 1, &cfl, &csl)) {
+      if (have_r && (cfl > rfl || (cfl == rfl && csl >= rsl))) i = t->heads[cfl][csl];
+      else i = best_in(t, cfl, csl, size, align);
       fl = cfl;
       sl = csl;
     }
-    return FG_NIL;
   }
-  if (have_r && next_class(t, rfl, rsl, &cfl, &csl)) { *head = 1; return t->heads[cfl][csl]; }
-  /* fallback: the request's own class may hold a block that fits (e.g. the
-   * whole range, or an exact size); look at a bounded number of them */
-  mapping(size, &fl, &sl);
-  int k = 0;
-  for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
-    if (fits(&t->nodes[j], size, align)) return j;
-  return FG_NIL;
+  if (i != FG_NIL) free_remove(t, i);
+  return i;
+}
+
+/* Block i, off its list, starts below the alignment: the gap before it stays
+ * free as a block of its own; the rest (returned), or FG_NIL. Rare: most
+ * requests align to no more than the granularity. */
+static __attribute__((noinline, cold)) uint32_t carve_pad(fg_allocator *a, uint32_t i, uint64_t pad) {
+  uint32_t j = split(a, i, pad);
+  free_insert(&a->u.tlsf, i);
+  return j;
 }
 
 /* Carves an allocation; the used node's index, or FG_NIL. align: power of two. */
 static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_tlsf *t = &a->u.tlsf;
-  if (size > a->capacity) return FG_NIL;
+  /* a size above the capacity finds no block below (need > capacity) */
   if (t->gran > 1) {
+    if (size > a->capacity) return FG_NIL;
     size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
     if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
   }
-  if (t->fixed && a->count >= a->max_allocations) return FG_NIL;
-  int head = 0;
-  uint32_t i = find_block(t, a->capacity, size, align, &head);
-  if (i == FG_NIL) return FG_NIL;
-  if (head) { /* pop: no predecessor to unlink */
-    fg_tlsf_node *n = &t->nodes[i];
-    int fl = n->fl, sl = n->sl;
-    uint32_t nx = n->next_free;
-    t->heads[fl][sl] = nx;
-    if (nx != FG_NIL) t->nodes[nx].prev_free = FG_NIL;
-    else if (!(t->sl_map[fl] &= ~(1u << sl))) t->fl_map &= ~(1ull << fl);
-    n->is_free = 0;
-  } else free_remove(t, i);
-  uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
-  if (pad) {
-    uint32_t j = split(a, i, pad);
-    if (j == FG_NIL) { free_insert(t, i); return FG_NIL; }
-    free_insert(t, i);
-    i = j;
+  if (a->count >= t->limit) return FG_NIL;
+  uint32_t i = FG_NIL, c;
+  uint64_t need = size + (align - 1);
+  int fl, sl;
+  /* TLSF's good fit: round the request up to a class boundary and pop the
+   * head of the first non-empty class there (need >= size: no overflow;
+   * c past the last class only for needs near 2^64) */
+  if (need >= size && need <= t->fast_cap && (c = class_up(need)) < FL * SL) {
+    fl = (int)(c >> SL_LOG2);
+    sl = (int)(c & (SL - 1));
+    if (good_class(t, fl, sl, &fl, &sl)) {
+      i = t->heads[fl][sl];
+      fg_tlsf_node *n = &t->nodes[i];
+      uint32_t nx = n->next_free;
+      t->heads[fl][sl] = nx; /* nx's prev_free may stay: it heads the list now */
+      if (nx == FG_NIL && !(t->sl_map[fl] &= ~(1u << sl))) t->fl_map &= ~(1ull << fl);
+      n->is_free = 0;
+    }
+  }
+  if (i == FG_NIL && (i = find_slow(t, a->capacity, size, align)) == FG_NIL) return FG_NIL;
+  if (__builtin_expect(align > 1, 0)) { /* align 1 here when it is at most the granularity */
+    uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
+    if (pad && (i = carve_pad(a, i, pad)) == FG_NIL) return FG_NIL;
   }
   if (t->nodes[i].size > size) {
     uint32_t j = split(a, i, size);
     if (j != FG_NIL) free_insert(t, j); /* else keep the slack inside the allocation */
   }
-  fg_tlsf_node *n = &t->nodes[i];
-  n->is_free = 0;
+  fg_tlsf_node *n = &t->nodes[i]; /* is_free 0 already: popped, removed or split off */
   n->align = (uint8_t)__builtin_ctzll(align > t->gran ? align : t->gran);
   a->used += n->size;
   a->count++;
@@ -296,11 +348,11 @@ static inline __attribute__((always_inline)) void give_back(fg_allocator *a, uin
   fg_tlsf_node *nd = &t->nodes[i];
   a->used -= nd->size;
   a->count--;
-  nd->gen++;
-  if (t->user) t->user[i] = 0;
+  nd->gen++; /* user data is left: the next allocation of this record writes it */
   uint32_t p = nd->prev_phys, n = nd->next_phys;
-  if (n != FG_NIL && t->nodes[n].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
-  if (p != FG_NIL && t->nodes[p].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
+  /* the sink is never free (is_free 2) */
+  if (t->nodes[OR_SINK(t, n)].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
+  if (t->nodes[OR_SINK(t, p)].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
   free_insert(t, i);
 }
 
@@ -309,23 +361,24 @@ static inline int is_live(const fg_tlsf *t, const fg_alloc_handle *h) {
   return i < t->node_cap && t->nodes[i].is_free == 0 && t->nodes[i].gen == h->gen && t->nodes[i].off == h->offset;
 }
 
-static int tlsf_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
+static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, uint64_t size, uint64_t align,
+                                                              uint64_t user, fg_alloc_handle *out) {
   fg_tlsf *t = &a->u.tlsf;
   uint32_t i = take(a, size, align);
   if (i == FG_NIL) return -1;
-  if (user) {
-    if (!t->user && !(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
+  if (t->user) t->user[i] = user;
+  else if (user) { /* the first user data: the array is made now */
+    if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
     t->user[i] = user;
   }
   const fg_tlsf_node *n = &t->nodes[i];
   out->offset = n->off;
-  out->size = n->size;
   out->meta = i;
   out->gen = n->gen;
   return 0;
 }
 
-static int tlsf_free_h(fg_allocator *a, const fg_alloc_handle *h) {
+static inline __attribute__((always_inline)) int tlsf_free_h(fg_allocator *a, const fg_alloc_handle *h) {
   fg_tlsf *t = &a->u.tlsf;
   if (!is_live(t, h)) return -1;
   if (t->nodes[h->meta].align & FG_TLSF_IN_MAP) fg_omap_del(&t->live, h->offset, NULL);
@@ -333,17 +386,33 @@ static int tlsf_free_h(fg_allocator *a, const fg_alloc_handle *h) {
   return 0;
 }
 
-static int tlsf_live_h(const fg_allocator *a, fg_alloc_handle *h) {
-  if (!is_live(&a->u.tlsf, h)) return 0;
-  h->size = a->u.tlsf.nodes[h->meta].size;
-  return 1;
+/* The handle path's front end lives here so that, for TLSF and FREELIST, the
+ * request is checked once and carved with no call through the kind table;
+ * the other kinds go through alloc.c. */
+static inline int is_tlsf(const fg_allocator *a) {
+  return ((1u << FG_ALLOC_TLSF | 1u << FG_ALLOC_FREELIST) >> a->kind) & 1; /* kind < FG_ALLOC_KIND_COUNT */
+}
+
+int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
+  if (!is_tlsf(a)) return fg__alloc_h_other(a, size, align, user, out);
+  if (size == 0 || (align & (align - 1))) return -1;
+  return tlsf_alloc_h(a, size, align ? align : 1, user, out);
+}
+
+int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h) {
+  if (!is_tlsf(a)) return fg__free_h_other(a, h);
+  return tlsf_free_h(a, h);
+}
+
+static uint64_t tlsf_size_h(const fg_allocator *a, const fg_alloc_handle *h) {
+  return is_live(&a->u.tlsf, h) ? a->u.tlsf.nodes[h->meta].size : 0;
 }
 
 static int tlsf_at(const fg_allocator *a, uint64_t off, fg_alloc_handle *out) {
   const fg_tlsf *t = &a->u.tlsf;
   uint64_t v;
   if (!fg_omap_get(&t->live, off, &v)) return 0;
-  *out = (fg_alloc_handle){ off, t->nodes[v].size, (uint32_t)v, t->nodes[v].gen };
+  *out = (fg_alloc_handle){ off, (uint32_t)v, t->nodes[v].gen };
   return 1;
 }
 
@@ -369,6 +438,7 @@ static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   uint32_t i = take(a, size, align);
   if (i == FG_NIL) return FG_ALLOC_FAIL;
   uint64_t off = t->nodes[i].off;
+  if (t->user) t->user[i] = 0;
   if (fg_omap_put(&t->live, &a->hooks, off, i)) { give_back(a, i); return FG_ALLOC_FAIL; }
   t->nodes[i].align |= FG_TLSF_IN_MAP;
   return off;
@@ -456,7 +526,7 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
       for (uint32_t j = h; j != FG_NIL; j = t->nodes[j].next_free) {
         int f2 = 0, s2 = 0;
         mapping(t->nodes[j].size, &f2, &s2);
-        if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || t->nodes[j].prev_free != p) {
+        if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || (p != FG_NIL && t->nodes[j].prev_free != p)) {
           fg_errf(err, errlen, "tlsf: block at %llu in the wrong free list", (unsigned long long)t->nodes[j].off);
           return -1;
         }
@@ -474,12 +544,13 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
 static int freelist_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size_t errlen) {
   int rc = tlsf_init(a, desc, err, errlen);
   a->u.tlsf.best = 1;
+  a->u.tlsf.fast_cap = 0; /* no good-fit fast path */
   return rc;
 }
 
 #define TLSF_OPS                                                                                         \
   .fini = tlsf_fini, .alloc = tlsf_alloc, .free = tlsf_free, .size = tlsf_size, .reset = tlsf_reset,     \
-  .largest = tlsf_largest, .validate = tlsf_validate, .walk = tlsf_walk, .alloc_h = tlsf_alloc_h,        \
-  .free_h = tlsf_free_h, .live_h = tlsf_live_h, .at = tlsf_at, .user = tlsf_user, .set_user = tlsf_set_user
+  .largest = tlsf_largest, .validate = tlsf_validate, .walk = tlsf_walk,                         \
+  .size_h = tlsf_size_h, .at = tlsf_at, .user = tlsf_user, .set_user = tlsf_set_user
 const fg_alloc_ops fg__tlsf_ops = { .init = tlsf_init, TLSF_OPS };
 const fg_alloc_ops fg__freelist_ops = { .init = freelist_init, TLSF_OPS };

@@ -86,9 +86,11 @@ typedef struct fg_allocator fg_allocator;
  * other kinds keep meta = FG_ALLOC_NO_META and free by offset (their own
  * bookkeeping is indexed by offset already). */
 #define FG_ALLOC_NO_META UINT32_MAX
+/* 16 bytes, as callers keep one per allocation (OffsetAllocator's is 8: a
+ * 24-byte handle with the size in it cost its users ~9 % on the bench's
+ * stream); the reserved size is fg_allocator_handle_size(a, h), O(1). */
 typedef struct fg_alloc_handle {
   uint64_t offset;
-  uint64_t size;           /* reserved size (>= requested) */
   uint32_t meta, gen;
 } fg_alloc_handle;
 
@@ -118,8 +120,10 @@ uint64_t fg_allocator_count(const fg_allocator *a);
 int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out);
 /* 0, or -1 when `h` is not live (freed, reset, another allocator's): nothing changes. */
 int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h);
-/* 1 and *out when `h` is live (refreshes out->size), else 0. */
+/* 1 when `h` is live, else 0. */
 int fg_allocator_handle_live(const fg_allocator *a, const fg_alloc_handle *h);
+/* Size reserved for the live allocation `h` (>= requested), 0 when not live. */
+uint64_t fg_allocator_handle_size(const fg_allocator *a, const fg_alloc_handle *h);
 /* Handle of the offset-path allocation at `offset`: 1 and *out, or 0. */
 int fg_allocator_handle_at(const fg_allocator *a, uint64_t offset, fg_alloc_handle *out);
 /* One integer for a handle (meta | gen << 32, or the offset for kinds without
@@ -144,11 +148,15 @@ typedef void (*fg_alloc_walk_fn)(void *ctx, uint64_t offset, uint64_t size, uint
 void fg_allocator_walk(const fg_allocator *a, fg_alloc_walk_fn fn, void *ctx);
 /* JSON in the spirit of VMA's stats string (docs/api.md gives the schema):
  * totals, one block with its allocations and free ranges, and a histogram of
- * free-range sizes by power of two. malloc'd (free() it); NULL when out of memory. */
+ * free-range sizes by power of two. NULL when out of memory. The string (and
+ * every other result below: SVG, defragmentation plan) comes from the hooks
+ * the allocator was made with: give it back with fg_allocator_free_result. */
 char *fg_allocator_json(const fg_allocator *a);
 /* SVG picture of the occupancy, `width` pixels wide (0 = 800): one bar with
- * each allocation drawn over the free range. malloc'd; NULL when out of memory. */
+ * each allocation drawn over the free range. NULL when out of memory. */
 char *fg_allocator_svg(const fg_allocator *a, int width);
+/* Frees a result of fg_allocator_json/svg/defrag_plan through a's hooks (NULL: nothing). */
+void fg_allocator_free_result(const fg_allocator *a, void *result);
 
 /* ---- defragmentation planning ---- */
 /* User data that marks an allocation as never moved by a plan. */
@@ -199,13 +207,18 @@ int fg_block_alloc(fg_block_allocator *b, uint64_t size, uint64_t align, fg_bloc
 int fg_block_alloc_user(fg_block_allocator *b, uint64_t size, uint64_t align, uint64_t user, fg_block_allocation *out);
 /* 0, or -1 when `a` is not live (nothing changes). */
 int fg_block_free(fg_block_allocator *b, const fg_block_allocation *a);
+/* Size reserved for the live allocation `a` (>= a->size), 0 when not live. */
+uint64_t fg_block_reserved(const fg_block_allocator *b, const fg_block_allocation *a);
 /* Destroys all empty blocks (keep_empty ignored). */
 void fg_block_trim(fg_block_allocator *b);
 void fg_block_stats_get(const fg_block_allocator *b, fg_block_stats *out);
 int fg_block_validate(const fg_block_allocator *b, char *err, size_t errlen);
 /* JSON of every block (fg_allocator_json's schema, "blocks" has one entry per
- * block, with its index and user pointer). malloc'd; NULL when out of memory. */
+ * block, with its index and user pointer). From the block allocator's hooks
+ * (fg_block_free_result frees it); NULL when out of memory. */
 char *fg_block_json(const fg_block_allocator *b);
+/* Frees a result of fg_block_json/fg_block_defrag_plan through b's hooks. */
+void fg_block_free_result(const fg_block_allocator *b, void *result);
 /* Calls fn for every block: index, block_user, its allocator. */
 void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t index, void *block_user,
                    const fg_allocator *a), void *ctx);
@@ -216,8 +229,9 @@ void fg_block_each(const fg_block_allocator *b, void (*fn)(void *ctx, uint32_t i
  * in order, each move's destination is free when it is made (its source may
  * overlap it: copy with memmove semantics), so the plan can be carried out
  * one move at a time. Pinned allocations (FG_ALLOC_PINNED) and dedicated
- * blocks stay. 0 and a malloc'd array (*moves, free() it; NULL when no move),
- * or -1 when out of host memory. Alignment: what each allocation asked for
+ * blocks stay. 0 and an array (*moves; NULL when no move) from the hooks of the
+ * allocator planned for (fg_allocator_free_result / fg_block_free_result frees
+ * it), or -1 when out of host memory. Alignment: what each allocation asked for
  * (TLSF keeps it), at least the granularity. */
 int fg_block_defrag_plan(const fg_block_allocator *b, fg_defrag_move **moves, size_t *count);
 int fg_allocator_defrag_plan(const fg_allocator *a, fg_defrag_move **moves, size_t *count);

@@ -432,15 +432,25 @@ typedef struct fg_graph_stats {
   fg_schedule schedule_asked; /* what the compile desc asked (DEFAULT resolved) */
   uint64_t heap_declared, load_declared;
   uint32_t moved;             /* instances whose slot differs from the declared order */
-  uint64_t ns_schedule;       /* the memory schedule and its packing (apart from ns_pack; in ns_total) */
+  uint64_t ns_schedule;       /* the memory schedule and its packing of the memory order (the declared
+                                 order's counts in ns_pack; in ns_total) */
   /* lower bounds the memory schedule computed (0 when it did not): on the
    * heap of every node order (history copies meeting pairwise on the
    * two-frame cycle), and on the heap of the memory order it tried (per
    * heap its LOAD or its long arcs' clique); the schedule skips the search,
    * or the trial packing, once the bound reaches heap_declared */
   uint64_t heap_bound, heap_bound_memory;
+  /* time of the last compile's SIZE and PUBLISH stages (the other stages'
+   * are above: every stage of the compiler has its field) */
+  uint64_t ns_size, ns_publish;
 } fg_graph_stats;
 
 void fg_graph_get_stats(const fg_graph *g, fg_graph_stats *out);
+/* The compiler's stages in execution order ("validate", "order", "expand",
+ * "size", "schedule", "lifetimes", "pack", "publish"; docs/internals.md) and
+ * each one's time in a stats record: every stage has one, by construction. */
+uint32_t fg_graph_stage_count(void);
+const char *fg_graph_stage_name(uint32_t stage);            /* NULL past the last */
+uint64_t fg_graph_stage_ns(const fg_graph_stats *s, uint32_t stage);  /* 0 past the last */
 
 #endif

@@ -1,9 +1,11 @@
 /* fg_graph: the compiler's driver (recompile_from: the stages of graph_ir.h
- * from the first one whose inputs changed), profiles and the read-only plan
- * accessors. Each stage lives in its own file and reports through
- * graph_diag.c (problems, plan strings, the vocabulary's names), never back
- * through this one; see fg_graph.h for the contract. */
+ * from the first one whose inputs changed, from one table), profiles and the
+ * read-only plan accessors. Each stage lives in its own file and reports
+ * through graph_diag.c (problems, plan strings, the vocabulary's names),
+ * never back through this one; see fg_graph.h for the contract and
+ * docs/internals.md for the stages. */
 #include "graph_ir.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +40,10 @@ static void plan_clear(fg_graph *g) {
   g->pstr.n = 0;
   g->inst.n = g->inst_index.n = g->uses.n = g->atts.n = g->edges.n = g->node_edges.n = 0;
   g->logicals.n = g->phys.n = g->phys_index.n = g->touches.n = g->heaps.n = g->order.n = 0;
-  g->slot_of.n = 0;
+  g->ir.inst.n = g->ir.use.n = g->ir.edges.n = g->ir.res.n = g->ir.order.n = g->ir.slot_of.n = 0;
+  g->ir.nheaps = g->ir.kept = 0;
+  g->ir.pk[0].done = g->ir.pk[1].done = 0;
+  g->ir.span_declared = 0;
   g->compiled = 0;
   memset(&g->stats, 0, sizeof g->stats);
 }
@@ -55,9 +60,13 @@ void fg_graph_free(fg_graph *g) {
   VFREE(&h, g->pstr); VFREE(&h, g->inst); VFREE(&h, g->inst_index); VFREE(&h, g->uses);
   VFREE(&h, g->atts); VFREE(&h, g->edges); VFREE(&h, g->node_edges); VFREE(&h, g->logicals);
   VFREE(&h, g->phys); VFREE(&h, g->phys_index); VFREE(&h, g->touches); VFREE(&h, g->heaps);
-  VFREE(&h, g->order); VFREE(&h, g->slot_of); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
-  VFREE(&h, g->prev_off); VFREE(&h, g->hint);
+  VFREE(&h, g->order); VFREE(&h, g->items); VFREE(&h, g->item_phys); VFREE(&h, g->offsets);
+  VFREE(&h, g->hint);
+  VFREE(&h, g->ir.inst); VFREE(&h, g->ir.use); VFREE(&h, g->ir.edges); VFREE(&h, g->ir.res);
+  VFREE(&h, g->ir.order); VFREE(&h, g->ir.slot_of); VFREE(&h, g->ir.span); VFREE(&h, g->ir.view);
+  for (int k = 0; k < 2; k++) { VFREE(&h, g->ir.pk[k].offset); VFREE(&h, g->ir.pk[k].heaps); }
   graph_async_free(g);
+  arena_free(g);
   for (uint32_t i = 0; i < g->pcache.n; i++) fg_pack_cache_free(g->pcache.a[i]);
   VFREE(&h, g->pcache);
   for (uint32_t i = 0; i < g->pcache_alt.n; i++) fg_pack_cache_free(g->pcache_alt.a[i]);
@@ -70,13 +79,45 @@ const char *fg_graph_error(const fg_graph *g) { return g->err && g->errlen ? g->
 int fg_graph_compiled(const fg_graph *g) { return g->compiled; }
 
 /* ------------------------------------------------------------- driver -- */
-/* One fall-through switch: entering at a stage runs it and every later one.
- * Entry points used: VALIDATE (declarations or dimension counts changed: a
- * fresh plan) and PLAN (only extents changed: ids, instances and lifetimes
- * stay, the previous offsets warm-start the packer). The stages in between
- * consume the per-name tables VALIDATE builds during the same run. */
+/* The stages, in execution order (graph_stage), each with the stats field
+ * its time goes to. A stage runs between an arena checkpoint and its
+ * release: its scratch is gone when it returns, so what a later stage reads
+ * is only what it wrote into the IR. */
+typedef struct stage_row {
+  const char *name;
+  int (*run)(fg_graph *g, graph_names *c);
+  size_t stat;  /* offsetof(fg_graph_stats, ns_...) */
+} stage_row;
+
+static const stage_row stages[GRAPH_STAGE_COUNT] = {
+  [GRAPH_STAGE_VALIDATE] = {"validate", graph_validate, offsetof(fg_graph_stats, ns_validate)},
+  [GRAPH_STAGE_ORDER] = {"order", graph_order, offsetof(fg_graph_stats, ns_order)},
+  [GRAPH_STAGE_EXPAND] = {"expand", graph_expand, offsetof(fg_graph_stats, ns_expand)},
+  [GRAPH_STAGE_SIZE] = {"size", graph_size, offsetof(fg_graph_stats, ns_size)},
+  [GRAPH_STAGE_SCHEDULE] = {"schedule", graph_schedule, offsetof(fg_graph_stats, ns_schedule)},
+  [GRAPH_STAGE_LIFETIMES] = {"lifetimes", graph_lifetimes, offsetof(fg_graph_stats, ns_lifetime)},
+  [GRAPH_STAGE_PACK] = {"pack", graph_pack, offsetof(fg_graph_stats, ns_pack)},
+  [GRAPH_STAGE_PUBLISH] = {"publish", graph_publish, offsetof(fg_graph_stats, ns_publish)},
+};
+
+/* The stage's time field. A stage that does another's work moves the time
+ * it took there (SCHEDULE's trial packing of the declared order counts as
+ * PACK's, as PACK then adopts it): the driver adds each stage's own time. */
+static uint64_t *stage_ns(fg_graph *g, int s) { return (uint64_t *)((char *)&g->stats + stages[s].stat); }
+
+uint32_t fg_graph_stage_count(void) { return GRAPH_STAGE_COUNT; }
+const char *fg_graph_stage_name(uint32_t s) { return s < GRAPH_STAGE_COUNT ? stages[s].name : NULL; }
+uint64_t fg_graph_stage_ns(const fg_graph_stats *st, uint32_t s) {
+  return s < GRAPH_STAGE_COUNT ? *(const uint64_t *)((const char *)st + stages[s].stat) : 0;
+}
+
+/* Entering at a stage runs it and every later one. Entry points used:
+ * VALIDATE (declarations or dimension counts changed: a fresh plan) and
+ * SIZE (only extents changed: ids, instances, the order and the lifetimes
+ * stay, the previous offsets warm-start the packer). The per-name tables
+ * VALIDATE builds live for the run (ORDER and EXPAND read them). */
 static int recompile_from(fg_graph *g, graph_stage from) {
-  uint64_t t0 = fg_now_ns(), t = t0;
+  uint64_t t0 = fg_now_ns();
   graph_names c;
   memset(&c, 0, sizeof c);
   int rc = 0;
@@ -84,38 +125,23 @@ static int recompile_from(fg_graph *g, graph_stage from) {
     plan_clear(g);
     graph_problems_reset(g);
     if (g->oom) { graph_problem(g, "out of memory while declaring the graph"); return -1; }
+    rc = graph_names_init(g, &c);
   }
-  switch (from) {
-  case GRAPH_STAGE_VALIDATE:
-    if ((rc = graph_names_init(g, &c)) || (rc = graph_validate(g, &c))) break;
-    g->stats.ns_validate = fg_now_ns() - t0;
-    /* fall through */
-  case GRAPH_STAGE_ORDER:
-    t = fg_now_ns();
-    if ((rc = graph_order(g, &c))) break;
-    g->stats.ns_order = fg_now_ns() - t;
-    /* fall through */
-  case GRAPH_STAGE_EXPAND:
-    t = fg_now_ns();
-    if ((rc = graph_expand(g, &c))) break;
-    /* fall through */
-  case GRAPH_STAGE_LIFETIMES:
-    if ((rc = graph_lifetimes(g, 0))) break;
-    g->stats.ns_expand = fg_now_ns() - t;  /* expansion and lifetimes together (ns_lifetime stays 0) */
-    /* fall through */
-  case GRAPH_STAGE_PLAN:
-    t = fg_now_ns();
-    if ((rc = graph_plan(g, from == GRAPH_STAGE_PLAN))) break;
-    g->stats.ns_pack = fg_now_ns() - t;
-    /* a re-plan keeps the order (and the stats of its choice) */
-    if (from != GRAPH_STAGE_PLAN) rc = graph_schedule(g);
+  g->replan = from != GRAPH_STAGE_VALIDATE;
+  for (int s = from; s < GRAPH_STAGE_COUNT; s++) *stage_ns(g, s) = 0;
+  for (int s = from; s < GRAPH_STAGE_COUNT && !rc; s++) {
+    arena_mark m = arena_checkpoint(g);
+    uint64_t t = fg_now_ns();
+    rc = stages[s].run(g, &c);
+    arena_release(g, m);
+    *stage_ns(g, s) += fg_now_ns() - t;
   }
+  g->replan = 0;
   graph_names_free(g, &c);
   if (rc) plan_clear(g);
   else g->compiled = 1;
-  /* as before the split: a failed re-plan leaves ns_total 0, a failed
-   * compile reports its time */
-  if (!rc || from != GRAPH_STAGE_PLAN) g->stats.ns_total = fg_now_ns() - t0;
+  /* as before: a failed re-plan leaves ns_total 0, a failed compile reports its time */
+  if (!rc || from == GRAPH_STAGE_VALIDATE) g->stats.ns_total = fg_now_ns() - t0;
   return rc;
 }
 
@@ -151,7 +177,7 @@ int fg_graph_set_resolution(fg_graph *g, const char *name, uint32_t w, uint32_t 
   g->res.a[r].w = w;
   g->res.a[r].h = h;
   if (!g->compiled) return 0;
-  return recompile_from(g, GRAPH_STAGE_PLAN);
+  return recompile_from(g, GRAPH_STAGE_SIZE);
 }
 
 int fg_graph_get_resolution(const fg_graph *g, const char *name, uint32_t *width, uint32_t *height) {
@@ -199,9 +225,9 @@ int fg_graph_node_get(const fg_graph *g, uint32_t ni, fg_graph_node_info *out) {
   out->first_instance = NONE;
   out->moved = "";
   for (uint32_t k = 0; g->compiled && k < n->inst_count; k++) {
-    uint32_t s = g->slot_of.a[n->inst_first + k];
+    uint32_t s = g->ir.slot_of.a[n->inst_first + k];
     if (out->first_instance == NONE || s < out->first_instance) out->first_instance = s;
-    if (s != g->slot_of.a[n->inst_first] + k) out->interleaved = 1;
+    if (s != g->ir.slot_of.a[n->inst_first] + k) out->interleaved = 1;
     if (!out->moved[0]) out->moved = g->inst.a[s].moved;
   }
   out->side_effects = n->side_effects;
@@ -212,7 +238,7 @@ int fg_graph_node_get(const fg_graph *g, uint32_t ni, fg_graph_node_info *out) {
 
 uint32_t fg_graph_node_instance_slot(const fg_graph *g, uint32_t ni, uint32_t k) {
   if (!g->compiled || ni >= g->nodes.n || k >= g->nodes.a[ni].inst_count) return NONE;
-  return g->slot_of.a[g->nodes.a[ni].inst_first + k];
+  return g->ir.slot_of.a[g->nodes.a[ni].inst_first + k];
 }
 
 uint32_t fg_graph_instance_count(const fg_graph *g) { return g->compiled ? g->inst.n : 0; }

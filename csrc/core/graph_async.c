@@ -14,7 +14,15 @@ void graph_async_free(fg_graph *g) {
   VFREE(&g->h, g->async_life);
 }
 
-static uint32_t queue_of(const fg_graph *g, uint32_t s) { return g->nodes.a[g->inst.a[s].node].queue; }
+/* the queue of the instance at slot s (the IR's order: LIFETIMES runs before PUBLISH) */
+static const ir_inst *inst_at(const fg_graph *g, uint32_t s) { return &g->ir.inst.a[g->ir.order.a[s]]; }
+static uint32_t queue_of(const fg_graph *g, uint32_t s) { return g->nodes.a[inst_at(g, s)->node].queue; }
+
+uint32_t graph_async_instances(const fg_graph *g) {
+  uint32_t c = 0;
+  for (uint32_t i = 0; i < g->ir.inst.n; i++) c += g->nodes.a[g->ir.inst.a[i].node].queue == FG_QUEUE_ASYNC;
+  return c;
+}
 
 /* Frame-local slot of a touch and the frame it falls in (0 or 1). */
 static uint32_t touch_frame(uint32_t V, const fg_graph_touch *t) { return t->time / V; }
@@ -56,16 +64,16 @@ static void cross(const fg_graph *g, uint32_t a, uint32_t b, uint32_t *fork, uin
 }
 
 int graph_async_lifetimes(fg_graph *g) {
-  uint32_t V = g->inst.n, T = 2 * V, NP = g->phys.n;
+  uint32_t V = g->ir.inst.n, T = 2 * V, NP = g->ir.res.n;
   g->async_count = 0;
   for (uint32_t s = 0; s < V; s++) {
-    const node *n = &g->nodes.a[g->inst.a[s].node];
+    const node *n = &g->nodes.a[inst_at(g, s)->node];
     if (n->queue == FG_QUEUE_GRAPHICS) continue;
     if (n->queue != FG_QUEUE_ASYNC) {
       graph_problem(g, "node '%s': unknown queue %u (graphics or async)", S(g, n->name), n->queue);
       return -1;
     }
-    if (g->inst.a[s].has_pass) {
+    if (inst_at(g, s)->has_pass) {
       graph_problem(g, "node '%s': queue = \"async\" is for compute nodes, and this one has a pass "
                     "(color or depth attachments): drop the pass or the queue", S(g, n->name));
       return -1;
@@ -78,20 +86,24 @@ int graph_async_lifetimes(fg_graph *g) {
     return -1;
   }
   for (uint32_t r = 0; r < NP; r++) {
-    g->async_life.a[2 * r] = g->phys.a[r].start;
-    g->async_life.a[2 * r + 1] = g->phys.a[r].stop;
+    g->async_life.a[2 * r] = g->ir.res.a[r].start;
+    g->async_life.a[2 * r + 1] = g->ir.res.a[r].stop;
   }
   uint32_t *fork = g->async_fork.a, *join = g->async_join.a, *wait = g->async_wait.a;
   for (uint32_t s = 0; s < V; s++) { fork[s] = NONE; join[s] = V; wait[s] = NONE; }
   if (!g->async_count) return 0;
-  for (uint32_t i = 0; i + 1 < g->edges.n; i += 2) cross(g, g->edges.a[i], g->edges.a[i + 1], fork, join);
+  /* IR edges are pairs of declared instances */
+  for (uint32_t i = 0; i + 1 < g->ir.edges.n; i += 2)
+    cross(g, g->ir.slot_of.a[g->ir.edges.a[i]], g->ir.slot_of.a[g->ir.edges.a[i + 1]], fork, join);
   for (uint32_t r = 0; r < NP; r++) {
-    const fg_graph_resource *R = &g->phys.a[r];
-    if (R->kind == FG_RES_BLOB) continue;
+    const ir_res *R = &g->ir.res.a[r];
+    fg_graph_resource d;
+    graph_resource_desc(g, r, &d);
+    if (d.kind == FG_RES_BLOB) continue;
+    const fg_graph_touch *t = g->touches.a + R->touch_first;
     for (uint32_t i = 0; i < R->touch_count; i++)
       for (uint32_t j = i + 1; j < R->touch_count; j++)
-        if (touch_frame(V, &R->touches[i]) == touch_frame(V, &R->touches[j]))
-          cross(g, R->touches[i].slot, R->touches[j].slot, fork, join);
+        if (touch_frame(V, &t[i]) == touch_frame(V, &t[j])) cross(g, t[i].slot, t[j].slot, fork, join);
   }
   /* The async queue runs in slot order: an instance cannot start before the
    * one ahead of it, nor finish after the one behind it. */
@@ -123,9 +135,9 @@ int graph_async_lifetimes(fg_graph *g) {
   }
   /* Widen every lifetime an async touch lies in over its window. */
   for (uint32_t r = 0; r < NP; r++) {
-    fg_graph_resource *R = &g->phys.a[r];
+    ir_res *R = &g->ir.res.a[r];
     for (uint32_t k = 0; k < R->touch_count; k++) {
-      const fg_graph_touch *t = &R->touches[k];
+      const fg_graph_touch *t = &g->touches.a[R->touch_first + k];
       if (queue_of(g, t->slot) != FG_QUEUE_ASYNC) continue;
       uint32_t base = touch_frame(V, t) * V, from = fork[t->slot] == NONE ? 0 : fork[t->slot] + 1;
       arc_union(T, &R->start, &R->stop, (base + from) % T, join[t->slot] - from);

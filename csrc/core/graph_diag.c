@@ -76,6 +76,18 @@ void graph_problem(fg_graph *g, const char *fmt, ...) {
 }
 
 /* -------------------------------------------------------- plan strings -- */
+uint32_t graph_pstr_put(fg_graph *g, const char *s, size_t len) {
+  uint32_t off = g->pstr.n;
+  if (vec_grow(&g->h, (void **)&g->pstr.a, &g->pstr.cap, g->pstr.n + (uint32_t)len + 1, 1)) {
+    g->oom = 1;
+    return NONE;
+  }
+  memcpy(g->pstr.a + off, s, len);
+  g->pstr.a[off + len] = 0;
+  g->pstr.n += (uint32_t)len + 1;
+  return off;
+}
+
 uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...) {
   char buf[512];
   va_list ap;
@@ -84,14 +96,7 @@ uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...) {
   va_end(ap);
   if (len < 0) len = 0;
   if ((size_t)len >= sizeof buf) len = sizeof buf - 1;
-  uint32_t off = g->pstr.n;
-  if (vec_grow(&g->h, (void **)&g->pstr.a, &g->pstr.cap, g->pstr.n + (uint32_t)len + 1, 1)) {
-    g->oom = 1;
-    return NONE;
-  }
-  memcpy(g->pstr.a + off, buf, (size_t)len + 1);
-  g->pstr.n += (uint32_t)len + 1;
-  return off;
+  return graph_pstr_put(g, buf, (size_t)len);
 }
 
 /* ------------------------------------------------------------ strings -- */

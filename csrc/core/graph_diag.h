@@ -26,6 +26,9 @@ uint32_t graph_pstr_add(fg_graph *g, const char *fmt, ...)
 #endif
   ;
 
+/* the same for len bytes of s (no formatting) */
+uint32_t graph_pstr_put(fg_graph *g, const char *s, size_t len);
+
 /* "{eye, tile}" */
 void graph_mode_str(const fg_graph *g, uint32_t mode, char *buf, size_t len);
 /* "read", "modify", "rename", "history", "create" */

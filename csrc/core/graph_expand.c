@@ -1,4 +1,4 @@
-/* Stage EXPAND: the multiplexed graph.
+/* Stage EXPAND: the multiplexed graph, as IR (g->ir), in declared order.
  *   instances: each ordered node once per index of its mode (last mode
  *              dimension fastest), with its uses (usages and stages
  *              defaulted) and pass attachments
@@ -6,8 +6,8 @@
  *              both nodes share
  *   physical:  two frame copies per multiplex index of every logical
  *              resource some instance uses
- * Hands LIFETIMES the uses with phys[] holding the resource's flattened
- * multiplex index (the physical ids exist only after this stage). */
+ * A use keeps its logical resource and flattened multiplex index; its
+ * physical ids follow from them (use_phys). */
 #include "graph_ir.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,6 +46,11 @@ static uint8_t default_write_usage(const fg_graph *g, const node *n, const decl 
 /* "gbuffer[eye=2,tile=1]" (1-based), or the plain node name when mode is {} */
 static uint32_t instance_name(fg_graph *g, const node *n, const uint32_t *idx) {
   char buf[256];
+  if (!n->mode) {  /* most nodes: the name as it is (at most 255 bytes, as below) */
+    const char *s = S(g, n->name);
+    size_t len = strlen(s);
+    return graph_pstr_put(g, s, len < sizeof buf ? len : sizeof buf - 1);
+  }
   size_t o = (size_t)snprintf(buf, sizeof buf, "%s", S(g, n->name));
   if (n->mode) {
     int first = 1;
@@ -57,20 +62,19 @@ static uint32_t instance_name(fg_graph *g, const node *n, const uint32_t *idx) {
       }
     if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "]");
   }
-  return graph_pstr_add(g, "%s", buf);
+  return graph_pstr_put(g, buf, strlen(buf));
 }
 
-/* One use of one instance. name/rename_to hold interned ids until
- * fix_pointers; phys[] holds the flattened multiplex index. */
-static fg_graph_use make_use(const fg_graph *g, const graph_names *c, const node *n, const decl *d, int has_pass,
-                             const uint32_t *idx) {
-  fg_graph_use u;
+/* One use of one instance. */
+static ir_use make_use(const fg_graph *g, const graph_names *c, const node *n, const decl *d, int has_pass,
+                       const uint32_t *idx) {
+  ir_use u;
   memset(&u, 0, sizeof u);
-  u.name = (const char *)(uintptr_t)d->name;
-  u.rename_to = d->access == FG_ACCESS_RENAME ? (const char *)(uintptr_t)d->to : NULL;
-  u.access = (fg_access)d->access;
-  u.usage = (fg_usage)(d->access == FG_ACCESS_CREATE || d->access == FG_ACCESS_RENAME || d->access == FG_ACCESS_MODIFY
-                           ? default_write_usage(g, n, d) : d->usage);
+  u.name = d->name;
+  u.to = d->access == FG_ACCESS_RENAME ? d->to : NONE;
+  u.access = d->access;
+  u.usage = (uint8_t)(d->access == FG_ACCESS_CREATE || d->access == FG_ACCESS_RENAME || d->access == FG_ACCESS_MODIFY
+                          ? default_write_usage(g, n, d) : d->usage);
   if (u.usage == FG_USAGE_NONE && d->access != FG_ACCESS_CREATE) {
     /* defaults: blobs none; buffers storage; read depth attachment depth_read; textures sampled */
     uint32_t l0 = c->logical[d->name];
@@ -80,20 +84,15 @@ static fg_graph_use make_use(const fg_graph *g, const graph_names *c, const node
     else if (k0 != FG_RES_BLOB)
       u.usage = !rd ? FG_USAGE_STORAGE : is_depth_attachment(n, d->name) ? FG_USAGE_DEPTH_READ : FG_USAGE_SAMPLED;
   }
-  u.stage = d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : fg_graph_default_stage(u.usage, has_pass);
+  u.stage = (uint8_t)(d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : fg_graph_default_stage((fg_usage)u.usage, has_pass));
   u.optional = d->optional;
   uint32_t l = c->avail[d->name] ? c->logical[d->name] : NONE;
   u.logical = l;
-  u.missing = l == NONE;
   if (l != NONE && g->descs.a[g->logicals.a[l].desc].d.kind == FG_RES_BLOB) {
     u.usage = FG_USAGE_NONE;  /* CPU data: no GPU usage, host stage */
-    u.stage = d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : FG_STAGE_HOST;
+    u.stage = (uint8_t)(d->stage != FG_STAGE_DEFAULT ? (fg_stage)d->stage : FG_STAGE_HOST);
   }
-  u.phys[0] = u.phys[1] = NONE;
-  if (l != NONE) {
-    u.phys[0] = mux_of(g, g->logicals.a[l].mode, idx);
-    u.phys[1] = u.phys[0];
-  }
+  u.mux = l != NONE ? mux_of(g, g->logicals.a[l].mode, idx) : NONE;
   return u;
 }
 
@@ -104,8 +103,8 @@ static fg_graph_attachment make_attachment(const fg_graph *g, const attach_decl 
   memset(&at, 0, sizeof at);
   at.use = NONE;
   for (uint32_t u = 0; u < use_count; u++) {
-    const fg_graph_use *us = &g->uses.a[first_use + u];
-    if ((uint32_t)(uintptr_t)us->name == a->name || (us->rename_to && (uint32_t)(uintptr_t)us->rename_to == a->name)) {
+    const ir_use *us = &g->ir.use.a[first_use + u];
+    if (us->name == a->name || (us->to != NONE && us->to == a->name)) {
       if (us->access == FG_ACCESS_HISTORY) continue;
       at.use = u;
       break;
@@ -118,46 +117,41 @@ static fg_graph_attachment make_attachment(const fg_graph *g, const attach_decl 
   return at;
 }
 
-/* Appends the instance of node `ni` at multiplex index idx. Its pointers are
- * offsets into the plan arrays until fix_pointers (the arrays still grow). */
+/* Appends the instance of node `ni` at multiplex index idx. */
 static int push_instance(fg_graph *g, const graph_names *c, uint32_t ni, const uint32_t *idx) {
   const node *n = &g->nodes.a[ni];
-  fg_graph_instance in;
+  ir_inst in;
   memset(&in, 0, sizeof in);
   in.node = ni;
-  in.slot = in.declared_slot = g->inst.n;
-  in.moved = "";
-  in.user = n->user;
   in.has_pass = n->colors.n || n->has_depth;
-  in.name = (const char *)(uintptr_t)instance_name(g, n, idx);
-  in.index = (const uint32_t *)(uintptr_t)g->inst_index.n;
+  in.name = instance_name(g, n, idx);
+  in.index = g->inst_index.n;
   for (uint32_t d = 0; d < g->dims.n; d++) if (VPUSH(&g->h, g->inst_index, idx[d])) return -1;
-  in.uses = (const fg_graph_use *)(uintptr_t)g->uses.n;
-  uint32_t first_use = g->uses.n;
+  in.use_first = g->ir.use.n;
   for (uint32_t q = 0; q < n->decls.n; q++) {
     const decl *d = &n->decls.a[q];
     if (d->folded) continue;
-    fg_graph_use u = make_use(g, c, n, d, in.has_pass, idx);
-    if (VPUSH(&g->h, g->uses, u)) return -1;
+    ir_use u = make_use(g, c, n, d, in.has_pass, idx);
+    if (VPUSH(&g->h, g->ir.use, u)) return -1;
   }
-  in.use_count = g->uses.n - first_use;
-  in.colors = (const fg_graph_attachment *)(uintptr_t)g->atts.n;
+  in.use_count = g->ir.use.n - in.use_first;
+  in.att_first = g->atts.n;
   for (uint32_t q = 0; q <= n->colors.n; q++) {
     const attach_decl *a = q < n->colors.n ? &n->colors.a[q] : (n->has_depth ? &n->depth : NULL);
     if (!a) continue;
-    fg_graph_attachment at = make_attachment(g, a, first_use, in.use_count);
+    fg_graph_attachment at = make_attachment(g, a, in.use_first, in.use_count);
     if (q < n->colors.n) { if (VPUSH(&g->h, g->atts, at)) return -1; }
     else { in.has_depth = 1; in.depth = at; }
   }
   in.color_count = n->colors.n;
-  return VPUSH(&g->h, g->inst, in);
+  return VPUSH(&g->h, g->ir.inst, in);
 }
 
 static int expand_instances(fg_graph *g, const graph_names *c) {
   uint32_t idx[FG_GRAPH_MAX_DIMS];
   for (uint32_t oi = 0; oi < g->order.n; oi++) {
     node *n = &g->nodes.a[g->order.a[oi]];
-    n->inst_first = g->inst.n;
+    n->inst_first = g->ir.inst.n;
     n->inst_count = mode_count(g, n->mode);
     memset(idx, 0, sizeof idx);
     for (uint32_t k = 0; k < n->inst_count; k++) {
@@ -171,24 +165,6 @@ static int expand_instances(fg_graph *g, const graph_names *c) {
     }
   }
   return 0;
-}
-
-/* offsets and interned ids -> pointers, now that the arrays stopped growing */
-static void fix_pointers(fg_graph *g) {
-  for (uint32_t s = 0; s < g->inst.n; s++) {
-    fg_graph_instance *in = &g->inst.a[s];
-    in->name = REBASE(g->pstr.a, in->name);
-    in->node_name = S(g, g->nodes.a[in->node].name);
-    in->index = REBASE(g->inst_index.a, in->index);
-    in->colors = REBASE(g->atts.a, in->colors);
-    uint32_t fu = (uint32_t)(uintptr_t)in->uses;
-    in->uses = REBASE(g->uses.a, fu);
-    for (uint32_t u = 0; u < in->use_count; u++) {
-      fg_graph_use *us = &g->uses.a[fu + u];
-      us->name = S(g, (uint32_t)(uintptr_t)us->name);
-      if (us->rename_to) us->rename_to = S(g, (uint32_t)(uintptr_t)us->rename_to);
-    }
-  }
 }
 
 /* instance edges: node edge u->v; instances agree on shared dimensions.
@@ -208,13 +184,13 @@ static int expand_edges(fg_graph *g) {
       if (b->mode >> d & 1) st *= g->dims.a[d].count;
     }
     for (uint32_t i = 0; i < a->inst_count; i++) {
-      const uint32_t *ia = g->inst.a[a->inst_first + i].index;
+      const uint32_t *ia = D ? g->inst_index.a + g->ir.inst.a[a->inst_first + i].index : NULL;
       uint32_t base = 0, dig[FG_GRAPH_MAX_DIMS] = {0};
       for (uint32_t d = 0; d < D; d++) if (shared >> d & 1) base += ia[d] * stride[d];
       for (;;) {
         uint32_t j = base;
         for (uint32_t d = 0; d < D; d++) if (free >> d & 1) j += dig[d] * stride[d];
-        if (VPUSH(&g->h, g->edges, a->inst_first + i) || VPUSH(&g->h, g->edges, b->inst_first + j)) return -1;
+        if (VPUSH(&g->h, g->ir.edges, a->inst_first + i) || VPUSH(&g->h, g->ir.edges, b->inst_first + j)) return -1;
         int d = (int)D - 1;
         for (; d >= 0; d--) {
           if (!(free >> d & 1)) continue;
@@ -228,34 +204,17 @@ static int expand_edges(fg_graph *g) {
   return 0;
 }
 
-/* the frame-p copy of logical l at multiplex index ix; index is an offset
- * into phys_index until LIFETIMES fixes it up */
+/* the frame-p copy of logical l at multiplex index ix */
 static int push_physical(fg_graph *g, uint32_t l, const uint32_t *ix, uint32_t p) {
-  const logical *L = &g->logicals.a[l];
-  const res_desc_store *s = &g->descs.a[L->desc];
-  fg_graph_resource R;
+  ir_res R;
   memset(&R, 0, sizeof R);
-  R.id = g->phys.n;
   R.logical = l;
-  R.name = S(g, L->name);
-  R.final_name = S(g, L->final_name);
   R.frame = p;
-  R.index = (const uint32_t *)(uintptr_t)g->phys_index.n;
+  R.index = g->phys_index.n;
   for (uint32_t d = 0; d < g->dims.n; d++) if (VPUSH(&g->h, g->phys_index, ix[d])) return -1;
-  R.mode = L->mode;
-  R.kind = s->d.kind;
-  R.format = s->d.format;
-  R.depth = s->d.depth ? s->d.depth : 1;
-  R.mips = s->d.mips ? s->d.mips : 1;
-  R.layers = s->d.layers ? s->d.layers : 1;
-  R.bytes = s->d.bytes;
-  R.resolution = s->resolution == NONE ? NULL : S(g, s->resolution);
   R.heap = NONE;
-  R.history = L->history;
-  R.history_policy = L->history ? (s->d.history ? s->d.history : FG_HISTORY_CLEAR) : s->d.history;
-  R.is_output = L->is_output;
   R.first_slot = NONE;
-  return VPUSH(&g->h, g->phys, R);
+  return VPUSH(&g->h, g->ir.res, R);
 }
 
 /* physical resources: logicals used by active nodes; ids are
@@ -263,13 +222,13 @@ static int push_physical(fg_graph *g, uint32_t l, const uint32_t *ix, uint32_t p
 static int expand_physical(fg_graph *g) {
   uint32_t NL = g->logicals.n, D = g->dims.n;
   for (uint32_t l = 0; l < NL; l++) { g->logicals.a[l].phys_base = NONE; g->logicals.a[l].mux_count = 0; }
-  for (uint32_t u = 0; u < g->uses.n; u++)
-    if (g->uses.a[u].logical != NONE) g->logicals.a[g->uses.a[u].logical].mux_count = 1;
+  for (uint32_t u = 0; u < g->ir.use.n; u++)
+    if (g->ir.use.a[u].logical != NONE) g->logicals.a[g->ir.use.a[u].logical].mux_count = 1;
   for (uint32_t l = 0; l < NL; l++) {
     logical *L = &g->logicals.a[l];
     if (!L->mux_count) continue;
     L->mux_count = mode_count(g, L->mode);
-    L->phys_base = g->phys.n;
+    L->phys_base = g->ir.res.n;
     for (uint32_t m = 0; m < L->mux_count; m++) {
       /* unflatten m into an index */
       uint32_t ix[FG_GRAPH_MAX_DIMS] = {0}, r = m;
@@ -282,11 +241,14 @@ static int expand_physical(fg_graph *g) {
   return 0;
 }
 
-int graph_expand(fg_graph *g, const graph_names *c) {
+int graph_expand(fg_graph *g, graph_names *c) {
   if (check_expansion_size(g)) return -1;
   if (expand_instances(g, c)) goto oom;
-  fix_pointers(g);
   if (expand_edges(g) || expand_physical(g)) goto oom;
+  for (uint32_t u = 0; u < g->ir.use.n; u++) {  /* the physical ids exist now */
+    ir_use *us = &g->ir.use.a[u];
+    us->res = us->logical == NONE ? NONE : g->logicals.a[us->logical].phys_base + 2 * us->mux;
+  }
   for (uint32_t i = 0; i < g->nodes.n; i++) {
     node *n = &g->nodes.a[i];
     if (n->state != FG_NODE_ACTIVE) n->inst_count = 0;

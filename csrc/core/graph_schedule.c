@@ -21,31 +21,23 @@
  *                the two-frame cycle, whatever the order: where their sizes
  *                reach the declared heap nothing is searched; where the best
  *                order's LOAD or long-arc clique does, it is not packed
- *   decision:    when the best LOAD beats the declared order's, the
- *                instances are permuted, LIFETIMES and PLAN run again, and
- *                the new packing is kept only when its heap is smaller
- *                (declared wins ties); otherwise everything is put back.
- * Runs after a full PLAN of the declared order (it needs the sizes); a
- * set_resolution re-plan keeps the order it finds. */
+ *   decision:    the declared order is packed first (a trial packing on
+ *                candidate arrays: graph_arcs, graph_pack_order into
+ *                ir.pk[0]); when the best LOAD beats it, the best order is
+ *                packed the same way (ir.pk[1]) and kept only when its heap
+ *                is smaller (declared wins ties). The plan is never touched:
+ *                the stage's output is the order (ir.order, ir.slot_of) and
+ *                which trial packing PACK adopts (ir.kept).
+ * Runs after SIZE (it needs the sizes and heaps), before LIFETIMES and
+ * PACK; a set_resolution re-plan keeps the order it finds. Its working
+ * arrays come from the compile's arena (released when the stage returns). */
 #include "graph_schedule.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char R_INDEX[] =
-  "memory schedule: runs with the other nodes of its multiplex index (index-major), so one index's "
-  "transients are freed before the next index's are made";
-static const char R_EARLY[] = "memory schedule: runs earlier, so what it reads last is freed sooner";
-static const char R_LATE[] = "memory schedule: runs later, so what it creates is made closer to its readers";
-
-
-static void sched_free(sched *S) {
-  fg_graph *g = S->g;
-  void *p[] = {S->ts, S->tr, S->th, S->size, S->heap, S->nn, S->nh, S->keep, S->ss, S->sl, S->indeg, S->ps, S->pl,
-               S->rem, S->remh, S->ready, S->order, S->pos, S->stamp, S->started, S->diff, S->rs, S->ri,
-               S->inready, S->dval, S->hload, S->ver, S->hp, S->grp, S->rh};
-  for (size_t i = 0; i < sizeof p / sizeof *p; i++) fg_free(&g->h, p[i]);
-}
+/* arena arrays of n elements of T (NULL when out of memory) */
+#define NEW(S, T, n) ((T *)arena_alloc((S)->g, (size_t)(n) * sizeof(T)))
 
 static int is_write(fg_access a) { return a == FG_ACCESS_CREATE || a == FG_ACCESS_MODIFY || a == FG_ACCESS_RENAME; }
 
@@ -53,20 +45,20 @@ static int is_write(fg_access a) { return a == FG_ACCESS_CREATE || a == FG_ACCES
 static int build_touches(sched *S) {
   fg_graph *g = S->g;
   uint32_t V = S->V, total = 0;
-  for (uint32_t s = 0; s < V; s++) total += g->inst.a[s].use_count;
-  S->ts = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  S->tr = fg_malloc(&g->h, (total + 1) * sizeof(uint32_t));
-  S->th = fg_malloc(&g->h, total + 1);
+  for (uint32_t s = 0; s < V; s++) total += g->ir.inst.a[s].use_count;
+  S->ts = NEW(S, uint32_t, V + 1);
+  S->tr = NEW(S, uint32_t, total + 1);
+  S->th = NEW(S, uint8_t, total + 1);
   if (!S->ts || !S->tr || !S->th) return -1;
   uint32_t k = 0;
   for (uint32_t s = 0; s < V; s++) {
-    const fg_graph_instance *in = &g->inst.a[s];
+    const ir_inst *in = &g->ir.inst.a[s];
     S->ts[s] = k;
     for (uint32_t u = 0; u < in->use_count; u++) {
-      const fg_graph_use *us = &in->uses[u];
+      const ir_use *us = &g->ir.use.a[in->use_first + u];
       if (us->logical == NONE) continue;
       uint8_t h = us->access == FG_ACCESS_HISTORY;
-      uint32_t r = us->phys[0] & ~1u;  /* the frame-0 copy (ids are base + 2 m + frame, base even) */
+      uint32_t r = use_phys(g, us, 0) & ~1u;  /* the frame-0 copy (ids are base + 2 m + frame, base even) */
       int dup = 0;
       for (uint32_t q = S->ts[s]; q < k && !dup; q++) dup = S->tr[q] == r && S->th[q] == h;
       if (dup) continue;
@@ -81,29 +73,29 @@ static int build_touches(sched *S) {
 static int build_resources(sched *S) {
   fg_graph *g = S->g;
   uint32_t NP = S->NP;
-  S->size = fg_malloc(&g->h, (NP + 1) * sizeof(uint64_t));
-  S->heap = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
-  S->nn = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
-  S->nh = fg_malloc(&g->h, (NP + 1) * sizeof(uint32_t));
-  S->keep = fg_malloc(&g->h, NP + 1);
+  S->size = NEW(S, uint64_t, NP + 1);
+  S->heap = NEW(S, uint32_t, NP + 1);
+  S->nn = NEW(S, uint32_t, NP + 1);
+  S->nh = NEW(S, uint32_t, NP + 1);
+  S->keep = NEW(S, uint8_t, NP + 1);
   if (!S->size || !S->heap || !S->nn || !S->nh || !S->keep) return -1;
   memset(S->nn, 0, (NP + 1) * sizeof(uint32_t));
   memset(S->nh, 0, (NP + 1) * sizeof(uint32_t));
   for (uint32_t r = 0; r < NP; r++) {
-    const fg_graph_resource *R = &g->phys.a[r];
-    int packed = R->heap != NONE && (R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER);
+    const ir_res *R = &g->ir.res.a[r];
+    int packed = R->heap != NONE;  /* SIZE gives heaps to textures and buffers only */
     S->size[r] = packed ? R->size : 0;
     S->heap[r] = packed ? R->heap : 0;
-    S->keep[r] = (uint8_t)R->is_output;
+    S->keep[r] = (uint8_t)g->logicals.a[R->logical].is_output;
   }
   for (uint32_t q = 0; q < S->ts[S->V]; q++) {
     if (S->th[q]) { S->nh[S->tr[q]]++; S->keep[S->tr[q]] = 1; }
     else S->nn[S->tr[q]]++;
   }
   uint32_t nt = S->ts[S->V];
-  S->rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
-  S->ri = fg_malloc(&g->h, (nt + 1) * sizeof(uint32_t));
-  S->rh = fg_malloc(&g->h, nt + 1);
+  S->rs = NEW(S, uint32_t, NP + 2);
+  S->ri = NEW(S, uint32_t, nt + 1);
+  S->rh = NEW(S, uint8_t, nt + 1);
   if (!S->rs || !S->ri || !S->rh) return -1;
   memset(S->rs, 0, (NP + 2) * sizeof(uint32_t));
   for (uint32_t q = 0; q < nt; q++) S->rs[S->tr[q] + 2]++;
@@ -121,33 +113,40 @@ static int build_resources(sched *S) {
 static int build_constraints(sched *S) {
   fg_graph *g = S->g;
   uint32_t V = S->V, NP = S->NP;
-  VEC(uint32_t) e = {0};
+  struct { uint32_t *a, n; } e = {NULL, 0};  /* edge pairs, in the arena (bound below) */
   int rc = -1;
   uint32_t *rs = NULL, *rl = NULL, *fill = NULL;
-  for (uint32_t i = 0; i < g->edges.n; i++) if (VPUSH(&g->h, e, g->edges.a[i])) goto out;
+#define EPUSH(x, y) (e.a[e.n++] = (x), e.a[e.n++] = (y))
   /* per resource copy, its normal users in declared order, with their access */
-  rs = fg_malloc(&g->h, (NP + 2) * sizeof(uint32_t));
-  fill = fg_malloc(&g->h, ((NP > V ? NP : V) + 2) * sizeof(uint32_t));  /* per resource, then per instance */
+  rs = NEW(S, uint32_t, NP + 2);
+  fill = NEW(S, uint32_t, (NP > V ? NP : V) + 2);  /* per resource, then per instance */
   if (!rs || !fill) goto out;
   memset(rs, 0, (NP + 2) * sizeof(uint32_t));
   uint32_t total = 0;
   for (uint32_t s = 0; s < V; s++) {
-    const fg_graph_instance *in = &g->inst.a[s];
-    for (uint32_t u = 0; u < in->use_count; u++)
-      if (in->uses[u].logical != NONE && in->uses[u].access != FG_ACCESS_HISTORY) { rs[in->uses[u].phys[0] + 1]++; total++; }
+    const ir_inst *in = &g->ir.inst.a[s];
+    for (uint32_t u = 0; u < in->use_count; u++) {
+      const ir_use *us = &g->ir.use.a[in->use_first + u];
+      if (us->logical != NONE && us->access != FG_ACCESS_HISTORY) { rs[use_phys(g, us, 0) + 1]++; total++; }
+    }
   }
   for (uint32_t r = 0; r < NP; r++) rs[r + 1] += rs[r];
   memcpy(fill, rs, (NP + 1) * sizeof(uint32_t));
-  rl = fg_malloc(&g->h, (2 * total + 1) * sizeof(uint32_t));  /* (slot, write) pairs */
-  if (!rl) goto out;
+  rl = NEW(S, uint32_t, 2 * total + 1);  /* (slot, write) pairs */
+  /* per copy, a write joins the last write and the reads since (each read
+   * once), a read the last write: at most 2 pairs per use; plus the side
+   * effects' chain */
+  e.a = NEW(S, uint32_t, g->ir.edges.n + 2 * (2 * (size_t)total + V) + 1);
+  if (!rl || !e.a) goto out;
+  for (uint32_t i = 0; i < g->ir.edges.n; i++) e.a[e.n++] = g->ir.edges.a[i];
   for (uint32_t s = 0; s < V; s++) {
-    const fg_graph_instance *in = &g->inst.a[s];
+    const ir_inst *in = &g->ir.inst.a[s];
     for (uint32_t u = 0; u < in->use_count; u++) {
-      const fg_graph_use *us = &in->uses[u];
+      const ir_use *us = &g->ir.use.a[in->use_first + u];
       if (us->logical == NONE || us->access == FG_ACCESS_HISTORY) continue;
-      uint32_t q = fill[us->phys[0]]++;
+      uint32_t q = fill[use_phys(g, us, 0)]++;
       rl[2 * q] = s;
-      rl[2 * q + 1] = (uint32_t)is_write(us->access);
+      rl[2 * q + 1] = (uint32_t)is_write((fg_access)us->access);
     }
   }
   for (uint32_t r = 0; r < NP; r++) {
@@ -155,27 +154,27 @@ static int build_constraints(sched *S) {
     for (uint32_t q = rs[r]; q < rs[r + 1]; q++) {
       uint32_t s = rl[2 * q];
       if (rl[2 * q + 1]) {
-        if (lastw != NONE && lastw != s && (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s))) goto out;
+        if (lastw != NONE && lastw != s) EPUSH(lastw, s);
         for (uint32_t p = since; p < q; p++)
-          if (rl[2 * p] != s && (VPUSH(&g->h, e, rl[2 * p]) || VPUSH(&g->h, e, s))) goto out;
+          if (rl[2 * p] != s) EPUSH(rl[2 * p], s);
         lastw = s;
         since = q + 1;
       } else if (lastw != NONE && lastw != s) {
-        if (VPUSH(&g->h, e, lastw) || VPUSH(&g->h, e, s)) goto out;
+        EPUSH(lastw, s);
       }
     }
   }
   uint32_t prev = NONE;
   for (uint32_t s = 0; s < V; s++) {
-    if (!g->nodes.a[g->inst.a[s].node].side_effects) continue;
-    if (prev != NONE && (VPUSH(&g->h, e, prev) || VPUSH(&g->h, e, s))) goto out;
+    if (!g->nodes.a[g->ir.inst.a[s].node].side_effects) continue;
+    if (prev != NONE) EPUSH(prev, s);
     prev = s;
   }
   /* CSR of successors */
   uint32_t ne = e.n / 2;
-  S->ss = fg_malloc(&g->h, (V + 2) * sizeof(uint32_t));
-  S->sl = fg_malloc(&g->h, (ne + 1) * sizeof(uint32_t));
-  S->indeg = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
+  S->ss = NEW(S, uint32_t, V + 2);
+  S->sl = NEW(S, uint32_t, ne + 1);
+  S->indeg = NEW(S, uint32_t, V + 1);
   if (!S->ss || !S->sl || !S->indeg) goto out;
   memset(S->ss, 0, (V + 2) * sizeof(uint32_t));
   memset(S->indeg, 0, (V + 1) * sizeof(uint32_t));
@@ -183,8 +182,8 @@ static int build_constraints(sched *S) {
   for (uint32_t s = 0; s < V; s++) S->ss[s + 1] += S->ss[s];
   memcpy(fill, S->ss, (V + 1) * sizeof(uint32_t));
   for (uint32_t i = 0; i < ne; i++) S->sl[fill[e.a[2 * i]]++] = e.a[2 * i + 1];
-  S->ps = fg_malloc(&g->h, (V + 2) * sizeof(uint32_t));
-  S->pl = fg_malloc(&g->h, (ne + 1) * sizeof(uint32_t));
+  S->ps = NEW(S, uint32_t, V + 2);
+  S->pl = NEW(S, uint32_t, ne + 1);
   if (!S->ps || !S->pl) goto out;
   memset(S->ps, 0, (V + 2) * sizeof(uint32_t));
   for (uint32_t i = 0; i < ne; i++) S->ps[e.a[2 * i + 1] + 1]++;
@@ -193,8 +192,7 @@ static int build_constraints(sched *S) {
   for (uint32_t i = 0; i < ne; i++) S->pl[fill[e.a[2 * i + 1]]++] = e.a[2 * i];
   rc = 0;
 out:
-  VFREE(&g->h, e);
-  fg_free(&g->h, rs); fg_free(&g->h, rl); fg_free(&g->h, fill);
+#undef EPUSH
   return rc;
 }
 
@@ -240,7 +238,7 @@ static uint64_t order_bound(sched *S, const uint32_t *pos) {
       if (!S->size[r]) continue;
       uint32_t f = first[r] == NONE ? 0 : first[r], h = S->heap[r];
       uint64_t len = lasth[r] != NONE ? (uint64_t)V + lasth[r] + 1 - f
-                   : S->g->phys.a[r].is_output ? (uint64_t)V - f : (uint64_t)last[r] + 1 - f;
+                   : S->g->logicals.a[S->g->ir.res.a[r].logical].is_output ? (uint64_t)V - f : (uint64_t)last[r] + 1 - f;
       if (len > V) {
         if (!pass) { sum[h] += 2 * S->size[r]; if (len < minlen[h]) minlen[h] = len; }
       } else if (pass && minlen[h] != UINT64_MAX && len + minlen[h] > 2 * (uint64_t)V && S->size[r] > extra[h])
@@ -254,205 +252,132 @@ static uint64_t order_bound(sched *S, const uint32_t *pos) {
   return total;
 }
 
-/* ------------------------------------------------------ permutation -- */
-/* The plan state LIFETIMES and PLAN rewrite, kept to put it back. */
-typedef struct snapshot {
-  fg_graph_instance *inst;
-  fg_graph_resource *phys;
-  fg_graph_touch *touches;
-  fg_graph_heap *heaps;
-  uint32_t *edges;
-  uint32_t ntouches, nheaps;
-  fg_graph_stats stats;
-} snapshot;
-
-static void snap_free(fg_graph *g, snapshot *p) {
-  fg_free(&g->h, p->inst); fg_free(&g->h, p->phys); fg_free(&g->h, p->touches);
-  fg_free(&g->h, p->heaps); fg_free(&g->h, p->edges);
-}
-
-/* memcpy of n bytes where an empty array may have no storage (NULL): memcpy
- * with a NULL pointer is undefined even for 0 bytes (UBSan, fuzz_graph). */
-static void copy_n(void *dst, const void *src, size_t n) {
-  if (n) memcpy(dst, src, n);
-}
-
-static int snap_take(fg_graph *g, snapshot *p) {
-  memset(p, 0, sizeof *p);
-  p->inst = fg_malloc(&g->h, (g->inst.n + 1) * sizeof *p->inst);
-  p->phys = fg_malloc(&g->h, (g->phys.n + 1) * sizeof *p->phys);
-  p->touches = fg_malloc(&g->h, (g->touches.n + 1) * sizeof *p->touches);
-  p->heaps = fg_malloc(&g->h, (g->heaps.n + 1) * sizeof *p->heaps);
-  p->edges = fg_malloc(&g->h, (g->edges.n + 1) * sizeof *p->edges);
-  if (!p->inst || !p->phys || !p->touches || !p->heaps || !p->edges) { snap_free(g, p); return -1; }
-  copy_n(p->inst, g->inst.a, g->inst.n * sizeof *p->inst);
-  copy_n(p->phys, g->phys.a, g->phys.n * sizeof *p->phys);
-  copy_n(p->touches, g->touches.a, g->touches.n * sizeof *p->touches);
-  copy_n(p->heaps, g->heaps.a, g->heaps.n * sizeof *p->heaps);
-  copy_n(p->edges, g->edges.a, g->edges.n * sizeof *p->edges);
-  p->ntouches = g->touches.n;
-  p->nheaps = g->heaps.n;
-  p->stats = g->stats;
-  return 0;
-}
-
-/* touches and heaps keep their counts across orders, so their arrays are
- * never reallocated and the phys[] pointers into touches stay right */
-static void snap_restore(fg_graph *g, const snapshot *p) {
-  copy_n(g->inst.a, p->inst, g->inst.n * sizeof *p->inst);
-  copy_n(g->phys.a, p->phys, g->phys.n * sizeof *p->phys);
-  g->touches.n = p->ntouches;
-  copy_n(g->touches.a, p->touches, p->ntouches * sizeof *p->touches);
-  g->heaps.n = p->nheaps;
-  copy_n(g->heaps.a, p->heaps, p->nheaps * sizeof *p->heaps);
-  copy_n(g->edges.a, p->edges, g->edges.n * sizeof *p->edges);
-  g->stats = p->stats;
-  for (uint32_t s = 0; s < g->inst.n; s++) g->slot_of.a[s] = s;
-}
-
-static int interleaved(const fg_graph *g, const node *n) {
-  for (uint32_t k = 1; k < n->inst_count; k++)
-    if (g->slot_of.a[n->inst_first + k] != g->slot_of.a[n->inst_first] + k) return 1;
-  return 0;
-}
-
-/* instances into the order order[] (declared slots); edges follow */
-static void apply_order(fg_graph *g, const snapshot *p, const uint32_t *order) {
-  uint32_t V = g->inst.n;
-  for (uint32_t k = 0; k < V; k++) {
-    g->inst.a[k] = p->inst[order[k]];
-    g->inst.a[k].slot = k;
-    g->inst.a[k].declared_slot = order[k];
-    g->slot_of.a[order[k]] = k;
-  }
-  for (uint32_t i = 0; i < g->edges.n; i++) g->edges.a[i] = g->slot_of.a[p->edges[i]];
-  for (uint32_t k = 0; k < V; k++) {
-    fg_graph_instance *in = &g->inst.a[k];
-    const node *n = &g->nodes.a[in->node];
-    in->moved = in->slot == in->declared_slot ? "" : n->inst_count > 1 && interleaved(g, n) ? R_INDEX
-              : in->slot < in->declared_slot ? R_EARLY : R_LATE;
-  }
-}
-
 /* ---------------------------------------------------------- the stage -- */
 static void swap_caches(fg_graph *g) {
-  fg_pack_cache **a = g->pcache.a;
-  uint32_t n = g->pcache.n, cap = g->pcache.cap;
-  g->pcache.a = g->pcache_alt.a; g->pcache.n = g->pcache_alt.n; g->pcache.cap = g->pcache_alt.cap;
-  g->pcache_alt.a = a; g->pcache_alt.n = n; g->pcache_alt.cap = cap;
+  cache_vec t = g->pcache;
+  g->pcache = g->pcache_alt;
+  g->pcache_alt = t;
 }
 
-static void declared_stats(fg_graph *g) {
-  g->stats.schedule = FG_SCHEDULE_DECLARED;
-  g->stats.heap_declared = g->stats.heap_bytes;
-  g->stats.load_declared = g->stats.load_bytes;
-  g->stats.moved = 0;
-  g->stats.heap_bound = g->stats.heap_bound_memory = 0;
-}
-
-int graph_schedule(fg_graph *g) {
-  uint64_t t0 = fg_now_ns();
-  uint32_t V = g->inst.n;
-  fg_schedule asked = g->cdesc.schedule == FG_SCHEDULE_DEFAULT ? FG_SCHEDULE_MEMORY : g->cdesc.schedule;
-  if (vec_grow(&g->h, (void **)&g->slot_of.a, &g->slot_of.cap, V + 1, sizeof(uint32_t))) goto oom;
-  g->slot_of.n = V;
-  for (uint32_t s = 0; s < V; s++) {
-    g->slot_of.a[s] = s;
-    g->inst.a[s].declared_slot = s;
-    g->inst.a[s].moved = "";
-  }
-  declared_stats(g);
-  g->stats.schedule_asked = asked;
-  /* async compute keeps the declared order: this cost model knows one queue */
-  if (asked != FG_SCHEDULE_MEMORY || V < 3 || !g->heaps.n || g->async_count) { g->stats.ns_schedule = fg_now_ns() - t0; return 0; }
-
-  sched S;
-  memset(&S, 0, sizeof S);
-  S.g = g;
-  S.V = V;
-  S.NP = g->phys.n;
-  S.H = g->heaps.n;
-  uint32_t NP = S.NP, best_order_ok = 0;
-  uint32_t *best = NULL;
-  snapshot snap;
-  memset(&snap, 0, sizeof snap);
+/* the trial packing of the order with positions pos (NULL: declared) into P */
+static int trial(fg_graph *g, const uint32_t *pos, graph_packing *P, cache_vec *caches) {
+  uint32_t NP = g->ir.res.n;
+  arena_mark m = arena_checkpoint(g);
+  uint32_t *start = arena_alloc(g, (NP + 1) * sizeof(uint32_t)), *stop = arena_alloc(g, (NP + 1) * sizeof(uint32_t));
   int rc = -1;
-  S.started = fg_malloc(&g->h, NP + 1);
-  if (!S.started || build_touches(&S) || build_resources(&S)) goto out_oom;
-  rc = 0;
-  /* no order can pack below the history copies' clique: nothing to win */
-  g->stats.heap_bound = any_order_bound(&S);
-  if (g->stats.heap_bound >= g->stats.heap_bytes) goto out;
-  rc = -1;
-  if (build_constraints(&S)) goto out_oom;
-  S.rem = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.remh = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.stamp = fg_malloc(&g->h, (NP + V + 1) * sizeof(uint32_t));
-  S.inready = fg_malloc(&g->h, V + 1);
-  S.ver = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  S.hcap = 2 * V + 16;
-  S.hp = fg_malloc(&g->h, S.hcap * sizeof(hent));
-  S.grp = fg_malloc(&g->h, (V + 1) * sizeof(hent));
-  S.dval = fg_malloc(&g->h, (V + 1) * sizeof(int64_t));
-  S.ready = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  S.order = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  S.pos = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  S.diff = fg_malloc(&g->h, (size_t)S.H * (V + 1) * sizeof(int64_t));
-  S.hload = fg_malloc(&g->h, 4 * (size_t)S.H * sizeof(uint64_t));
-  best = fg_malloc(&g->h, (V + 1) * sizeof(uint32_t));
-  if (!S.rem || !S.remh || !S.stamp || !S.started || !S.inready || !S.ver || !S.hp || !S.grp || !S.dval || !S.ready || !S.order || !S.pos || !S.diff || !S.hload || !best)
-    goto out_oom;
-  for (uint32_t s = 0; s < V; s++) S.pos[s] = s;
-  uint64_t load_decl = sched_load(&S, S.pos), best_load = load_decl;
+  if (!start || !stop || graph_arcs(g, pos, start, stop)) graph_problem(g, "out of memory");
+  else rc = graph_pack_order(g, start, stop, P, caches);
+  arena_release(g, m);
+  return rc;
+}
+
+/* the order searched from the declared one; 1 with it in best[] when its
+ * LOAD beats the declared order's, 0 when none does, -1 out of memory */
+static int search_order(sched *S, uint32_t *best) {
+  fg_graph *g = S->g;
+  uint32_t V = S->V, NP = S->NP;
+  int best_order_ok = 0;
+  if (build_constraints(S)) return -1;
+  S->rem = NEW(S, uint32_t, NP + V + 1);
+  S->remh = NEW(S, uint32_t, NP + V + 1);
+  S->stamp = NEW(S, uint32_t, NP + V + 1);
+  S->inready = NEW(S, uint8_t, V + 1);
+  S->ver = NEW(S, uint32_t, V + 1);
+  S->hcap = 2 * V + 16;
+  S->hp = NEW(S, hent, S->hcap);
+  S->grp = NEW(S, hent, V + 1);
+  S->dval = NEW(S, int64_t, V + 1);
+  S->ready = NEW(S, uint32_t, V + 1);
+  S->order = NEW(S, uint32_t, V + 1);
+  S->pos = NEW(S, uint32_t, V + 1);
+  S->diff = NEW(S, int64_t, (size_t)S->H * (V + 1));
+  S->hload = NEW(S, uint64_t, 4 * (size_t)S->H);
+  if (!S->rem || !S->remh || !S->stamp || !S->inready || !S->ver || !S->hp || !S->grp || !S->dval || !S->ready ||
+      !S->order || !S->pos || !S->diff || !S->hload)
+    return -1;
+  for (uint32_t s = 0; s < V; s++) S->pos[s] = s;
+  uint64_t best_load = sched_load(S, S->pos);
   for (int tie = 0; tie < NTIES; tie++) {
-    uint32_t got = sched_list(&S, tie);
+    uint32_t got = sched_list(S, tie);
     if (got != V) continue;
-    for (uint32_t k = 0; k < V; k++) S.pos[S.order[k]] = k;
-    uint64_t l = sched_load(&S, S.pos);
+    for (uint32_t k = 0; k < V; k++) S->pos[S->order[k]] = k;
+    uint64_t l = sched_load(S, S->pos);
     if (l < best_load) {
       best_load = l;
-      memcpy(best, S.order, V * sizeof(uint32_t));
+      memcpy(best, S->order, V * sizeof(uint32_t));
       best_order_ok = 1;
     }
   }
   /* local search from the best order found, within the packer's budget */
-  {
-    double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
-    uint64_t work = (uint64_t)(ms * WORK_PER_MS);
-    if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
-    uint64_t l = 0;
-    if (sched_search(&S, best, work, &l)) goto out_oom;
-    if (l < best_load) { best_load = l; best_order_ok = 1; }
-  }
-  rc = 0;
-  if (!best_order_ok) goto out;  /* the declared order's LOAD is already the best found */
+  double ms = g->cdesc.pack_time_budget_ms > 0 ? g->cdesc.pack_time_budget_ms : 0.5;
+  uint64_t work = (uint64_t)(ms * WORK_PER_MS), l = 0;
+  if (!best_order_ok) for (uint32_t s = 0; s < V; s++) best[s] = s;
+  if (sched_search(S, best, work, &l)) return -1;
+  if (l < best_load) best_order_ok = 1;
+  return best_order_ok;
+}
+
+int graph_schedule(fg_graph *g, graph_names *c) {
+  (void)c;
+  uint32_t V = g->ir.inst.n;
+  graph_irs *ir = &g->ir;
+  ir->pk[0].done = ir->pk[1].done = 0;
+  if (g->replan) return 0;  /* a re-plan keeps the order (and the stats of its choice) */
+  fg_schedule asked = g->cdesc.schedule == FG_SCHEDULE_DEFAULT ? FG_SCHEDULE_MEMORY : g->cdesc.schedule;
+  if (vec_grow(&g->h, (void **)&ir->order.a, &ir->order.cap, V + 1, sizeof(uint32_t)) ||
+      vec_grow(&g->h, (void **)&ir->slot_of.a, &ir->slot_of.cap, V + 1, sizeof(uint32_t)))
+    goto oom;
+  ir->order.n = ir->slot_of.n = V;
+  for (uint32_t s = 0; s < V; s++) ir->order.a[s] = ir->slot_of.a[s] = s;
+  ir->kept = 0;
+  g->stats.schedule = FG_SCHEDULE_DECLARED;
+  g->stats.schedule_asked = asked;
+  g->stats.moved = 0;
+  g->stats.heap_bound = g->stats.heap_bound_memory = 0;
+  /* PACK packs the declared order when nothing is tried here */
+  /* async compute keeps the declared order: this cost model knows one queue
+   * (and PACK then packs the lifetimes LIFETIMES widens for the async passes) */
+  if (asked != FG_SCHEDULE_MEMORY || V < 3 || !ir->nheaps || graph_async_instances(g)) return 0;
+
+  /* the declared order's packing: what any other order has to beat */
+  if (trial(g, NULL, &ir->pk[0], &g->pcache)) return -1;
+  uint64_t heap_decl = ir->pk[0].heap_bytes;
+  /* the packing of the declared order is PACK's time, whichever order stays
+   * (as the memory order's packing is this stage's) */
+  g->stats.ns_pack += ir->pk[0].ns;
+  g->stats.ns_schedule -= ir->pk[0].ns;
+  sched S;
+  memset(&S, 0, sizeof S);
+  S.g = g;
+  S.V = V;
+  S.NP = ir->res.n;
+  S.H = ir->nheaps;
+  S.started = NEW(&S, uint8_t, S.NP + 1);
+  uint32_t *best = NEW(&S, uint32_t, V + 1);
+  if (!S.started || !best || build_touches(&S) || build_resources(&S)) goto oom;
+  /* no order can pack below the history copies' clique: nothing to win */
+  g->stats.heap_bound = any_order_bound(&S);
+  if (g->stats.heap_bound >= heap_decl) return 0;
+  int found = search_order(&S, best);
+  if (found < 0) goto oom;
+  if (!found) return 0;  /* the declared order's LOAD is already the best found */
   for (uint32_t k = 0; k < V; k++) S.pos[best[k]] = k;
   g->stats.heap_bound_memory = order_bound(&S, S.pos);
-  if (g->stats.heap_bound_memory >= g->stats.heap_bytes) goto out;  /* its packing cannot be smaller */
-  if (snap_take(g, &snap)) goto out_oom;
-  apply_order(g, &snap, best);
-  uint64_t ns_pack = g->stats.ns_pack;
+  if (g->stats.heap_bound_memory >= heap_decl) return 0;  /* its packing cannot be smaller */
+  /* the memory order's trial packing, with its own memo */
+  if (trial(g, S.pos, &ir->pk[1], &g->pcache_alt)) return -1;
+  if (ir->pk[1].heap_bytes >= heap_decl) return 0;  /* the declared order packs as well: keep it */
   swap_caches(g);
-  if (graph_lifetimes(g, 1) || graph_plan(g, 0)) { rc = -1; goto out; }
-  if (g->stats.heap_bytes < snap.stats.heap_bytes) {
-    g->stats.schedule = FG_SCHEDULE_MEMORY;
-    g->stats.heap_declared = snap.stats.heap_bytes;
-    g->stats.load_declared = snap.stats.load_bytes;
-    g->stats.ns_pack = ns_pack;
-    for (uint32_t k = 0; k < V; k++) g->stats.moved += g->inst.a[k].slot != g->inst.a[k].declared_slot;
-  } else {
-    snap_restore(g, &snap);  /* the declared order packs as well: keep it */
-    swap_caches(g);
+  ir->kept = 1;
+  for (uint32_t k = 0; k < V; k++) {
+    ir->order.a[k] = best[k];
+    ir->slot_of.a[best[k]] = k;
+    g->stats.moved += best[k] != k;
   }
-  goto out;
-out_oom:
-  graph_problem(g, "out of memory");
-out:
-  snap_free(g, &snap);
-  fg_free(&g->h, best);
-  sched_free(&S);
-  g->stats.ns_schedule = fg_now_ns() - t0;
-  return rc;
+  g->stats.schedule = FG_SCHEDULE_MEMORY;
+  g->stats.heap_declared = heap_decl;
+  g->stats.load_declared = ir->pk[0].load_bytes;
+  return 0;
 oom:
   graph_problem(g, "out of memory");
   return -1;

@@ -70,17 +70,19 @@ static int64_t delta(const sched *S, uint32_t s) {
 }
 
 static uint32_t flat_index(const fg_graph *g, uint32_t s) {
-  const uint32_t *ix = g->inst.a[s].index;
+  if (!g->dims.n) return 0;
+  const uint32_t *ix = g->inst_index.a + g->ir.inst.a[s].index;
   uint32_t m = 0;
   for (uint32_t d = 0; d < g->dims.n; d++) m = m * g->dims.a[d].count + ix[d];
   return m;
 }
 
 static int same_index(const fg_graph *g, uint32_t a, uint32_t b) {
-  const fg_graph_instance *x = &g->inst.a[a], *y = &g->inst.a[b];
+  const ir_inst *x = &g->ir.inst.a[a], *y = &g->ir.inst.a[b];
   uint32_t shared = g->nodes.a[x->node].mode & g->nodes.a[y->node].mode;
-  if (!shared) return 0;
-  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && x->index[d] != y->index[d]) return 0;
+  if (!shared) return 0;  /* no dimensions: no index storage either */
+  const uint32_t *xi = g->inst_index.a + x->index, *yi = g->inst_index.a + y->index;
+  for (uint32_t d = 0; d < g->dims.n; d++) if ((shared >> d & 1) && xi[d] != yi[d]) return 0;
   return 1;
 }
 
@@ -384,9 +386,9 @@ int sched_search(sched *S, uint32_t *best, uint64_t work, uint64_t *load) {
   size_t hv = (size_t)S->H * V + 1;
   lsearch L;
   memset(&L, 0, sizeof L);
-  uint8_t *mark = fg_malloc(&g->h, V + 1);
-  L.cur = fg_malloc(&g->h, 4 * hv * sizeof(int64_t));
-  L.aff = fg_malloc(&g->h, 5 * ((size_t)NP + 1) * sizeof(uint32_t));
+  uint8_t *mark = arena_alloc(g, V + 1);  /* the stage's arena: released when it returns */
+  L.cur = arena_alloc(g, 4 * hv * sizeof(int64_t));
+  L.aff = arena_alloc(g, 5 * ((size_t)NP + 1) * sizeof(uint32_t));
   int rc = mark && L.cur && L.aff ? 0 : -1;
   if (!rc) {
     L.pm = L.cur + hv; L.sm = L.pm + hv; L.save = L.sm + hv;
@@ -395,8 +397,5 @@ int sched_search(sched *S, uint32_t *best, uint64_t work, uint64_t *load) {
     for (uint32_t k = 0; k < V; k++) S->pos[best[k]] = k;
     *load = improve(S, &L, best, S->pos, S->ready /* free again */, mark, work);
   }
-  fg_free(&g->h, L.cur);
-  fg_free(&g->h, L.aff);
-  fg_free(&g->h, mark);
   return rc;
 }

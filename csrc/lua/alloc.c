@@ -227,20 +227,25 @@ static int a_handle(lua_State *L) {
   return 1;
 }
 
-static int push_owned(lua_State *L, char *s) {
+/* s made by a's hooks (a NULL: by malloc, as the pool's JSON is) */
+static int push_owned(lua_State *L, char *s, const fg_allocator *a) {
   if (!s) return luaL_error(L, "out of host memory");
   lua_pushstring(L, s);
-  free(s);
+  if (a) fg_allocator_free_result(a, s);
+  else free(s);
   return 1;
 }
 
-static int a_json(lua_State *L) { return push_owned(L, fg_allocator_json(check_alloc(L))); }
+static int a_json(lua_State *L) {
+  fg_allocator *a = check_alloc(L);
+  return push_owned(L, fg_allocator_json(a), a);
+}
 
 static int a_svg(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer w = luaL_optinteger(L, 2, 800);
   if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
-  return push_owned(L, fg_allocator_svg(a, (int)w));
+  return push_owned(L, fg_allocator_svg(a, (int)w), a);
 }
 
 /* {{offset =, to =, size =, handle =, user =}, ...}: moves in order */
@@ -269,7 +274,7 @@ static int a_defrag_plan(lua_State *L) {
     lua_rawseti(L, -3, (lua_Integer)i + 1);
   }
   lua_pop(L, 1);
-  free(mv);
+  fg_allocator_free_result(a, mv);
   return 1;
 }
 
@@ -449,7 +454,7 @@ static int p_stats(lua_State *L) {
   return 1;
 }
 
-static int p_json(lua_State *L) { return push_owned(L, fg_vk_mempool_json(check_pool(L)->p)); }
+static int p_json(lua_State *L) { return push_owned(L, fg_vk_mempool_json(check_pool(L)->p), NULL); }
 
 /* {{memory_type =, from =, to = (memories named as info().memory names them), offset =, dst_offset =,
  *   size =}, ...} in plan order */

@@ -17,7 +17,13 @@
 #define FG_LUA_RUNTIME "framegraph.runtime"
 #define FG_LUA_CMD "framegraph.cmd"
 
-enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_COUNT = UV_EXT };
+/* UV_DYN: {resolutions = {name = {w, h}}, dimensions = {name = n}} set by
+ * rt:set_resolution / rt:set_dimension since creation (a reload keeps them) */
+enum { UV_DEV = 1, UV_GRAPH, UV_OPTS, UV_RUN, UV_CTX, UV_BLOBS, UV_CMD, UV_INPUTS, UV_EXT, UV_DYN, UV_COUNT = UV_DYN };
+
+/* The kind of the last frame's failure, for the Lua layer's policy
+ * (hooks.failure): a value, never recognised from a message's text. */
+typedef enum { FG_LUA_FAIL_NONE = 0, FG_LUA_FAIL_RUN } fg_lua_fail;
 
 #define FG_LUA_IMAGE "framegraph.image"
 #define FG_LUA_UPLOAD "framegraph.upload"
@@ -31,6 +37,8 @@ typedef struct lrt {
   int self;            /* stack index of the runtime during a frame */
   int closing;         /* rt:close() inside a node's run: closes when the frame ends */
   uint32_t slot;       /* the node instance recording (while L) */
+  fg_lua_fail fail;    /* why the last rt:frame failed (FG_LUA_FAIL_NONE: it did not) */
+  uint32_t fail_slot;  /* FG_LUA_FAIL_RUN: the instance whose run raised */
   char err[2048];
 } lrt;
 
@@ -53,6 +61,7 @@ static inline int upload_valid(const lupload *h) {
   return h->o && h->o->rt && h->ring_frame == fg_rt_upload_frame(h->o->rt);
 }
 
+/* runtime_base.c (below every other runtime file and window.c) */
 /* The runtime at idx, open (else raises "runtime is closed ..."). */
 lrt *fg_lua_rt_check(lua_State *L, int idx);
 /* Raises when `what` is called inside a node's run of this runtime. */
@@ -67,9 +76,12 @@ const char *fg_lua_checkname(lua_State *L, int idx, const char *what);
 lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what);
 /* The candidate nearest to `name` by edit distance, or NULL when none is close. */
 const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n);
-/* runtime.c: run functions and ctx tables per instance slot (graph at UV_GRAPH). */
+/* runtime_slots.c: run functions and ctx tables per instance slot (graph at UV_GRAPH). */
 void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self);
 void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx);
+/* runtime_slots.c: copies the string at bytes_idx into the upload ring and
+ * pushes a handle, or nil + message when the ring has no room. */
+int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_idx, const char *what);
 /* runtime_image.c: asks pipeline.external[name].provide(index) for this frame's images. */
 void fg_lua_rt_provide_externals(lua_State *L, lrt *o);
 /* runtime_image.c: raises when an image given to the last frames was closed since. */
@@ -87,7 +99,8 @@ struct fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev);
 #define FG_LUA_BUFFER "framegraph.buffer"
 struct fg_vk_static_buffer;
 struct fg_vk_static_buffer *fg_lua_testbuffer(lua_State *L, int idx, fg_vk_device **dev);
-void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's */
+void fg_lua_open_runtime_plan(lua_State *L);   /* runtime_plan.c: adds methods to the runtime's, and
+                                                  module.runtime_hooks (reload's primitives) */
 void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:external_image */
 /* runtime_image.c: a host's image as an external image (framegraph.image that
  * never destroys it), and the layout slot of an image at idx (NULL: not an open one). */

@@ -367,6 +367,15 @@ static int l_stats(lua_State *L) {
   lua_pushnumber(L, (double)s.ns_schedule / 1e6); lua_setfield(L, -2, "schedule_ms");
   SETI("heap_bound", s.heap_bound);
   SETI("heap_bound_memory", s.heap_bound_memory);
+  /* every compiler stage's time, in order: stages_ms = {{name = "validate", ms = ...}, ...} */
+  lua_createtable(L, (int)fg_graph_stage_count(), 0);
+  for (uint32_t k = 0; k < fg_graph_stage_count(); k++) {
+    lua_createtable(L, 0, 2);
+    lua_pushstring(L, fg_graph_stage_name(k)); lua_setfield(L, -2, "name");
+    lua_pushnumber(L, (double)fg_graph_stage_ns(&s, k) / 1e6); lua_setfield(L, -2, "ms");
+    lua_rawseti(L, -2, k + 1);
+  }
+  lua_setfield(L, -2, "stages_ms");
   lua_createtable(L, (int)s.heap_count, 0);
   for (uint32_t h = 0; h < s.heap_count; h++) {
     const fg_graph_heap *hp = fg_graph_heap_get(g, h);

@@ -1,97 +1,28 @@
 /* Lua binding of the frame runtime ("framegraph.runtime"): creation, frames,
- * uploads and the lifetime rule's helpers (fg_lua_runtime.h); read-backs and
- * re-plans are runtime_plan.c, external images runtime_image.c, and the
+ * the upload handles' methods and stats; read-backs and re-plans are
+ * runtime_plan.c, external images runtime_image.c, run functions, ctx
+ * tables and uploads' making runtime_slots.c, the lifetime rule's checks
+ * runtime_base.c (every runtime file depends on it, it on none), and the
  * command object nodes record with ("framegraph.cmd") is cmd.c. Style of liolib.c: one
  * metatable per type, __index method table, __gc/__close release, idempotent
  * close. Misuse raises; system failures return nil, message.
  *
  * Runtime uservalues: 1 device, 2 graph userdata, 3 compile options, 4 run
  * functions per slot, 5 ctx tables per slot, 6 blobs per parity, 7 the cmd
- * userdata, 8 the inputs of the frame being recorded.
+ * userdata, 8 the inputs of the frame being recorded, 9 external images,
+ * 10 the resolutions and dimensions set since creation.
  *
  * Upload handles ("framegraph.upload", from rt:upload / ctx.upload): a range
  * of the runtime's upload ring for one frame; uservalue 1 keeps the runtime
  * alive. cmd:copy and cmd:dispatch/draw bindings accept them. */
 #include "fg_lua_runtime.h"
 #include "fg_graph_async.h"
-#include "graph_diag.h"  /* "did you mean" for ctx.blob */
 #include "fg_vk_window.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* ------------------------------------------------------ the lifetime rule -- */
-
-lrt *fg_lua_rt_check(lua_State *L, int idx) {
-  lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
-  if (!o->rt) luaL_argerror(L, idx, "runtime is closed (rt:close() was called); make a new one with fg.runtime");
-  if (o->closing)
-    luaL_argerror(L, idx, "runtime is closed (rt:close() was called in a node's run; it goes when this frame ends)");
-  return o;
-}
 #define check_rt fg_lua_rt_check
-
-void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
-  if (o->L)
-    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "
-               "frame being recorded uses; call it between frames (after rt:frame returns)", what);
-}
-
-void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {
-  if (!fg_rt_planned(o->rt))
-    luaL_error(L, "%s: the runtime has no valid plan (a re-plan failed and so did restoring the previous one: %s); "
-               "call rt:reload, rt:set_resolution or rt:set_dimension with values that fit, or close it", what,
-               o->err);
-}
-
-const char *fg_lua_checkname(lua_State *L, int idx, const char *what) {
-  size_t n;
-  const char *s = luaL_checklstring(L, idx, &n);
-  if (strlen(s) != n)
-    luaL_argerror(L, idx, lua_pushfstring(L, "%s holds a NUL byte at position %d ('%s\\0...'); names and paths "
-                                          "cannot contain NUL", what, (int)strlen(s) + 1, s));
-  return s;
-}
-
-lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what) {
-  if (lua_type(L, idx) == LUA_TNUMBER && !lua_isinteger(L, idx)) {
-    lua_Number v = lua_tonumber(L, idx);
-    lua_Integer i;
-    if (isnan(v) || isinf(v) || !lua_numbertointeger(v, &i) || (lua_Number)i != v)
-      luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %I..%I, got %f", what, lo, hi, v));
-  }
-  lua_Integer v = luaL_checkinteger(L, idx);
-  if (v < lo || v > hi) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be in %I..%I, got %I", what, lo, hi, v));
-  return v;
-}
-
-static size_t edit_distance(const char *a, const char *b) {
-  size_t la = strlen(a), lb = strlen(b), row[64];
-  if (la >= 63 || lb >= 63) return (size_t)-1;
-  for (size_t j = 0; j <= lb; j++) row[j] = j;
-  for (size_t i = 1; i <= la; i++) {
-    size_t diag = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= lb; j++) {
-      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
-      if (up + 1 < best) best = up + 1;
-      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
-      diag = up;
-      row[j] = best;
-    }
-  }
-  return row[lb];
-}
-
-const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n) {
-  const char *best = NULL;
-  size_t bd = (size_t)-1, limit = strlen(name) / 3 + 1;
-  for (size_t i = 0; i < n; i++) {
-    size_t d = edit_distance(name, cands[i]);
-    if (d < bd) { bd = d; best = cands[i]; }
-  }
-  return bd <= limit ? best : NULL;
-}
 
 /* ---------------------------------------------------------- creation -- */
 
@@ -152,59 +83,11 @@ static int compile_opts(lua_State *L, lrt *o, int opts) {
 }
 
 /* ------------------------------------------------------------ uploads -- */
-
-/* Copies the string at bytes_idx into the ring; pushes a handle, or nil +
- * message when the ring has no room (a system limit, not a misuse). */
-static int push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_idx, const char *what) {
-  size_t n;
-  const char *bytes = luaL_checklstring(L, bytes_idx, &n);
-  lua_Integer align = luaL_optinteger(L, align_idx, 0);
-  luaL_argcheck(L, n > 0, bytes_idx, "empty upload: pass a non-empty string of bytes");
-  luaL_argcheck(L, align >= 0 && align <= FG_MAX_UPLOAD_ALIGNMENT && (align & (align - 1)) == 0, align_idx,
-                "alignment must be a power of two up to 65536 (or 0 / absent for the device's default)");
-  fg_upload_span sp;
-  uint64_t rf;
-  char err[1024];
-  if (fg_rt_upload(o->rt, 0, (uint64_t)n, (uint64_t)align, &sp, &rf, err, sizeof err)) {
-    luaL_pushfail(L);
-    lua_pushfstring(L, "%s: %s", what, err);
-    return 2;
-  }
-  memcpy(sp.ptr, bytes, n);
-  lupload *h = lua_newuserdatauv(L, sizeof *h, 1);
-  h->o = o;
-  h->ring_frame = rf;
-  h->rt_frame = fg_rt_frame_index(o->rt);
-  h->offset = sp.offset;
-  h->size = sp.size;
-  luaL_setmetatable(L, FG_LUA_UPLOAD);
-  lua_pushvalue(L, self);
-  lua_setiuservalue(L, -2, 1);
-  return 1;
-}
-
 /* rt:upload(bytes [, align]) -> upload | nil, err: data for the next frame. */
 static int rt_upload(lua_State *L) {
   lrt *o = check_rt(L, 1);
   fg_lua_rt_planned(L, o, "rt:upload");
-  return push_upload(L, o, 1, 2, 3, "rt:upload");
-}
-
-/* ctx.upload(bytes [, align]): the same, for data made while recording. */
-static void check_ctx(lua_State *L, lrt *o, const char *what) {
-  uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2));
-  if (!o || !o->rt) luaL_error(L, "%s: runtime is closed", what);
-  if (!o->L || o->slot != slot) {
-    const fg_graph_instance *in = slot < fg_graph_instance_count(o->g) ? fg_graph_instance_get(o->g, slot) : NULL;
-    luaL_error(L, "%s: ctx is closed: the ctx of node '%s' is valid only inside its run (keep no reference to ctx)",
-               what, in ? in->name : "?");
-  }
-}
-
-static int l_ctx_upload(lua_State *L) {
-  lrt *o = lua_touserdata(L, lua_upvalueindex(1));
-  check_ctx(L, o, "ctx.upload");
-  return push_upload(L, o, lua_upvalueindex(1), 1, 2, "ctx.upload");
+  return fg_lua_rt_push_upload(L, o, 1, 2, 3, "rt:upload");
 }
 
 static int up_size(lua_State *L) {
@@ -254,61 +137,6 @@ static int rt_upload_stats(lua_State *L) {
   return 1;
 }
 
-/* Run functions and ctx tables per instance slot. Needs the graph at uv 2. */
-void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
-  uint32_t n = fg_graph_instance_count(o->g);
-  uint32_t nd = fg_graph_dim_count(o->g);
-  lua_getiuservalue(L, self, UV_GRAPH);
-  fg_lua_graph_pipeline(L, lua_gettop(L));
-  lua_getfield(L, -1, "nodes");
-  int nodes = lua_gettop(L);
-  lua_createtable(L, (int)n, 0);
-  int runs = lua_gettop(L);
-  lua_createtable(L, (int)n, 0);
-  int ctxs = lua_gettop(L);
-  for (uint32_t s = 0; s < n; s++) {
-    const fg_graph_instance *in = fg_graph_instance_get(o->g, s);
-    if (lua_istable(L, nodes)) {
-      lua_geti(L, nodes, in->user);
-      if (lua_istable(L, -1)) lua_getfield(L, -1, "run");
-      else lua_pushnil(L);
-      lua_remove(L, -2);
-    } else {
-      lua_pushnil(L);
-    }
-    if (fg_lua_host_runner(L, -1)) lua_remove(L, -2);  /* run = "host:name" (host.c) */
-    if (!lua_isfunction(L, -1)) { lua_pop(L, 1); lua_pushboolean(L, 0); }
-    lua_rawseti(L, runs, s + 1);
-    lua_createtable(L, 0, 8);
-    lua_pushstring(L, in->name);
-    lua_setfield(L, -2, "name");
-    lua_pushstring(L, in->node_name);
-    lua_setfield(L, -2, "node");
-    lua_createtable(L, 0, (int)nd);
-    for (uint32_t d = 0; d < nd; d++) {
-      lua_pushinteger(L, (lua_Integer)in->index[d] + 1);
-      lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
-    }
-    lua_setfield(L, -2, "index");
-    lua_getfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
-    lua_pushvalue(L, self);
-    lua_pushinteger(L, (lua_Integer)s);
-    lua_pushcclosure(L, lua_tocfunction(L, -3), 2);
-    lua_remove(L, -2);
-    lua_setfield(L, -2, "blob");
-    lua_pushvalue(L, self);
-    lua_pushinteger(L, (lua_Integer)s);
-    lua_pushcclosure(L, l_ctx_upload, 2);
-    lua_setfield(L, -2, "upload");
-    lua_rawseti(L, ctxs, s + 1);
-  }
-  lua_pushvalue(L, runs);
-  lua_setiuservalue(L, self, UV_RUN);
-  lua_pushvalue(L, ctxs);
-  lua_setiuservalue(L, self, UV_CTX);
-  lua_settop(L, nodes - 3);
-}
-
 /* t[k] = top of the stack, without metamethods: the frame records while this
  * runs, and a user's metatable on ctx must not raise out of the recording. */
 static void raw_setfield(lua_State *L, int t, const char *k) {
@@ -336,66 +164,6 @@ static void set_ctx_extent(lua_State *L, lrt *o, int ctx, uint32_t slot) {
   raw_setfield(L, ctx, "width");
   lua_pushinteger(L, h);
   raw_setfield(L, ctx, "height");
-}
-
-static int l_blob(lua_State *L) {
-  lrt *o = lua_touserdata(L, lua_upvalueindex(1));
-  check_ctx(L, o, "ctx.blob");
-  const char *name = fg_lua_checkname(L, 1, "blob name");
-  int self = lua_upvalueindex(1);
-  lua_getiuservalue(L, self, UV_INPUTS);
-  if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, name);
-    if (!lua_isnil(L, -1)) return 1;
-    lua_pop(L, 1);
-  }
-  lua_pop(L, 1);
-  /* A multiplexed blob has one copy per index: key it by the physical
-   * resource this instance uses (so camera[eye=2] and gbuffer[eye=2] share
-   * one table, apart from eye 1's); an optional blob nobody provides this
-   * frame keeps one table per name; a name the node did not declare (and no
-   * rt:frame input) is refused. */
-  uint32_t slot = (uint32_t)lua_tointeger(L, lua_upvalueindex(2)), ph = FG_GRAPH_NONE;
-  const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
-  int declared = 0;
-  for (uint32_t u = 0; in && u < in->use_count && ph == FG_GRAPH_NONE; u++) {
-    const fg_graph_use *us = &in->uses[u];
-    if (!strcmp(us->name, name) || (us->rename_to && !strcmp(us->rename_to, name))) {
-      declared = 1;
-      if (!us->missing) ph = fg_rt_use_phys(o->rt, slot, u);
-    }
-  }
-  if (in && !declared) {
-    /* a misspelt name would hand back a fresh empty table and fail a line later */
-    graph_suggest sg;
-    char hint[160];
-    graph_suggest_begin(&sg, name);
-    for (uint32_t u = 0; u < in->use_count; u++) graph_suggest_feed(&sg, in->uses[u].name);
-    return luaL_error(L, "node '%s': ctx.blob('%s'): the node declares no '%s'%s; a blob is declared like any "
-                      "resource: create = { %s = { blob = true } } in the node that makes it, read = { \"%s\" } in "
-                      "the nodes that use it", in->name, name, name, graph_suggest_text(&sg, hint, sizeof hint), name,
-                      name);
-  }
-  lua_getiuservalue(L, self, UV_BLOBS);
-  lua_geti(L, -1, (lua_Integer)fg_rt_parity(o->rt) + 1);
-  if (ph != FG_GRAPH_NONE) lua_pushinteger(L, (lua_Integer)ph);
-  else lua_pushstring(L, name);
-  lua_pushvalue(L, -1);
-  lua_gettable(L, -3);
-  if (lua_isnil(L, -1)) {
-    lua_pop(L, 1);
-    lua_newtable(L);
-    lua_pushvalue(L, -2);
-    lua_pushvalue(L, -2);
-    lua_settable(L, -5);
-  }
-  return 1;
-}
-
-void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx) {
-  lua_pushvalue(L, graph_idx);
-  lua_setiuservalue(L, self, UV_GRAPH);
-  o->g = fg_lua_checkgraph(L, graph_idx);
 }
 
 /* core.runtime(dev, pipeline, opts) -> rt | nil, err */
@@ -530,6 +298,8 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
     const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
     const char *msg = lua_tostring(L, -1);
     fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg ? msg : "(error object is not a string)");
+    o->fail = FG_LUA_FAIL_RUN;
+    o->fail_slot = slot;
     lua_settop(L, top);
     return 1;
   }
@@ -613,6 +383,7 @@ static int rt_frame(lua_State *L) {
   lua_settop(L, 2);
   lua_pushvalue(L, 2);
   lua_setiuservalue(L, 1, UV_INPUTS);
+  o->fail = FG_LUA_FAIL_NONE;
   /* provide() is user code run for this frame: what run may not do (close,
    * re-plan, reload) it may not do either, so the frame counts as recording. */
   o->L = L;
@@ -748,8 +519,9 @@ static int l_runtime_state(lua_State *L) {
   return 1;
 }
 
+/* rt:frame is runtime.lua's (the probation of a reloaded pipeline around
+ * hooks.frame, this file's rt_frame) */
 static const luaL_Reg rt_methods[] = {
-  {"frame", rt_frame},
   {"memory", rt_memory},
   {"stats", rt_stats},
   {"timings", rt_timings},
@@ -770,10 +542,8 @@ void fg_lua_open_runtime(lua_State *L) {
   fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
   luaL_getmetatable(L, FG_LUA_RUNTIME);
   lua_getfield(L, -1, "__index");
-  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds reload here */
+  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds frame, graph and reload here */
   lua_pop(L, 1);
-  lua_pushcfunction(L, l_blob);
-  lua_setfield(L, LUA_REGISTRYINDEX, "framegraph.runtime.blobfn");
   luaL_newmetatable(L, FG_LUA_UPLOAD);
   lua_pushcfunction(L, up_tostring); lua_setfield(L, -2, "__tostring");
   lua_pushcfunction(L, up_size); lua_setfield(L, -2, "__len");
@@ -784,6 +554,10 @@ void fg_lua_open_runtime(lua_State *L) {
   lua_setfield(L, -2, "__index");
   lua_pop(L, 1);
   fg_lua_open_runtime_plan(L);
+  lua_getfield(L, -1, "runtime_hooks");
+  lua_pushcfunction(L, rt_frame);
+  lua_setfield(L, -2, "frame");
+  lua_pop(L, 1);
   fg_lua_open_runtime_image(L);
   lua_pushcfunction(L, l_runtime);
   lua_setfield(L, -2, "runtime");

@@ -9,7 +9,8 @@
 
 #define check_rt fg_lua_rt_check
 
-/* The runtime's graph userdata (rt:graph() in Lua wraps it in a read-only view). */
+/* hooks.graph(rt): the runtime's graph userdata (rt:graph() in Lua is a
+ * read-only view of it). */
 static int rt_graph(lua_State *L) {
   check_rt(L, 1);
   lua_getiuservalue(L, 1, UV_GRAPH);
@@ -142,8 +143,8 @@ static int rt_save_png(lua_State *L) {
 /* Reload primitives; rt:reload itself is Lua (lua/framegraph/runtime.lua:
  * one loader, one compile, roll back on a failing run). */
 
-/* rt:_compile(pipeline [, opts]) -> graph: compiles with the runtime's
- * options (or `opts`, made from rt:_opts()) and the device's memory
+/* hooks.compile(rt, pipeline [, opts]) -> graph: compiles with the runtime's
+ * options (or `opts`, made from hooks.opts(rt)) and the device's memory
  * requirements; raises the compile error. */
 static int rt_compile(lua_State *L) {
   lrt *o = check_rt(L, 1);
@@ -155,14 +156,14 @@ static int rt_compile(lua_State *L) {
   return 1;
 }
 
-/* rt:_opts() -> the compile options the runtime was made with */
+/* hooks.opts(rt) -> the compile options the runtime was made with */
 static int rt_opts(lua_State *L) {
   check_rt(L, 1);
   lua_getiuservalue(L, 1, UV_OPTS);
   return 1;
 }
 
-/* rt:_adopt(graph) -> true, kept | nil, err: runs `graph` from the next
+/* hooks.adopt(rt, graph) -> true, kept | nil, err: runs `graph` from the next
  * frame, keeping the contents of unchanged history resources. When it cannot
  * be placed the previous graph keeps running. */
 static int rt_adopt(lua_State *L) {
@@ -193,7 +194,7 @@ static int rt_fail_allocations(lua_State *L) {
   return 0;
 }
 
-/* rt:_slots(): takes the run functions again from the graph's pipeline (a
+/* hooks.slots(rt): takes the run functions again from the graph's pipeline (a
  * reload that changed only run functions). */
 static int rt_slots(lua_State *L) {
   lrt *o = check_rt(L, 1);
@@ -216,12 +217,41 @@ static int set_dimension_fn(fg_graph *g, const char *name, uint32_t a, uint32_t 
   return fg_graph_set_dimension(g, name, a);
 }
 
+/* UV_DYN[field][name] = the value on top (popped) */
+static void remember(lua_State *L, const char *field, const char *name) {
+  if (lua_getiuservalue(L, 1, UV_DYN) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, 2);
+    lua_pushvalue(L, -1);
+    lua_setiuservalue(L, 1, UV_DYN);
+  }
+  if (lua_getfield(L, -1, field) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+    lua_pushvalue(L, -1);
+    lua_setfield(L, -3, field);
+  }
+  lua_pushvalue(L, -3);
+  lua_setfield(L, -2, name);
+  lua_pop(L, 3);
+}
+
 static int replan(lua_State *L, lrt *o, apply_fn apply, const char *name, uint32_t a, uint32_t b, uint32_t oa,
                   uint32_t ob, const char *call, const char *kept) {
   fg_rt_wait_idle(o->rt);
   if (!apply(o->g, name, a, b)) {
     if (!fg_rt_rebuild(o->rt, o->g, o->err, sizeof o->err)) {
       fg_lua_rt_build_slots(L, o, 1);
+      /* a structural reload keeps the values set since (hooks.dynamic) */
+      if (apply == set_resolution_fn) {
+        lua_createtable(L, 2, 0);
+        lua_pushinteger(L, a); lua_rawseti(L, -2, 1);
+        lua_pushinteger(L, b); lua_rawseti(L, -2, 2);
+        remember(L, "resolutions", name);
+      } else {
+        lua_pushinteger(L, a);
+        remember(L, "dimensions", name);
+      }
       lua_pushboolean(L, 1);
       return 1;
     }
@@ -284,18 +314,48 @@ static int rt_set_dimension(lua_State *L) {
   return replan(L, o, set_dimension_fn, name, (uint32_t)n, 0, old, 0, call, kept);
 }
 
+/* hooks.dynamic(rt) -> {resolutions = {name = {w, h}}, dimensions = {name = n}}:
+ * what rt:set_resolution / rt:set_dimension set since the runtime was made */
+static int rt_dynamic(lua_State *L) {
+  check_rt(L, 1);
+  if (lua_getiuservalue(L, 1, UV_DYN) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_newtable(L);
+  }
+  return 1;
+}
+
+/* hooks.failure(rt) -> nil | kind, instance, node: why the last rt:frame
+ * failed, as values (kind "run": instance's run raised; node is the node's
+ * position in the pipeline) */
+static int rt_failure(lua_State *L) {
+  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  if (o->fail != FG_LUA_FAIL_RUN || !o->g || o->fail_slot >= fg_graph_instance_count(o->g)) {
+    lua_pushnil(L);
+    return 1;
+  }
+  const fg_graph_instance *in = fg_graph_instance_get(o->g, o->fail_slot);
+  lua_pushliteral(L, "run");
+  lua_pushstring(L, in->name);
+  lua_pushinteger(L, (lua_Integer)in->user);
+  return 3;
+}
+
 static const luaL_Reg plan_methods[] = {
   {"read", rt_read},
   {"save_png", rt_save_png},
-  {"_compile", rt_compile},
-  {"_opts", rt_opts},
-  {"_adopt", rt_adopt},
-  {"_slots", rt_slots},
   {"_fail_allocations", rt_fail_allocations},
   {"set_resolution", rt_set_resolution},
   {"set_dimension", rt_set_dimension},
-  {"graph", rt_graph},
   {NULL, NULL},
+};
+
+/* The primitives rt:reload and the frame's rollback are made of
+ * (lua/framegraph/runtime.lua), called as hooks.name(rt, ...): not methods,
+ * so no user object offers them. */
+static const luaL_Reg plan_hooks[] = {
+  {"compile", rt_compile}, {"opts", rt_opts}, {"adopt", rt_adopt}, {"slots", rt_slots},
+  {"graph", rt_graph}, {"dynamic", rt_dynamic}, {"failure", rt_failure}, {NULL, NULL},
 };
 
 void fg_lua_open_runtime_plan(lua_State *L) {
@@ -303,4 +363,6 @@ void fg_lua_open_runtime_plan(lua_State *L) {
   lua_getfield(L, -1, "__index");
   luaL_setfuncs(L, plan_methods, 0);
   lua_pop(L, 2);
+  luaL_newlib(L, plan_hooks);
+  lua_setfield(L, -2, "runtime_hooks");
 }

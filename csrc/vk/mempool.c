@@ -569,7 +569,7 @@ int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_
       }
       fg_vk_free(p->dev, m.mem);
     }
-    free(mv); /* fg_block_defrag_plan's: plain malloc by its contract */
+    if (mv) fg_block_free_result(sp->blocks, mv);
     sp_unlock(sp);
   }
   if (rc) { fg_vk_free(p->dev, out); return -1; }

@@ -76,7 +76,7 @@ local function not_compiling(msg, path, pipeline)
 end
 
 function M.runtime(dev, pipeline, opts)
-  local st = { dev = dev, shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
+  local st = { dev = dev, shaders = {}, rollbacks = {} }
   local p, cache = pipeline, nil
   if type(pipeline) == "string" then
     p, cache = load_file(pipeline, st)
@@ -91,27 +91,13 @@ function M.runtime(dev, pipeline, opts)
   return rt
 end
 
+-- The C runtime's methods, to which this file adds the ones written in Lua
+-- (graph, reload, frame); it replaces none of them. What they are made of
+-- are hooks (hooks.name(rt, ...)), not methods: no user object offers them.
+-- rhooks.compile is looked up at each call, so a spec can count compiles.
 local methods = core.runtime_methods
-
--- rt:graph() is a read-only view of the plan the runtime renders: it follows
--- reloads and re-plans, reads through to the runtime's graph, and refuses what
--- would change the plan behind the runtime's back (the runtime's own calls do
--- that, with the previous plan kept when they fail). Once the runtime is
--- closed, every call on the view raises "graph is closed".
-local c_graph = methods.graph
--- Adopting a graph stays private to this file: an adopted graph the user
--- could close would leave the runtime rendering freed memory. (The compile
--- hook only makes a graph the caller owns; specs count compiles through it.)
-local c_adopt, c_slots = methods._adopt, methods._slots
-methods._adopt, methods._slots = nil, nil
--- The runtime's own compile and options: hooks, not methods (no user object
--- offers them); looked up at each call, so a spec can count compiles.
-core.runtime_hooks = core.runtime_hooks or {}
 local rhooks = core.runtime_hooks
-if methods._compile then
-  rhooks.compile, rhooks.opts = methods._compile, methods._opts
-  methods._compile, methods._opts = nil, nil
-end
+local c_graph = rhooks.graph
 local ghooks = core.graph_hooks
 local MUTATORS = {
   close = "close the runtime with rt:close()",
@@ -169,7 +155,7 @@ end
 local function state_of(rt)
   local st = state[rt]
   if not st then  -- made by core.runtime directly
-    st = { shaders = {}, rollbacks = {}, resolutions = {}, dimensions = {} }
+    st = { shaders = {}, rollbacks = {} }
     state[rt] = st
   end
   return st
@@ -190,15 +176,17 @@ local function set_pipeline(g, p)
 end
 
 -- The runtime's compile options plus what rt:set_resolution / rt:set_dimension
--- changed since, for the names the new pipeline still declares (nil: none).
-local function compile_opts(rt, st, new)
-  if not next(st.resolutions) and not next(st.dimensions) then return nil end
+-- changed since (the runtime keeps them), for the names the new pipeline
+-- still declares (nil: none).
+local function compile_opts(rt, new)
+  local dyn = rhooks.dynamic(rt)
+  if not next(dyn.resolutions or {}) and not next(dyn.dimensions or {}) then return nil end
   local base, opts = rhooks.opts(rt), {}
   for k, v in pairs(base) do opts[k] = v end
   for _, key in ipairs{ "resolutions", "dimensions" } do
     local merged, declared = {}, type(new[key]) == "table" and new[key] or {}
     for k, v in pairs(type(base[key]) == "table" and base[key] or {}) do merged[k] = v end
-    for name, v in pairs(st[key]) do
+    for name, v in pairs(dyn[key] or {}) do
       if declared[name] ~= nil then merged[name] = v end
     end
     opts[key] = next(merged) and merged or nil
@@ -234,19 +222,19 @@ function methods:reload(p)
       return nil, not_compiling(table.concat(problems, "\n"), path, new)
     end
     set_pipeline(g, new)
-    c_slots(self)
+    rhooks.slots(self)
     changes.recompiled = false
     changes.kept_history = 0
   else
     -- The C compile does not call back into Lua: the schema check comes first.
     local ok, ng = pcall(function()
       schema.check(new, nil, "runtime")
-      return rhooks.compile(self, new, compile_opts(self, st, new))
+      return rhooks.compile(self, new, compile_opts(self, new))
     end)
     if not ok then
       return nil, not_compiling(tostring(ng), path, new)
     end
-    local done, kept = c_adopt(self, ng)
+    local done, kept = rhooks.adopt(self, ng)
     if not done then ng:close() return nil, kept end
     changes.recompiled = true
     changes.kept_history = kept
@@ -262,43 +250,31 @@ local function rollback(rt, st, why)
   local good = st.good
   st.good = nil
   if c_graph(rt) ~= good.graph then
-    local ok, err = c_adopt(rt, good.graph)
+    local ok, err = rhooks.adopt(rt, good.graph)
     if not ok then error(why .. "\nand rolling back failed: " .. tostring(err), 0) end
   end
   set_pipeline(good.graph, good.pipeline)
-  c_slots(rt)
+  rhooks.slots(rt)
   st.rollbacks[#st.rollbacks + 1] = why
 end
 
--- "node 'blur[eye=1]' run failed: f.lua:12: boom" -> the same, plus where run is defined.
+-- A frame whose node's run raised (the runtime says so: hooks.failure) -> its
+-- message plus where that run is defined; nil for any other failure.
 local function run_error(rt, msg)
-  local inst = msg:match("^node '([^']+)' run failed")
-  if not inst then return nil end
-  local name = inst:gsub("%[.*$", "")
-  for _, n in ipairs(c_graph(rt):pipeline().nodes) do
-    if n.name == name and type(n.run) == "function" then
-      local info = debug.getinfo(n.run, "S")
-      return ("%s (run defined at %s:%d)"):format(msg, info.short_src, info.linedefined)
-    end
+  local kind, _, node = rhooks.failure(rt)
+  if kind ~= "run" then return nil end
+  local n = c_graph(rt):pipeline().nodes[node]
+  if type(n) == "table" and type(n.run) == "function" then
+    local info = debug.getinfo(n.run, "S")
+    return ("%s (run defined at %s:%d)"):format(msg, info.short_src, info.linedefined)
   end
   return msg
 end
 
--- Dynamic resolution and dimension changes outlive a structural reload.
-local c_set_resolution, c_set_dimension = methods.set_resolution, methods.set_dimension
-function methods:set_resolution(name, w, h)
-  local ok, err = c_set_resolution(self, name, w, h)
-  if ok then state_of(self).resolutions[name] = { w, h } end
-  return ok, err
-end
-function methods:set_dimension(name, n)
-  local ok, err = c_set_dimension(self, name, n)
-  if ok then state_of(self).dimensions[name] = n end
-  return ok, err
-end
-
-local c_frame = methods.frame
-function methods:frame(inputs)
+-- rt:frame, plus the probation of a reloaded pipeline: when a node's run
+-- raises before one of its frames completed, back to the last good one.
+local c_frame = rhooks.frame
+local function frame(self, inputs)
   local st = state[self]
   if not (st and st.good) then return c_frame(self, inputs) end
   local ok, res, err = pcall(c_frame, self, inputs)
@@ -314,6 +290,7 @@ function methods:frame(inputs)
   if stats then stats.rolled_back = why end
   return stats, ferr
 end
+methods.frame = frame
 
 -- For fg.watch: the rollback messages of a runtime so far (a list that grows).
 function M._rollbacks(rt)

@@ -1,10 +1,10 @@
-/* Stage PLAN: memory for the physical resources.
+/* Stage SIZE: what every physical resource needs, whatever the order.
  *   sizes:  extents from the resolutions, bytes and alignment from the sizer
  *           (once per logical resource: its copies share the description)
+ *   checks: pass attachments agree in size and kind of format
  *   groups: identical descriptions share a pool group id (the pool solver)
- *   pack:   one fg_pack problem per memory-type value = one heap each
- * Also the fast re-plan of set_resolution: same items, new sizes, the
- * previous offsets as the packer's warm start. */
+ *   heaps:  one heap per memory-type value, numbered by first appearance
+ * The first stage of set_resolution's re-plan. */
 #include "graph_ir.h"
 #include <math.h>
 #include <stdio.h>
@@ -125,8 +125,16 @@ typedef struct group_key {
 } group_key;
 
 /* Sizes every physical resource; for packed kinds (textures, buffers) one
- * key per logical resource goes to keys[*nk]. Resets heap/offset/group. */
+ * key per logical resource goes to keys[*nk]. Resets heap and group (the
+ * offsets stay: a re-plan warm-starts from them). */
 static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
+  if (!g->replan) {
+    if (vec_grow(&g->h, (void **)&g->ir.view.a, &g->ir.view.cap, g->logicals.n + 1, sizeof *g->ir.view.a)) {
+      graph_problem(g, "out of memory");
+      return -1;
+    }
+    g->ir.view.n = g->logicals.n;
+  }
   fg_graph_sizer_fn sizer = g->cdesc.sizer ? g->cdesc.sizer : default_sizer;
   void *su = g->cdesc.sizer ? g->cdesc.sizer_user : &g->cdesc.profile;
   for (uint32_t l = 0; l < g->logicals.n; l++) {
@@ -137,8 +145,12 @@ static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
     if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_EXTERNAL) graph_resolve_extent(g, s, &w, &h);
     fg_graph_memreq mr;
     memset(&mr, 0, sizeof mr);
-    fg_graph_resource *R0 = &g->phys.a[L->phys_base];
-    for (uint32_t k = 0; k < 2 * L->mux_count; k++) { g->phys.a[L->phys_base + k].width = w; g->phys.a[L->phys_base + k].height = h; }
+    for (uint32_t k = 0; k < 2 * L->mux_count; k++) { g->ir.res.a[L->phys_base + k].width = w; g->ir.res.a[L->phys_base + k].height = h; }
+    /* the sizer reads the description of the first copy (made once per
+     * compile; a re-plan changes only its extent) */
+    fg_graph_resource *R0 = &g->ir.view.a[l];
+    if (g->replan) { R0->width = w; R0->height = h; }
+    else graph_resource_desc(g, L->phys_base, R0);
     if (s->d.kind == FG_RES_TEXTURE || s->d.kind == FG_RES_BUFFER) {
       if (check_resource_bytes(g, s, R0->name, w, h)) return -1;
       if (sizer(su, R0, &mr) || !mr.size) {
@@ -152,13 +164,12 @@ static int size_resources(fg_graph *g, group_key *keys, uint32_t *nk) {
       keys[(*nk)++] = K;
     }
     for (uint32_t k = 0; k < 2 * L->mux_count; k++) {
-      fg_graph_resource *R = &g->phys.a[L->phys_base + k];
+      ir_res *R = &g->ir.res.a[L->phys_base + k];
       R->size = mr.size;
       R->alignment = mr.alignment;
       R->memory_type_bits = mr.memory_type_bits;
       R->mem_kind = mr.kind;
       R->heap = NONE;
-      R->offset = 0;
       R->group = 0;
     }
   }
@@ -189,11 +200,8 @@ static uint64_t hash_group(const group_key *x) {
 static int assign_groups(fg_graph *g, const group_key *keys, uint32_t nk) {
   uint32_t cap = 16;
   while (cap < 2 * nk) cap *= 2;
-  uint32_t *slot = fg_malloc(&g->h, cap * sizeof(uint32_t)), *gids = fg_malloc(&g->h, (nk + 1) * sizeof(uint32_t));
-  if (!slot || !gids) {
-    fg_free(&g->h, slot); fg_free(&g->h, gids);
-    return -1;
-  }
+  uint32_t *slot = arena_alloc(g, cap * sizeof(uint32_t)), *gids = arena_alloc(g, (nk + 1) * sizeof(uint32_t));
+  if (!slot || !gids) return -1;
   memset(slot, 0xff, cap * sizeof(uint32_t));
   uint32_t gid = 0;
   for (uint32_t k = 0; k < nk; k++) {
@@ -202,116 +210,10 @@ static int assign_groups(fg_graph *g, const group_key *keys, uint32_t nk) {
     if (slot[q] == NONE) { slot[q] = k; gids[k] = ++gid; }
     else gids[k] = gids[slot[q]];
     const logical *L = &g->logicals.a[keys[k].logical];
-    for (uint32_t r = 0; r < 2 * L->mux_count; r++) g->phys.a[L->phys_base + r].group = gids[k];
+    for (uint32_t r = 0; r < 2 * L->mux_count; r++) g->ir.res.a[L->phys_base + r].group = gids[k];
   }
-  fg_free(&g->h, slot);
-  fg_free(&g->h, gids);
   return 0;
 }
-/* pack_capacity: the plan packed above it is packed again as a decision at
- * it (fg_pack's capacity mode, the budget going to fitting it); the lower
- * packing is kept when that one does not fit either. -1 with a problem on
- * OOM or a packer error. */
-static int pack_decide(fg_graph *g, fg_pack_desc *pd, fg_pack_result *res, char *perr, size_t errlen) {
-  uint32_t n = g->items.n;
-  uint64_t *keep = malloc(sizeof(uint64_t) * (n ? n : 1));
-  if (!keep) {
-    graph_problem(g, "out of memory");
-    return -1;
-  }
-  memcpy(keep, g->offsets.a, sizeof(uint64_t) * n);
-  fg_pack_result r;
-  memset(&r, 0, sizeof r);
-  pd->capacity = g->cdesc.pack_capacity;
-  pd->offset_hint = NULL;
-  if (fg_pack(g->items.a, n, pd, g->offsets.a, &r, perr, errlen)) {
-    free(keep);
-    graph_problem(g, "memory plan: %s", perr[0] ? perr : "packing failed");
-    return -1;
-  }
-  if (!r.fits && r.makespan > res->makespan) { /* keep the lower packing, with what the decision said */
-    memcpy(g->offsets.a, keep, sizeof(uint64_t) * n);
-    r.makespan = res->makespan;
-    r.optimal = res->optimal;
-    if (res->bound > r.bound) r.bound = res->bound;
-  }
-  r.replayed = 0;
-  *res = r;
-  free(keep);
-  return 0;
-}
-
-
-/* ------------------------------------------------------------------ pack -- */
-static int packed_kind(const fg_graph_resource *R) { return R->kind == FG_RES_TEXTURE || R->kind == FG_RES_BUFFER; }
-
-/* Packs every not yet placed resource of memory type mt as heap number
- * g->heaps.n; adds to the stats' sums. */
-static int pack_memory_type(fg_graph *g, uint32_t mt, int replan) {
-  g->items.n = g->item_phys.n = g->hint.n = 0;
-  for (uint32_t r = 0; r < g->phys.n; r++) {
-    fg_graph_resource *R = &g->phys.a[r];
-    if (!packed_kind(R) || R->heap != NONE || R->memory_type_bits != mt) continue;
-    fg_pack_item it = {R->start, R->stop, R->size, R->alignment, R->mem_kind, R->group};
-    if (VPUSH(&g->h, g->items, it) || VPUSH(&g->h, g->item_phys, r) ||
-        (replan && VPUSH(&g->h, g->hint, g->prev_off.a[r])))
-      goto oom;
-    R->heap = g->heaps.n;
-    g->stats.naive_bytes += R->size;
-    /* each size is at most FG_MAX_RESOURCE_BYTES, so this cannot wrap first;
-     * past 2^62 the packer's sums could (offsets plus sizes) */
-    if (g->stats.naive_bytes > (uint64_t)1 << 62) {
-      graph_problem(g, "the plan needs more than 2^62 bytes before aliasing (resource '%s' and %u copies before it); "
-                       "lower the resolutions or the dimension counts", R->name, g->items.n - 1);
-      return -1;
-    }
-  }
-  if (vec_grow(&g->h, (void **)&g->offsets.a, &g->offsets.cap, g->items.n, sizeof(uint64_t))) goto oom;
-  fg_pack_desc pd;
-  memset(&pd, 0, sizeof pd);
-  pd.period = 2 * g->inst.n;
-  pd.solver = g->cdesc.solver;
-  pd.granularity = g->cdesc.profile.granularity;
-  pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
-  pd.offset_hint = replan ? g->hint.a : NULL;
-  /* the heap this one replaces (heaps are packed in the same order every plan) */
-  uint64_t ref_bytes = 0, ref_bound = 0;
-  if (replan && g->heaps.n < g->heaps_prev_n && g->heaps.a[g->heaps.n].memory_type_bits == mt) {
-    ref_bytes = pd.hint_makespan = g->heaps.a[g->heaps.n].ref_bytes;
-    ref_bound = pd.hint_bound = g->heaps.a[g->heaps.n].ref_bound;
-  }
-  /* the lifetimes stay across re-plans (fg_pack checks that they did) */
-  while (g->pcache.n <= g->heaps.n) {
-    fg_pack_cache *c = fg_pack_cache_new();
-    if (!c || VPUSH(&g->h, g->pcache, c)) {
-      fg_pack_cache_free(c);
-      goto oom;
-    }
-  }
-  pd.cache = g->pcache.a[g->heaps.n];
-  fg_pack_result res;
-  memset(&res, 0, sizeof res);
-  char perr[256] = "";
-  if (fg_pack(g->items.a, g->items.n, &pd, g->offsets.a, &res, perr, sizeof perr)) {
-    graph_problem(g, "memory plan: %s", perr[0] ? perr : "packing failed");
-    return -1;
-  }
-  if (g->cdesc.pack_capacity && res.makespan > g->cdesc.pack_capacity && pack_decide(g, &pd, &res, perr, sizeof perr))
-    return -1;
-  if (g->cdesc.pack_capacity && res.makespan <= g->cdesc.pack_capacity) res.fits = res.proved = 1;
-  for (uint32_t k = 0; k < g->items.n; k++) g->phys.a[g->item_phys.a[k]].offset = g->offsets.a[k];
-  fg_graph_heap hp = {mt, res.makespan, res.load, g->items.n, res.optimal, res.bound, res.bound_partial,
-                      res.replayed, res.replayed ? ref_bytes : res.makespan, res.replayed ? ref_bound : res.bound,
-                      res.fits, res.proved};
-  if (VPUSH(&g->h, g->heaps, hp)) goto oom;
-  g->stats.heap_bytes += res.makespan;
-  g->stats.load_bytes += res.load;
-  return 0;
-oom:
-  graph_problem(g, "out of memory");
-  return -1;
-}
-
 /* A render pass draws one area: an attachment smaller than another would be
  * read and written past its edge (Vulkan forbids it), a larger one only in
  * part. Extents are known only now (resolutions and scales); formats are
@@ -319,32 +221,34 @@ oom:
  * a color format cannot be a depth attachment, nor the reverse. */
 static int check_pass_extents(fg_graph *g) {
   const char *reported = NULL;
-  for (uint32_t s = 0; s < g->inst.n; s++) {
-    const fg_graph_instance *in = &g->inst.a[s];
-    if (!in->has_pass || in->node_name == reported) continue;
+  for (uint32_t s = 0; s < g->ir.inst.n; s++) {
+    const ir_inst *in = &g->ir.inst.a[s];
+    const char *node_name = S(g, g->nodes.a[in->node].name);
+    if (!in->has_pass || node_name == reported) continue;
     const char *first = NULL;
     uint32_t fw = 0, fh = 0, nat = in->color_count + (in->has_depth ? 1 : 0);
     for (uint32_t c = 0; c < nat; c++) {
-      const fg_graph_attachment *ga = c < in->color_count ? &in->colors[c] : &in->depth;
-      const fg_graph_use *us = &in->uses[ga->use];
-      uint32_t ph = us->phys[0];
-      if (ph == NONE || ph >= g->phys.n) continue;  /* a missing optional attachment */
-      const fg_graph_resource *R = &g->phys.a[ph];
-      uint32_t asp = fg_format_get(R->format)->aspects, color = c < in->color_count;
+      const fg_graph_attachment *ga = c < in->color_count ? &g->atts.a[in->att_first + c] : &in->depth;
+      const ir_use *us = &g->ir.use.a[in->use_first + ga->use];
+      uint32_t ph = use_phys(g, us, 0);
+      if (ph == NONE || ph >= g->ir.res.n) continue;  /* a missing optional attachment */
+      const ir_res *R = &g->ir.res.a[ph];
+      fg_format fmt = g->descs.a[g->logicals.a[R->logical].desc].d.format;
+      uint32_t asp = fg_format_get(fmt)->aspects, color = c < in->color_count;
       if (color ? !(asp & FG_ASPECT_COLOR) : !(asp & (FG_ASPECT_DEPTH | FG_ASPECT_STENCIL))) {
         graph_problem(g, "node '%s': pass %s '%s' has format %s, which is not a %s format; give it a %s format or "
-                         "move it to pass.%s", in->node_name, color ? "color" : "depth", us->name,
-                      fg_format_get(R->format)->name, color ? "color" : "depth/stencil",
+                         "move it to pass.%s", node_name, color ? "color" : "depth", S(g, us->name),
+                      fg_format_get(fmt)->name, color ? "color" : "depth/stencil",
                       color ? "color (e.g. rgba8_unorm)" : "depth (e.g. d32_sfloat)", color ? "depth" : "color");
-        reported = in->node_name;
+        reported = node_name;
         break;
       }
-      if (!first) { first = us->name; fw = R->width; fh = R->height; continue; }
+      if (!first) { first = S(g, us->name); fw = R->width; fh = R->height; continue; }
       if (R->width != fw || R->height != fh) {
         graph_problem(g, "node '%s': pass attachments differ in size: '%s' is %ux%u but '%s' is %ux%u; give every "
                          "attachment of a pass the same size (same resolution and scale)",
-                      in->node_name, first, fw, fh, us->name, R->width, R->height);
-        reported = in->node_name;
+                      node_name, first, fw, fh, S(g, us->name), R->width, R->height);
+        reported = node_name;
         break;
       }
     }
@@ -353,28 +257,27 @@ static int check_pass_extents(fg_graph *g) {
 }
 
 /* ------------------------------------------------------------- the stage -- */
-int graph_plan(fg_graph *g, int replan) {
-  if (replan) {
-    if (vec_grow(&g->h, (void **)&g->prev_off.a, &g->prev_off.cap, g->phys.n, sizeof(uint64_t))) {
-      graph_problem(g, "out of memory");
-      return -1;
-    }
-    for (uint32_t r = 0; r < g->phys.n; r++) g->prev_off.a[r] = g->phys.a[r].offset;
-  }
-  g->heaps_prev_n = replan ? g->heaps.n : 0;
-  g->heaps.n = 0;
-  group_key *keys = fg_malloc(&g->h, (g->logicals.n + 1) * sizeof(group_key));
+static int packed_kind(fg_res_kind k) { return k == FG_RES_TEXTURE || k == FG_RES_BUFFER; }
+
+int graph_size(fg_graph *g, graph_names *c) {
+  (void)c;
+  group_key *keys = arena_alloc(g, (g->logicals.n + 1) * sizeof(group_key));
   if (!keys) { graph_problem(g, "out of memory"); return -1; }
   uint32_t nk = 0;
-  if (size_resources(g, keys, &nk) || check_pass_extents(g)) { fg_free(&g->h, keys); return -1; }
-  int rc = assign_groups(g, keys, nk);
-  fg_free(&g->h, keys);
-  if (rc) { graph_problem(g, "out of memory"); return -1; }
-  g->stats.naive_bytes = g->stats.heap_bytes = g->stats.load_bytes = 0;
-  /* one packing problem per memory-type value, in order of first appearance */
-  for (uint32_t r = 0; r < g->phys.n; r++) {
-    const fg_graph_resource *R = &g->phys.a[r];
-    if (packed_kind(R) && R->heap == NONE && pack_memory_type(g, R->memory_type_bits, replan)) return -1;
+  if (size_resources(g, keys, &nk) || check_pass_extents(g)) return -1;
+  if (assign_groups(g, keys, nk)) { graph_problem(g, "out of memory"); return -1; }
+  /* one heap per memory-type value, in order of first appearance */
+  g->ir.nheaps = 0;
+  for (uint32_t r = 0; r < g->ir.res.n; r++) {
+    ir_res *R = &g->ir.res.a[r];
+    if (R->heap != NONE || !packed_kind(g->descs.a[g->logicals.a[R->logical].desc].d.kind)) continue;
+    for (uint32_t q = r; q < g->ir.res.n; q++) {
+      ir_res *Q = &g->ir.res.a[q];
+      if (Q->heap == NONE && Q->memory_type_bits == R->memory_type_bits &&
+          packed_kind(g->descs.a[g->logicals.a[Q->logical].desc].d.kind))
+        Q->heap = g->ir.nheaps;
+    }
+    g->ir.nheaps++;
   }
   return 0;
 }

@@ -1,0 +1,79 @@
+/* runtime_base: the lifetime rule's checks and the argument helpers every
+ * runtime file and window.c use (fg_lua_runtime.h). It calls nothing of the
+ * other runtime files: they depend on it, never the reverse. */
+#include "fg_lua_runtime.h"
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------ the lifetime rule -- */
+
+lrt *fg_lua_rt_check(lua_State *L, int idx) {
+  lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
+  if (!o->rt) luaL_argerror(L, idx, "runtime is closed (rt:close() was called); make a new one with fg.runtime");
+  if (o->closing)
+    luaL_argerror(L, idx, "runtime is closed (rt:close() was called in a node's run; it goes when this frame ends)");
+  return o;
+}
+
+void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
+  if (o->L)
+    luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "
+               "frame being recorded uses; call it between frames (after rt:frame returns)", what);
+}
+
+void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {
+  if (!fg_rt_planned(o->rt))
+    luaL_error(L, "%s: the runtime has no valid plan (a re-plan failed and so did restoring the previous one: %s); "
+               "call rt:reload, rt:set_resolution or rt:set_dimension with values that fit, or close it", what,
+               o->err);
+}
+
+const char *fg_lua_checkname(lua_State *L, int idx, const char *what) {
+  size_t n;
+  const char *s = luaL_checklstring(L, idx, &n);
+  if (strlen(s) != n)
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s holds a NUL byte at position %d ('%s\\0...'); names and paths "
+                                          "cannot contain NUL", what, (int)strlen(s) + 1, s));
+  return s;
+}
+
+lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what) {
+  if (lua_type(L, idx) == LUA_TNUMBER && !lua_isinteger(L, idx)) {
+    lua_Number v = lua_tonumber(L, idx);
+    lua_Integer i;
+    if (isnan(v) || isinf(v) || !lua_numbertointeger(v, &i) || (lua_Number)i != v)
+      luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %I..%I, got %f", what, lo, hi, v));
+  }
+  lua_Integer v = luaL_checkinteger(L, idx);
+  if (v < lo || v > hi) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be in %I..%I, got %I", what, lo, hi, v));
+  return v;
+}
+
+static size_t edit_distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (la >= 63 || lb >= 63) return (size_t)-1;
+  for (size_t j = 0; j <= lb; j++) row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      if (up + 1 < best) best = up + 1;
+      if (row[j - 1] + 1 < best) best = row[j - 1] + 1;
+      diag = up;
+      row[j] = best;
+    }
+  }
+  return row[lb];
+}
+
+const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n) {
+  const char *best = NULL;
+  size_t bd = (size_t)-1, limit = strlen(name) / 3 + 1;
+  for (size_t i = 0; i < n; i++) {
+    size_t d = edit_distance(name, cands[i]);
+    if (d < bd) { bd = d; best = cands[i]; }
+  }
+  return bd <= limit ? best : NULL;
+}
