@@ -267,7 +267,7 @@ static int pack_heaps(const fg_graph *g, const uint32_t *life, uint64_t *out) {
       items[n++] = (fg_pack_item){life[2 * r], life[2 * r + 1], R->size, R->alignment, R->mem_kind, R->group};
     }
     fg_pack_desc d = {.period = 2 * g->inst.n, .solver = g->solver[0] ? g->solver : NULL,
-                      .granularity = g->cdesc.profile.granularity};
+                      .granularity = g->cdesc.profile.granularity, .hooks = &g->h};
     fg_pack_result res;
     char err[128];
     if (n && fg_pack(items, n, &d, off, &res, err, sizeof err)) rc = -1;

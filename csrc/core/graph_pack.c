@@ -68,6 +68,7 @@ static int pack_heap(fg_graph *g, uint32_t h, const uint32_t *start, const uint3
   fg_pack_desc pd;
   memset(&pd, 0, sizeof pd);
   pd.period = 2 * g->ir.inst.n;
+  pd.hooks = &g->h;  /* the packer's memory is the graph's */
   pd.solver = g->cdesc.solver;
   pd.granularity = g->cdesc.profile.granularity;
   pd.time_budget_ms = g->cdesc.pack_time_budget_ms;
@@ -80,7 +81,7 @@ static int pack_heap(fg_graph *g, uint32_t h, const uint32_t *start, const uint3
   }
   /* the lifetimes stay across re-plans (fg_pack checks that they did) */
   while (caches->n <= h) {
-    fg_pack_cache *c = fg_pack_cache_new();
+    fg_pack_cache *c = fg_pack_cache_new_hooks(&g->h);
     if (!c || VPUSH(&g->h, *caches, c)) {
       fg_pack_cache_free(c);
       goto oom;
