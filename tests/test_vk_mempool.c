@@ -225,7 +225,7 @@ static void test_stats_defrag(fg_vk_device *dev) {
   for (int i = 0; i < N; i += 2) fg_vk_mem_free(p, &al[i]);
   char *j = fg_vk_mempool_json(p);
   CHECK(j && strstr(j, "\"sub_pools\":[") && strstr(j, "\"free_histogram\":[") && strstr(j, "\"user\":1001}"));
-  free(j);
+  fg_vk_mempool_free_result(p, j);
   fg_vk_defrag_move *mv = NULL;
   size_t n = 0;
   CHECK(fg_vk_mempool_defrag_plan(p, &mv, &n) == 0 && n > 0);

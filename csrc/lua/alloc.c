@@ -227,12 +227,11 @@ static int a_handle(lua_State *L) {
   return 1;
 }
 
-/* s made by a's hooks (a NULL: by malloc, as the pool's JSON is) */
+/* s made by a's hooks */
 static int push_owned(lua_State *L, char *s, const fg_allocator *a) {
   if (!s) return luaL_error(L, "out of host memory");
   lua_pushstring(L, s);
-  if (a) fg_allocator_free_result(a, s);
-  else free(s);
+  fg_allocator_free_result(a, s);
   return 1;
 }
 
@@ -454,7 +453,14 @@ static int p_stats(lua_State *L) {
   return 1;
 }
 
-static int p_json(lua_State *L) { return push_owned(L, fg_vk_mempool_json(check_pool(L)->p), NULL); }
+static int p_json(lua_State *L) {
+  fg_vk_mempool *p = check_pool(L)->p;
+  char *s = fg_vk_mempool_json(p);
+  if (!s) return luaL_error(L, "out of host memory");
+  lua_pushstring(L, s);
+  fg_vk_mempool_free_result(p, s);
+  return 1;
+}
 
 /* {{memory_type =, from =, to = (memories named as info().memory names them), offset =, dst_offset =,
  *   size =}, ...} in plan order */
@@ -476,7 +482,7 @@ static int p_defrag_plan(lua_State *L) {
     set_int(L, "size", mv[i].size);
     lua_rawseti(L, -2, (lua_Integer)i + 1);
   }
-  fg_vk_mempool_plan_free(u->p, mv);
+  fg_vk_mempool_free_result(u->p, mv);
   return 1;
 }
 

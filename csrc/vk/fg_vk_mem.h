@@ -111,7 +111,8 @@ int fg_vk_mempool_validate(fg_vk_mempool *p, char *err, size_t errlen);
  * linear|optimal) its TLSF blocks with allocations, free ranges and a
  * histogram of free-range sizes (fg_block_json's schema), and its dedicated
  * memories. Slab pages appear as allocations of user data 2^64-1 (pinned).
- * malloc'd (free() it); NULL when out of host memory. */
+ * The device's memory (its hooks): free it with fg_vk_mempool_free_result;
+ * NULL when out of host memory. */
 char *fg_vk_mempool_json(fg_vk_mempool *p);
 
 /* One move of a defragmentation plan: copy `size` bytes from src_memory at
@@ -127,9 +128,10 @@ typedef struct fg_vk_defrag_move {
 /* The moves that would compact the pool's TLSF blocks (fg_block_defrag_plan
  * per sub-pool: slab pages and dedicated memories stay). Planning only: the
  * pool is unchanged. 0 and an array of the device's memory (its hooks; free
- * it with fg_vk_mempool_plan_free), or -1 (out of memory). */
+it with fg_vk_mempool_free_result), or -1 (out of memory). */
 int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_t *count);
-void fg_vk_mempool_plan_free(fg_vk_mempool *p, fg_vk_defrag_move *moves);
+/* Frees what fg_vk_mempool_json or fg_vk_mempool_defrag_plan returned. */
+void fg_vk_mempool_free_result(fg_vk_mempool *p, void *result);
 
 /* ---------------- upload ring ---------------- */
 typedef struct fg_upload_desc {

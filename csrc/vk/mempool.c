@@ -508,6 +508,7 @@ char *fg_vk_mempool_json(fg_vk_mempool *p) {
   fg_vk_mem_stats st;
   fg_vk_mempool_stats(p, &st);
   fg__sb s = {0};
+  s.hooks = &p->dev->hooks;
   fg__sb_printf(&s, "{\"device_bytes\":%llu,\"device_memories\":%u,\"used\":%llu,\"allocation_count\":%llu,"
                     "\"slab\":%llu,\"tlsf\":%llu,\"dedicated\":%llu,\"fragmentation\":%.6f,\"sub_pools\":[",
                 (unsigned long long)st.device_bytes, st.device_memories, (unsigned long long)st.used_bytes,
@@ -578,4 +579,4 @@ int fg_vk_mempool_defrag_plan(fg_vk_mempool *p, fg_vk_defrag_move **moves, size_
   return 0;
 }
 
-void fg_vk_mempool_plan_free(fg_vk_mempool *p, fg_vk_defrag_move *moves) { fg_vk_free(p->dev, moves); }
+void fg_vk_mempool_free_result(fg_vk_mempool *p, void *result) { fg_vk_free(p->dev, result); }
