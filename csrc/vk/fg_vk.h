@@ -140,7 +140,8 @@ void fg_vk_destroy(fg_vk_device *dev);              /* = fg_vk_release */
 fg_vk_device *fg_vk_retain(fg_vk_device *dev);      /* returns dev */
 void fg_vk_release(fg_vk_device *dev);              /* destroys at the last reference (waits idle) */
 
-/* Hands over collected validation messages (caller frees each and the array). */
+/* Hands over collected validation messages (the caller's, plain malloc: it
+ * frees them with fg_vk_free_messages; a hooked device's store is copied out). */
 char **fg_vk_take_messages(fg_vk_device *dev, size_t *count);
 /* Frees what fg_vk_take_messages returned. */
 void fg_vk_free_messages(char **msgs, size_t count);
