@@ -519,9 +519,44 @@ static int l_runtime_state(lua_State *L) {
   return 1;
 }
 
-/* rt:frame is runtime.lua's (the probation of a reloaded pipeline around
- * hooks.frame, this file's rt_frame) */
+/* rt:frame, rt:graph and rt:reload are written in Lua (lua/framegraph/
+ * runtime.lua: the probation of a reloaded pipeline around hooks.frame, which
+ * is this file's rt_frame; the read-only view; the reload). It hands their
+ * bodies over once, core.runtime_lua{frame=, graph=, reload=}, kept in the
+ * registry; these methods call them. The method table is C's alone and is
+ * never patched after it is made. */
+#define RT_LUA_KEY "framegraph.runtime_lua"
+static int rt_lua_call(lua_State *L, const char *name) {
+  int n = lua_gettop(L);
+  if (lua_getfield(L, LUA_REGISTRYINDEX, RT_LUA_KEY) != LUA_TTABLE || lua_getfield(L, -1, name) != LUA_TFUNCTION)
+    return luaL_error(L, "rt:%s: load the module with require(\"framegraph\") (its Lua half is missing)", name);
+  lua_remove(L, -2);  /* the table */
+  lua_insert(L, 1);
+  lua_call(L, n, LUA_MULTRET);
+  return lua_gettop(L);
+}
+static int rt_frame_m(lua_State *L) { return rt_lua_call(L, "frame"); }
+static int rt_graph_m(lua_State *L) { return rt_lua_call(L, "graph"); }
+static int rt_reload_m(lua_State *L) { return rt_lua_call(L, "reload"); }
+
+/* core.runtime_lua{frame = f, graph = f, reload = f}: runtime.lua's bodies */
+static int l_runtime_lua(lua_State *L) {
+  luaL_checktype(L, 1, LUA_TTABLE);
+  static const char *const names[] = {"frame", "graph", "reload"};
+  lua_newtable(L);
+  for (int i = 0; i < 3; i++) {
+    if (lua_getfield(L, 1, names[i]) != LUA_TFUNCTION)
+      return luaL_error(L, "core.runtime_lua: field '%s' must be a function", names[i]);
+    lua_setfield(L, -2, names[i]);
+  }
+  lua_setfield(L, LUA_REGISTRYINDEX, RT_LUA_KEY);
+  return 0;
+}
+
 static const luaL_Reg rt_methods[] = {
+  {"frame", rt_frame_m},
+  {"graph", rt_graph_m},
+  {"reload", rt_reload_m},
   {"memory", rt_memory},
   {"stats", rt_stats},
   {"timings", rt_timings},
@@ -540,10 +575,8 @@ static const luaL_Reg rt_meta[] = {
 
 void fg_lua_open_runtime(lua_State *L) {
   fg_lua_newclass(L, FG_LUA_RUNTIME, rt_meta, rt_methods);
-  luaL_getmetatable(L, FG_LUA_RUNTIME);
-  lua_getfield(L, -1, "__index");
-  lua_setfield(L, -3, "runtime_methods");  /* runtime.lua adds frame, graph and reload here */
-  lua_pop(L, 1);
+  lua_pushcfunction(L, l_runtime_lua);
+  lua_setfield(L, -2, "runtime_lua");
   luaL_newmetatable(L, FG_LUA_UPLOAD);
   lua_pushcfunction(L, up_tostring); lua_setfield(L, -2, "__tostring");
   lua_pushcfunction(L, up_size); lua_setfield(L, -2, "__len");

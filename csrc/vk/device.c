@@ -534,21 +534,12 @@ void fg_vk_release(fg_vk_device *dev) {
   }
   if (dev->messenger) dev->destroy_messenger(dev->instance, dev->messenger, NULL);
   if (dev->instance && !dev->borrowed) vkDestroyInstance(dev->instance, NULL);
-  fg_vk_host_nodes_free(dev);
+  if (dev->host_nodes_free) dev->host_nodes_free(dev);
   free_messages(&dev->hooks, dev->messages, dev->message_count);
   pthread_mutex_destroy(&dev->msg_lock);
   pthread_mutex_destroy(&dev->once_lock);
   fg_alloc_hooks hooks = dev->hooks;
   fg_free(&hooks, dev);
-}
-
-void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size) {
-  if (size && count > SIZE_MAX / size) return NULL;
-  size_t n = count * size;
-  if (!n) n = 1;
-  void *p = fg_malloc(&dev->hooks, n);
-  if (p) memset(p, 0, n);
-  return p;
 }
 
 void fg_vk_destroy(fg_vk_device *dev) { fg_vk_release(dev); }

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 typedef struct fg_vk_desc {
   int validation;        /* enable VK_LAYER_KHRONOS_validation + synchronization validation */
@@ -75,6 +76,9 @@ typedef struct fg_vk_device {
   int borrowed;                           /* instance/device/queue are the host's: never destroyed */
   const VkAllocationCallbacks *vkalloc;   /* the host's, for every vkCreate... and vkAllocateMemory; NULL: none */
   struct fg_host_nodes *host_nodes;       /* C node callbacks by name (host_nodes.c); NULL: none */
+  /* set with host_nodes by host_nodes.c, which sits above the device (it
+   * reads the runtime): the device frees the registry without calling up */
+  void (*host_nodes_free)(struct fg_vk_device *dev);
   void *host;                             /* the public fg_device wrapping this one (NULL: fg.vulkan{}) */
   fg_alloc_hooks hooks;                   /* CPU memory of this device's runtime objects; zero: malloc */
   /* The async compute queue (queues.c): NULL when there is none. */
@@ -88,11 +92,16 @@ typedef struct fg_vk_device {
 
 /* CPU memory through the device's hooks (a host's fg_allocator; else malloc). */
 static inline void *fg_vk_malloc(const fg_vk_device *dev, size_t n) { return fg_malloc(&dev->hooks, n ? n : 1); }
-void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size);
+static inline void *fg_vk_calloc(const fg_vk_device *dev, size_t count, size_t size) {
+  if (size && count > SIZE_MAX / size) return NULL;
+  size_t n = count * size;
+  if (!n) n = 1;
+  void *p = fg_malloc(&dev->hooks, n);
+  if (p) memset(p, 0, n);
+  return p;
+}
 static inline void fg_vk_free(const fg_vk_device *dev, void *p) { fg_free(&dev->hooks, p); }
 static inline void *fg_vk_realloc(const fg_vk_device *dev, void *p, size_t n) { return fg_realloc(&dev->hooks, p, n ? n : 1); }
-/* host_nodes.c: frees the C node callbacks' registry (at the device's end). */
-void fg_vk_host_nodes_free(fg_vk_device *dev);
 
 /* device_host.c: a device over a host's Vulkan objects (see include/framegraph.h). */
 typedef struct fg_vk_host_desc {

@@ -24,6 +24,8 @@ static host_node *find(const fg_vk_device *dev, const char *name) {
   return NULL;
 }
 
+static void host_nodes_free(fg_vk_device *dev);
+
 int fg_vk_host_register(fg_vk_device *dev, const char *name, fg_node_fn fn, void *user) {
   host_node *e = find(dev, name);
   if (e && fn) { e->fn = fn; e->user = user; return 0; }
@@ -38,6 +40,7 @@ int fg_vk_host_register(fg_vk_device *dev, const char *name, fg_node_fn fn, void
     h = fg_vk_calloc(dev, 1, sizeof *h);
     if (!h) return -1;
     dev->host_nodes = h;
+    dev->host_nodes_free = host_nodes_free;
   }
   if (h->n == h->cap) {
     uint32_t cap = h->cap ? h->cap * 2 : 8;
@@ -54,7 +57,7 @@ int fg_vk_host_register(fg_vk_device *dev, const char *name, fg_node_fn fn, void
   return 0;
 }
 
-void fg_vk_host_nodes_free(fg_vk_device *dev) {
+static void host_nodes_free(fg_vk_device *dev) {
   struct fg_host_nodes *h = dev->host_nodes;
   if (!h) return;
   for (uint32_t i = 0; i < h->n; i++) fg_vk_free(dev, h->v[i].name);

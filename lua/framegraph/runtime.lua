@@ -91,11 +91,12 @@ function M.runtime(dev, pipeline, opts)
   return rt
 end
 
--- The C runtime's methods, to which this file adds the ones written in Lua
--- (graph, reload, frame); it replaces none of them. What they are made of
--- are hooks (hooks.name(rt, ...)), not methods: no user object offers them.
--- rhooks.compile is looked up at each call, so a spec can count compiles.
-local methods = core.runtime_methods
+-- The bodies of the runtime's methods written in Lua (graph, reload, frame):
+-- the C method table calls them (core.runtime_lua, at the end of this file)
+-- and is never patched. What they are made of are hooks (hooks.name(rt, ...)),
+-- not methods: no user object offers them. rhooks.compile is looked up at
+-- each call, so a spec can count compiles.
+local methods = {}
 local rhooks = core.runtime_hooks
 local c_graph = rhooks.graph
 local ghooks = core.graph_hooks
@@ -200,7 +201,7 @@ function methods:reload(p)
   local state = core.runtime_state(self)
   if state == "recording" then
     error("rt:reload inside a node's run is refused: it would destroy objects the frame being recorded uses; "
-          .. "reload between frames (after rt:frame returns)", 2)
+          .. "reload between frames (after rt:frame returns)", 3)  -- 3: past the C method
   end
   local st = state_of(self)
   local path = type(p) == "string" and p or nil
@@ -209,7 +210,7 @@ function methods:reload(p)
     new, cache = load_file(path, st)
     if not new then return nil, ("reload '%s': %s (still running the previous pipeline)"):format(path, cache) end
   elseif type(p) ~= "table" then
-    error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 2)
+    error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 3)
   end
   local g = c_graph(self)
   local old = g:pipeline()
@@ -291,6 +292,7 @@ local function frame(self, inputs)
   return stats, ferr
 end
 methods.frame = frame
+core.runtime_lua(methods)
 
 -- For fg.watch: the rollback messages of a runtime so far (a list that grows).
 function M._rollbacks(rt)
