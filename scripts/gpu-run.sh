@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
-#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async] [alloc]   (logs go to $OUT, default ./out)
+#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async] [alloc] [compile]   (logs go to $OUT, default ./out)
 # FG_COMMIT names the commit in machine.txt: the device's copy of the tree
 # may carry stale git metadata, so pass it from here (git rev-parse HEAD).
 # tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
@@ -8,6 +8,7 @@
 # bench: real memory per example, allocators vs raw vkAllocateMemory, frame
 #        recording cost, compile times;
 # host:  the C host example (examples/host), with and without validation;
+# compile: bench/compile.c before (.gl/before) and after, alternating (issue 29);
 # alloc: bench/alloc_vs_offset.sh against OffsetAllocator (.gl/OffsetAllocator), 6 runs;
 # async: bench/async.lua (serial vs async compute queue) and the async specs;
 # cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000; the clique
@@ -64,6 +65,16 @@ for phase in "${@:-tests bench}"; do
         echo "== async specs (syncval)"; lua5.4 /opt/fg/usr/bin/busted --cpath='build-gpu/?.so' -o utfTerminal spec/runtime_async_spec.lua spec/example_async_spec.lua
       } > "$OUT/async.log" 2>&1
       cat "$OUT/async.log" | tail -80 ;;
+    compile)
+      # issue 29: bench/compile.c before and after side by side, the same
+      # flags, alternating; .gl/before holds the tree to compare against
+      # (git archive BASE csrc bench ... | tar -x -C .gl/before)
+      for t in before after; do
+        src=.; [ $t = before ] && src=.gl/before
+        cc -O2 -DNDEBUG -std=gnu11 -I$src/csrc/core $src/bench/compile.c $src/csrc/core/*.c -lm -lpthread -o /tmp/compile_$t || exit 1
+      done
+      { for i in 1 2 3 4 5 6; do for t in before after; do echo "== $t, run $i"; /tmp/compile_$t best; done; done; } > "$OUT/compile.log" 2>&1
+      grep -E "^==|1000 nodes|re-plan" "$OUT/compile.log" | head -80 ;;
     alloc)
       # issue 33 on a quiet CPU: our TLSF handles vs OffsetAllocator, whose
       # public source gpu-fetch.sh put in .gl/OffsetAllocator (never in git)
