@@ -309,7 +309,7 @@ int fg_graph_get_async_stats(const fg_graph *g, fg_graph_async_stats *out) {
     if (first == NONE) { first = s; lo = f; hi = j; }
     else if (j > hi) hi = j;
   }
-  memcpy(life, g->async_life.a, 2 * NP * sizeof *life);
+  if (NP) memcpy(life, g->async_life.a, 2 * NP * sizeof *life);  /* no resource: NULL source */
   for (uint32_t r = 0; r < NP; r++) {
     const fg_graph_resource *R = &g->phys.a[r];
     for (uint32_t k = 0; k < R->touch_count; k++) {
