@@ -28,6 +28,9 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 . scripts/counts.sh
 read -r c_total c_failed < <(ctest_counts "$log")
 asan=$(gcc -print-file-name=libasan.so)
+# libstdc++ preloaded too: the module's C++ (SPIR-V validation, glTF) throws and
+# catches, and ASan's __cxa_throw interceptor needs the real one at start-up
+asan="$asan $(gcc -print-file-name=libstdc++.so)"
 LUA_CPATH="$PWD/build-asan/?.so;;" LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" \
 FG_SHADER_DIR="$PWD/build-asan/shaders" FG_SANITIZER=asan ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
   LD_PRELOAD="$asan" lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$log.b"
