@@ -106,6 +106,7 @@ int fg__free_h_other(fg_allocator *a, const fg_alloc_handle *h);
 
 struct fg_allocator {
   fg_alloc_kind kind;
+  uint8_t tlsf_front;             /* TLSF, FREELIST: alloc_tlsf.c serves the handle path (one byte test) */
   const fg_alloc_ops *ops;        /* the kind's, from alloc.c's table */
   fg_alloc_hooks hooks;
   uint64_t capacity, used, count;

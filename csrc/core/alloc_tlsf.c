@@ -23,7 +23,7 @@ static inline uint32_t mapping(uint64_t size) {
 
 /* The first class whose every block holds x: x rounded up to a class
  * boundary, so the same sum with size >> shift rounded up (the carry into the
- * next power of two comes with it). x <= 2^63 (fast_cap), so no overflow. */
+ * next power of two comes with it). x <= fast_cap, so no overflow. */
 static inline uint32_t class_up(uint64_t x) {
   int shift = log2_floor(x | SL) - SL_LOG2;
   return ((uint32_t)shift << SL_LOG2) + (uint32_t)((x + (1ull << shift) - 1) >> shift);
@@ -147,6 +147,7 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
             k, (unsigned long long)gran, (unsigned long long)a->capacity);
     return -1;
   }
+  a->tlsf_front = 1;
   t->gran = gran;
   t->gran_log2 = (uint32_t)log2_floor(gran);
   a->capacity = a->capacity / gran * gran;
@@ -167,8 +168,10 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
     t->fixed = 1;
   }
   t->limit = t->fixed ? desc->max_allocations : UINT64_MAX;
-  /* class_up(need) stays in the table (and its sum in 64 bits) for need <= 2^63 */
-  t->fast_cap = a->capacity < (1ull << 63) ? a->capacity : 1ull << 63;
+  /* class_up(need)'s sum stays in 64 bits (and its class in the table) for
+   * need <= 2^64 - 2^58; larger needs go to find_slow, as they always did */
+  uint64_t lim = 0 - (1ull << 58);
+  t->fast_cap = a->capacity < lim ? a->capacity : lim;
   return 0;
 }
 
@@ -373,10 +376,12 @@ static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, u
   fg_tlsf *t = &a->u.tlsf;
   uint32_t i = take(a, size, align, plain);
   if (i == FG_NIL) return -1;
-  if (t->user) t->user[i] = user;
-  else if (user) { /* the first user data: the array is made now */
-    if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
-    t->user[i] = user;
+  if (__builtin_expect((uintptr_t)t->user | user, 0)) { /* no user data yet: nothing to write */
+    if (t->user) t->user[i] = user;
+    else { /* the first user data: the array is made now */
+      if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
+      t->user[i] = user;
+    }
   }
   const fg_tlsf_node *n = &t->nodes[i];
   out->offset = n->off;
@@ -396,9 +401,7 @@ static inline __attribute__((always_inline)) int tlsf_free_h(fg_allocator *a, co
 /* The handle path's front end lives here so that, for TLSF and FREELIST, the
  * request is checked once and carved with no call through the kind table;
  * the other kinds go through alloc.c. */
-static inline int is_tlsf(const fg_allocator *a) {
-  return ((1u << FG_ALLOC_TLSF | 1u << FG_ALLOC_FREELIST) >> a->kind) & 1; /* kind < FG_ALLOC_KIND_COUNT */
-}
+static inline int is_tlsf(const fg_allocator *a) { return a->tlsf_front; /* set by tlsf_init */ }
 
 /* Alignment above the granularity: out of line, so the common case's code
  * stays small. */
