@@ -376,7 +376,7 @@ static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, u
   fg_tlsf *t = &a->u.tlsf;
   uint32_t i = take(a, size, align, plain);
   if (i == FG_NIL) return -1;
-  if (__builtin_expect((uintptr_t)t->user | user, 0)) { /* no user data yet: nothing to write */
+  if (__builtin_expect((uintptr_t)t->user | user, 0)) { /* none yet and none given: nothing to write */
     if (t->user) t->user[i] = user;
     else { /* the first user data: the array is made now */
       if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
