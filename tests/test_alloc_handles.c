@@ -456,7 +456,46 @@ static void test_result_hooks(void) {
   CHECK(tagged_live == 0);
 }
 
+/* The handle path's two routes for TLSF and FREELIST: alignment at most the
+ * granularity (no alignment arithmetic) and above it; size 0 refused on both;
+ * and a range near 2^64, where the good fit's class rounding must not wrap. */
+static void test_plain_and_aligned(void) {
+  for (int k = FG_ALLOC_TLSF; k <= FG_ALLOC_FREELIST; k += FG_ALLOC_FREELIST - FG_ALLOC_TLSF) {
+    const char *kn = fg_alloc_kind_name((fg_alloc_kind)k);
+    fg_allocator *a = make((fg_alloc_kind)k, 1 << 16, 0, 64, 0);
+    if (!a) continue;
+    fg_alloc_handle h[6];
+    uint64_t al[6] = { 0, 1, 64, 128, 1024, 64 };
+    CHECKM(fg_allocator_alloc_h(a, 0, 1, 0, &h[0]) == -1 && fg_allocator_alloc_h(a, 0, 256, 0, &h[0]) == -1,
+           "%s: size 0 refused", kn);
+    for (int i = 0; i < 6; i++) {
+      CHECKM(fg_allocator_alloc_h(a, 1 + 37 * (uint64_t)i, al[i], 9 + (uint64_t)i, &h[i]) == 0, "%s alloc %d", kn, i);
+      uint64_t need = al[i] > 64 ? al[i] : 64;
+      CHECKM(h[i].offset % need == 0, "%s: offset %llu not aligned to %llu", kn, (unsigned long long)h[i].offset,
+             (unsigned long long)need);
+      CHECK(fg_allocator_handle_size(a, &h[i]) % 64 == 0 && fg_allocator_handle_size(a, &h[i]) >= 1 + 37 * (uint64_t)i);
+    }
+    valid(a, "plain and aligned");
+    for (int i = 0; i < 6; i++) CHECK(fg_allocator_user(a, &h[i]) == 9 + (uint64_t)i);
+    for (int i = 0; i < 6; i++) CHECK(fg_allocator_free_h(a, &h[i]) == 0 && fg_allocator_free_h(a, &h[i]) == -1);
+    CHECK(fg_allocator_count(a) == 0);
+    valid(a, "plain and aligned, freed");
+    fg_allocator_destroy(a);
+    a = make((fg_alloc_kind)k, UINT64_MAX - 1, 0, 0, 0); /* the largest capacity taken */
+    if (!a) continue;
+    uint64_t sz[3] = { (1ull << 63) + 5, UINT64_MAX - (1ull << 57), UINT64_MAX - 1 };
+    for (int i = 0; i < 3; i++) {
+      CHECKM(fg_allocator_alloc_h(a, sz[i], 1, 0, &h[0]) == 0 && h[0].offset == 0, "%s: size %llu of 2^64 - 2", kn,
+             (unsigned long long)sz[i]);
+      CHECK(fg_allocator_free_h(a, &h[0]) == 0);
+    }
+    valid(a, "near 2^64");
+    fg_allocator_destroy(a);
+  }
+}
+
 int main(void) {
+  test_plain_and_aligned();
   test_result_hooks();
   for (int k = 0; k < FG_ALLOC_KIND_COUNT; k++) test_handles((fg_alloc_kind)k);
   test_bounded_pool();

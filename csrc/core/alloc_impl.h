@@ -11,8 +11,8 @@ typedef struct fg_tlsf_node {
   uint64_t off, size;
   uint32_t prev_phys, next_phys, prev_free, next_free;
   uint32_t gen;                   /* bumped when a used record is freed: stale handles fail */
+  uint16_t cls;                   /* free list it is on, fl * SL + sl (set by free_insert) */
   uint8_t is_free;                /* 0 used, 1 free, 2 spare record */
-  uint8_t fl, sl;                 /* free list it is on (set by free_insert) */
   uint8_t align;                  /* used: log2 of the alignment asked for | IN_MAP */
 } fg_tlsf_node;                   /* 40 bytes */
 
@@ -30,7 +30,7 @@ typedef struct fg_tlsf {
   uint32_t first;                 /* node at offset 0 (never released) */
   uint64_t fl_map;
   uint32_t sl_map[FG_TLSF_FL];
-  uint32_t heads[FG_TLSF_FL][FG_TLSF_SL];
+  uint32_t heads[FG_TLSF_FL * FG_TLSF_SL]; /* by class fl * SL + sl */
   fg_omap live;                   /* offset -> node, for offset-path allocations only */
   uint64_t *user;                 /* per node, made on the first non-zero user data */
   uint64_t gran;                  /* power of two >= 1 */
@@ -106,6 +106,7 @@ int fg__free_h_other(fg_allocator *a, const fg_alloc_handle *h);
 
 struct fg_allocator {
   fg_alloc_kind kind;
+  uint8_t tlsf_front;             /* TLSF, FREELIST: alloc_tlsf.c serves the handle path (one byte test) */
   const fg_alloc_ops *ops;        /* the kind's, from alloc.c's table */
   fg_alloc_hooks hooks;
   uint64_t capacity, used, count;

@@ -11,23 +11,25 @@
 
 static inline int log2_floor(uint64_t x) { return 63 - __builtin_clzll(x); }
 
-/* Size class (fl, sl) of size >= 1: classes below SL are exact, above they
- * split each power of two in SL. Branch-free: sizes are random in practice,
- * and a branch on "small" is mispredicted a third of the time. */
-static inline void mapping(uint64_t size, int *fl, int *sl) {
-  int l = log2_floor(size | SL);          /* >= SL_LOG2 */
-  uint64_t v = size >> (l - SL_LOG2);     /* < 2 SL; >= SL exactly when size >= SL */
-  *fl = l - SL_LOG2 + (int)(v >> SL_LOG2);
-  *sl = (int)(v & (SL - 1));
+/* Size class of size >= 1 as one index fl * SL + sl: classes below SL are
+ * exact, above they split each power of two in SL (fl = log2 - SL_LOG2 + 1,
+ * sl the next SL_LOG2 bits, and (fl * SL + sl) = shift * SL + size >> shift).
+ * Branch-free: sizes are random in practice, and a branch on "small" is
+ * mispredicted a third of the time. */
+static inline uint32_t mapping(uint64_t size) {
+  int shift = log2_floor(size | SL) - SL_LOG2;
+  return ((uint32_t)shift << SL_LOG2) + (uint32_t)(size >> shift);
 }
 
-/* The first class whose every block holds x (x rounded up to a class
- * boundary), as fl * SL + sl: mapping's index plus one when x is not on a
- * boundary (the carry into the next power of two comes with the sum). */
+/* The first class whose every block holds x: x rounded up to a class
+ * boundary, so the same sum with size >> shift rounded up (the carry into the
+ * next power of two comes with it). x <= fast_cap, so no overflow. */
 static inline uint32_t class_up(uint64_t x) {
   int shift = log2_floor(x | SL) - SL_LOG2;
-  return ((uint32_t)shift << SL_LOG2) + (uint32_t)(x >> shift) + ((x & ((1ull << shift) - 1)) != 0);
+  return ((uint32_t)shift << SL_LOG2) + (uint32_t)((x + (1ull << shift) - 1) >> shift);
 }
+
+#define HEAD(t, fl, sl) ((t)->heads[(fl) * SL + (sl)])
 
 /* Node index FG_NIL becomes the sink, a record past the pool that absorbs
  * link updates aimed at "no node": the update is then a plain store. */
@@ -77,34 +79,32 @@ static inline void node_release(fg_tlsf *t, uint32_t i) {
   t->node_spare = i;
 }
 
-/* Free lists: a block heads its class's list when heads[fl][sl] names it;
+/* Free lists: a block heads its class's list when heads[class] names it;
  * the head's prev_free is left as it was (so taking the head touches no
  * other record), every other block's prev_free names its predecessor. */
 static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
-  int fl, sl;
-  mapping(n->size, &fl, &sl);
-  uint32_t h = t->heads[fl][sl];
+  uint32_t c = mapping(n->size);
+  uint32_t h = t->heads[c];
   n->is_free = 1;
-  n->fl = (uint8_t)fl;
-  n->sl = (uint8_t)sl;
+  n->cls = (uint16_t)c;
   n->prev_free = FG_NIL;
   n->next_free = h;
   t->nodes[OR_SINK(t, h)].prev_free = i;
-  t->heads[fl][sl] = i;
-  t->fl_map |= 1ull << fl;
-  t->sl_map[fl] |= 1u << sl;
+  t->heads[c] = i;
+  t->fl_map |= 1ull << (c >> SL_LOG2);
+  t->sl_map[c >> SL_LOG2] |= 1u << (c & (SL - 1));
 }
 
 static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32_t i) {
   fg_tlsf_node *n = &t->nodes[i];
-  int fl = n->fl, sl = n->sl;
+  uint32_t c = n->cls, fl = c >> SL_LOG2;
   uint32_t pv = n->prev_free, nx = n->next_free;
-  int head = t->heads[fl][sl] == i;
-  *(head ? &t->heads[fl][sl] : &t->nodes[pv].next_free) = nx;
+  int head = t->heads[c] == i;
+  *(head ? &t->heads[c] : &t->nodes[pv].next_free) = nx;
   t->nodes[head ? t->node_cap : OR_SINK(t, nx)].prev_free = pv; /* a new head's is left */
-  if (t->heads[fl][sl] == FG_NIL) {
-    t->sl_map[fl] &= ~(1u << sl);
+  if (t->heads[c] == FG_NIL) {
+    t->sl_map[fl] &= ~(1u << (c & (SL - 1)));
     if (!t->sl_map[fl]) t->fl_map &= ~(1ull << fl);
   }
   n->is_free = 0;
@@ -147,6 +147,7 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
             k, (unsigned long long)gran, (unsigned long long)a->capacity);
     return -1;
   }
+  a->tlsf_front = 1;
   t->gran = gran;
   t->gran_log2 = (uint32_t)log2_floor(gran);
   a->capacity = a->capacity / gran * gran;
@@ -167,7 +168,10 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
     t->fixed = 1;
   }
   t->limit = t->fixed ? desc->max_allocations : UINT64_MAX;
-  t->fast_cap = a->capacity;
+  /* class_up(need)'s sum stays in 64 bits (and its class in the table) for
+   * need <= 2^64 - 2^58; larger needs go to find_slow, as they always did */
+  uint64_t lim = 0 - (1ull << 58);
+  t->fast_cap = a->capacity < lim ? a->capacity : lim;
   return 0;
 }
 
@@ -229,7 +233,7 @@ static inline uint32_t best_in(const fg_tlsf *t, int fl, int sl, uint64_t size, 
   uint32_t best = FG_NIL;
   uint64_t bs = UINT64_MAX;
   int k = 0;
-  for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < BEST_SCAN; j = t->nodes[j].next_free, k++) {
+  for (uint32_t j = HEAD(t, fl, sl); j != FG_NIL && k < BEST_SCAN; j = t->nodes[j].next_free, k++) {
     const fg_tlsf_node *n = &t->nodes[j];
     if (n->size < bs && fits(n, size, align)) {
       best = j;
@@ -240,19 +244,19 @@ static inline uint32_t best_in(const fg_tlsf *t, int fl, int sl, uint64_t size, 
   return best;
 }
 
-/* Good fit, O(1): the first non-empty class at or above (fl, sl) holds
- * blocks that all fit when (fl, sl) is the request rounded up to a class
- * boundary; that class in *ofl, *osl, or 0 when every class above is empty. */
-static inline __attribute__((always_inline)) int good_class(const fg_tlsf *t, int fl, int sl, int *ofl, int *osl) {
-  uint32_t slm = t->sl_map[fl] & (~0u << sl);
+/* Good fit, O(1): the first non-empty class at or above class c holds
+ * blocks that all fit when c is the request rounded up to a class boundary;
+ * that class in *out, or 0 when every class above is empty. */
+static inline __attribute__((always_inline)) int good_class(const fg_tlsf *t, uint32_t c, uint32_t *out) {
+  uint32_t fl = c >> SL_LOG2;
+  uint32_t slm = t->sl_map[fl] & (~0u << (c & (SL - 1)));
   if (!slm) {
     uint64_t flm = t->fl_map & (~0ull << (fl + 1)); /* fl + 1 <= FL < 64 */
     if (!flm) return 0;
-    fl = __builtin_ctzll(flm);
+    fl = (uint32_t)__builtin_ctzll(flm);
     slm = t->sl_map[fl];
   }
-  *ofl = fl;
-  *osl = __builtin_ctz(slm);
+  *out = (fl << SL_LOG2) + (uint32_t)__builtin_ctz(slm);
   return 1;
 }
 
@@ -260,26 +264,28 @@ static inline __attribute__((always_inline)) int good_class(const fg_tlsf *t, in
  * the best-fit policy (FREELIST), and for TLSF the request's own class when
  * the rounded-up classes are empty (that class may still hold a block that
  * fits: the whole range, an exact size). FG_NIL when none fits. */
-static __attribute__((noinline)) uint32_t find_slow(fg_tlsf *t, uint64_t cap, uint64_t size, uint64_t align) {
-  int fl, sl, cfl, csl;
-  uint32_t i = FG_NIL;
-  mapping(size, &fl, &sl);
+static __attribute__((noinline)) uint32_t find_slow(fg_allocator *a, uint64_t size, uint64_t align) {
+  fg_tlsf *t = &a->u.tlsf;
+  uint64_t cap = a->capacity;
+  int cfl, csl;
+  uint32_t i = FG_NIL, c0 = mapping(size);
+  int fl = (int)(c0 >> SL_LOG2), sl = (int)(c0 & (SL - 1));
   if (!t->best) { /* a failed TLSF request ends here: keep it short */
     int k = 0;
-    for (uint32_t j = t->heads[fl][sl]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
+    for (uint32_t j = t->heads[c0]; j != FG_NIL && k < FALLBACK_SCAN; j = t->nodes[j].next_free, k++)
       if (fits(&t->nodes[j], size, align)) { i = j; break; }
   } else {
     uint64_t need = size + (align - 1);
     int have_r = 0, rfl = 0, rsl = 0;
     if (need >= size && need <= cap) {
       uint64_t r = need + (1ull << (log2_floor(need | SL) - SL_LOG2)) - 1;
-      if (r >= need) { mapping(r, &rfl, &rsl); have_r = 1; }
+      if (r >= need) { uint32_t rc = mapping(r); rfl = (int)(rc >> SL_LOG2); rsl = (int)(rc & (SL - 1)); have_r = 1; }
     }
     /* the request's own class first, then each class up to the one that
      * surely fits: the first fit found there is the best to within a class */
     i = best_in(t, fl, sl, size, align);
     while (i == FG_NIL && next_class(t, fl, sl + 1, &cfl, &csl)) {
-      if (have_r && (cfl > rfl || (cfl == rfl && csl >= rsl))) i = t->heads[cfl][csl];
+      if (have_r && (cfl > rfl || (cfl == rfl && csl >= rsl))) i = HEAD(t, cfl, csl);
       else i = best_in(t, cfl, csl, size, align);
       fl = cfl;
       sl = csl;
@@ -298,36 +304,40 @@ static __attribute__((noinline, cold)) uint32_t carve_pad(fg_allocator *a, uint3
   return j;
 }
 
-/* Carves an allocation; the used node's index, or FG_NIL. align: power of two. */
-static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint64_t size, uint64_t align) {
+/* Carves an allocation; the used node's index, or FG_NIL. align: power of
+ * two. plain (a constant at each use): align is at most the granularity, so
+ * every block offset already honours it and no alignment arithmetic runs. */
+static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint64_t size, uint64_t align,
+                                                           const int plain) {
   fg_tlsf *t = &a->u.tlsf;
-  /* a size above the capacity finds no block below (need > capacity) */
-  if (t->gran > 1) {
+  /* a size above the capacity finds no block; below it, rounding to the
+   * granularity cannot overflow (the capacity is a multiple of it) */
+  if (plain) {
+    if (size - 1 >= a->capacity) return FG_NIL; /* also size 0 (wraps) */
+    size = (size + t->gran - 1) & ~(t->gran - 1);
+    align = 1;
+  } else if (t->gran > 1) {
     if (size > a->capacity) return FG_NIL;
-    size = (size + t->gran - 1) & ~(t->gran - 1); /* no overflow: size <= capacity */
+    size = (size + t->gran - 1) & ~(t->gran - 1);
     if (align <= t->gran) align = 1;              /* every block offset is a multiple of gran */
   }
   if (a->count >= t->limit) return FG_NIL;
-  uint32_t i = FG_NIL, c;
-  uint64_t need = size + (align - 1);
-  int fl, sl;
+  uint32_t i, c;
+  uint64_t need = plain ? size : size + (align - 1);
   /* TLSF's good fit: round the request up to a class boundary and pop the
    * head of the first non-empty class there (need >= size: no overflow;
-   * c past the last class only for needs near 2^64) */
-  if (need >= size && need <= t->fast_cap && (c = class_up(need)) < FL * SL) {
-    fl = (int)(c >> SL_LOG2);
-    sl = (int)(c & (SL - 1));
-    if (good_class(t, fl, sl, &fl, &sl)) {
-      i = t->heads[fl][sl];
-      fg_tlsf_node *n = &t->nodes[i];
-      uint32_t nx = n->next_free;
-      t->heads[fl][sl] = nx; /* nx's prev_free may stay: it heads the list now */
-      if (nx == FG_NIL && !(t->sl_map[fl] &= ~(1u << sl))) t->fl_map &= ~(1ull << fl);
-      n->is_free = 0;
-    }
+   * fast_cap keeps c inside the class table) */
+  if ((plain || need >= size) && need <= t->fast_cap && __builtin_expect(good_class(t, class_up(need), &c), 1)) {
+    i = t->heads[c];
+    fg_tlsf_node *n = &t->nodes[i];
+    uint32_t nx = n->next_free;
+    t->heads[c] = nx; /* nx's prev_free may stay: it heads the list now */
+    if (nx == FG_NIL && !(t->sl_map[c >> SL_LOG2] &= ~(1u << (c & (SL - 1))))) t->fl_map &= ~(1ull << (c >> SL_LOG2));
+    n->is_free = 0;
+  } else if ((i = find_slow(a, size, align)) == FG_NIL) {
+    return FG_NIL;
   }
-  if (i == FG_NIL && (i = find_slow(t, a->capacity, size, align)) == FG_NIL) return FG_NIL;
-  if (__builtin_expect(align > 1, 0)) { /* align 1 here when it is at most the granularity */
+  if (!plain && align > 1) { /* align 1 here when it is at most the granularity */
     uint64_t pad = (align - (t->nodes[i].off & (align - 1))) & (align - 1);
     if (pad && (i = carve_pad(a, i, pad)) == FG_NIL) return FG_NIL;
   }
@@ -336,7 +346,7 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     if (j != FG_NIL) free_insert(t, j); /* else keep the slack inside the allocation */
   }
   fg_tlsf_node *n = &t->nodes[i]; /* is_free 0 already: popped, removed or split off */
-  n->align = (uint8_t)__builtin_ctzll(align > t->gran ? align : t->gran);
+  n->align = plain ? (uint8_t)t->gran_log2 : (uint8_t)__builtin_ctzll(align > t->gran ? align : t->gran);
   a->used += n->size;
   a->count++;
   return i;
@@ -346,14 +356,14 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
 static inline __attribute__((always_inline)) void give_back(fg_allocator *a, uint32_t i) {
   fg_tlsf *t = &a->u.tlsf;
   fg_tlsf_node *nd = &t->nodes[i];
-  a->used -= nd->size;
-  a->count--;
+  a->used -= nd->size; /* count at the end: kept apart, the two are plain scalar updates */
   nd->gen++; /* user data is left: the next allocation of this record writes it */
   uint32_t p = nd->prev_phys, n = nd->next_phys;
   /* the sink is never free (is_free 2) */
   if (t->nodes[OR_SINK(t, n)].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
   if (t->nodes[OR_SINK(t, p)].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
   free_insert(t, i);
+  a->count--;
 }
 
 static inline int is_live(const fg_tlsf *t, const fg_alloc_handle *h) {
@@ -362,14 +372,16 @@ static inline int is_live(const fg_tlsf *t, const fg_alloc_handle *h) {
 }
 
 static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, uint64_t size, uint64_t align,
-                                                              uint64_t user, fg_alloc_handle *out) {
+                                                              uint64_t user, fg_alloc_handle *out, const int plain) {
   fg_tlsf *t = &a->u.tlsf;
-  uint32_t i = take(a, size, align);
+  uint32_t i = take(a, size, align, plain);
   if (i == FG_NIL) return -1;
-  if (t->user) t->user[i] = user;
-  else if (user) { /* the first user data: the array is made now */
-    if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
-    t->user[i] = user;
+  if (__builtin_expect((uintptr_t)t->user | user, 0)) { /* none yet and none given: nothing to write */
+    if (t->user) t->user[i] = user;
+    else { /* the first user data: the array is made now */
+      if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
+      t->user[i] = user;
+    }
   }
   const fg_tlsf_node *n = &t->nodes[i];
   out->offset = n->off;
@@ -389,14 +401,22 @@ static inline __attribute__((always_inline)) int tlsf_free_h(fg_allocator *a, co
 /* The handle path's front end lives here so that, for TLSF and FREELIST, the
  * request is checked once and carved with no call through the kind table;
  * the other kinds go through alloc.c. */
-static inline int is_tlsf(const fg_allocator *a) {
-  return ((1u << FG_ALLOC_TLSF | 1u << FG_ALLOC_FREELIST) >> a->kind) & 1; /* kind < FG_ALLOC_KIND_COUNT */
+static inline int is_tlsf(const fg_allocator *a) { return a->tlsf_front; /* set by tlsf_init */ }
+
+/* Alignment above the granularity: out of line, so the common case's code
+ * stays small. */
+static __attribute__((noinline)) int alloc_h_aligned(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user,
+                                                     fg_alloc_handle *out) {
+  if (size == 0) return -1;
+  return tlsf_alloc_h(a, size, align, user, out, 0);
 }
 
 int fg_allocator_alloc_h(fg_allocator *a, uint64_t size, uint64_t align, uint64_t user, fg_alloc_handle *out) {
   if (!is_tlsf(a)) return fg__alloc_h_other(a, size, align, user, out);
-  if (size == 0 || (align & (align - 1))) return -1;
-  return tlsf_alloc_h(a, size, align ? align : 1, user, out);
+  if (align & (align - 1)) return -1;
+  /* size 0 is refused inside (plain: with the capacity test) */
+  if (__builtin_expect(align <= a->u.tlsf.gran, 1)) return tlsf_alloc_h(a, size, 1, user, out, 1);
+  return alloc_h_aligned(a, size, align, user, out);
 }
 
 int fg_allocator_free_h(fg_allocator *a, const fg_alloc_handle *h) {
@@ -435,7 +455,7 @@ static int tlsf_set_user(fg_allocator *a, const fg_alloc_handle *h, uint64_t use
 /* The offset path: the same, plus the offset map. */
 static uint64_t tlsf_alloc(fg_allocator *a, uint64_t size, uint64_t align) {
   fg_tlsf *t = &a->u.tlsf;
-  uint32_t i = take(a, size, align);
+  uint32_t i = take(a, size, align, 0);
   if (i == FG_NIL) return FG_ALLOC_FAIL;
   uint64_t off = t->nodes[i].off;
   if (t->user) t->user[i] = 0;
@@ -470,7 +490,7 @@ static uint64_t tlsf_largest(const fg_allocator *a) {
   int fl = 63 - __builtin_clzll(t->fl_map);
   int sl = 31 - __builtin_clz(t->sl_map[fl]);
   uint64_t best = 0;
-  for (uint32_t j = t->heads[fl][sl]; j != FG_NIL; j = t->nodes[j].next_free)
+  for (uint32_t j = HEAD(t, fl, sl); j != FG_NIL; j = t->nodes[j].next_free)
     if (t->nodes[j].size > best) best = t->nodes[j].size;
   return best;
 }
@@ -519,14 +539,12 @@ static int tlsf_validate(const fg_allocator *a, char *err, size_t errlen) {
   uint64_t listed = 0;
   for (int fl = 0; fl < FL; fl++)
     for (int sl = 0; sl < SL; sl++) {
-      uint32_t h = t->heads[fl][sl];
+      uint32_t h = HEAD(t, fl, sl);
       int bit = (t->sl_map[fl] >> sl) & 1;
       if ((h != FG_NIL) != bit) { fg_errf(err, errlen, "tlsf: bitmap disagrees with list (%d,%d)", fl, sl); return -1; }
       uint32_t p = FG_NIL;
       for (uint32_t j = h; j != FG_NIL; j = t->nodes[j].next_free) {
-        int f2 = 0, s2 = 0;
-        mapping(t->nodes[j].size, &f2, &s2);
-        if (f2 != fl || s2 != sl || t->nodes[j].is_free != 1 || (p != FG_NIL && t->nodes[j].prev_free != p)) {
+        if (mapping(t->nodes[j].size) != (uint32_t)(fl * SL + sl) || t->nodes[j].cls != fl * SL + sl || t->nodes[j].is_free != 1 || (p != FG_NIL && t->nodes[j].prev_free != p)) {
           fg_errf(err, errlen, "tlsf: block at %llu in the wrong free list", (unsigned long long)t->nodes[j].off);
           return -1;
         }
