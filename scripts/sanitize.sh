@@ -28,9 +28,11 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 . scripts/counts.sh
 read -r c_total c_failed < <(ctest_counts "$log")
 asan=$(gcc -print-file-name=libasan.so)
-# libstdc++ preloaded too: the module's C++ (SPIR-V validation, glTF) throws and
+# libubsan and libstdc++ preloaded too: core.so is a module, linked without
+# the sanitizer runtimes, and a child lua5.4 (examples/run.lua from a spec)
+# loads it with RTLD_NOW; the module's C++ (SPIR-V validation, glTF) throws and
 # catches, and ASan's __cxa_throw interceptor needs the real one at start-up
-asan="$asan $(gcc -print-file-name=libstdc++.so)"
+asan="$asan $(gcc -print-file-name=libubsan.so) $(gcc -print-file-name=libstdc++.so)"
 LUA_CPATH="$PWD/build-asan/?.so;;" LUA_PATH="$PWD/lua/?.lua;$PWD/lua/?/init.lua;;" \
 FG_SHADER_DIR="$PWD/build-asan/shaders" FG_SANITIZER=asan ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
   LD_PRELOAD="$asan" lua5.4 /usr/bin/busted -o utfTerminal spec 2>&1 | tee "$log.b"
