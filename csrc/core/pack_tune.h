@@ -1,6 +1,6 @@
 /* The packers' tuned constants, in one place (best: pack_best*.c,
  * pack_dive.c; the decision search: pack_search*.c). Each knob is one line
- * of why; the measurements behind them are in docs/dev/benchmarks-journal.md,
+ * of why; the measurements behind them are in bench/journal.md,
  * "Packer tuning constants: history". Changing any of them changes
  * packings: test_pack's fingerprints (test_best_unchanged) say so.
  * "Shares" are integer divisions of the time left, written as divisors so
