@@ -114,42 +114,15 @@ local gltf = table.concat({
 }, "\n")
 
 -- ---- PNG (stored deflate blocks: no compressor needed) ----
-local crc_table = {}
-for n = 0, 255 do
-  local c = n
-  for _ = 1, 8 do c = (c & 1) ~= 0 and (0xEDB88320 ~ (c >> 1)) or (c >> 1) end
-  crc_table[n] = c
-end
-local function crc32(s)
-  local c = 0xFFFFFFFF
-  for i = 1, #s do c = crc_table[(c ~ s:byte(i)) & 0xFF] ~ (c >> 8) end
-  return c ~ 0xFFFFFFFF
-end
-local function adler32(s)
-  local a, b = 1, 0
-  for i = 1, #s do
-    a = (a + s:byte(i)) % 65521
-    b = (b + a) % 65521
-  end
-  return (b << 16) | a
-end
-local function chunk(kind, data) return string.pack(">I4", #data) .. kind .. data .. string.pack(">I4", crc32(kind .. data)) end
+-- (the report page's thumbnail writer, lua/framegraph/xray.lua)
+package.path = "lua/?.lua;lua/?/init.lua;" .. package.path
+local xray = require("framegraph.xray")
 local function png(w, h, pixel)
-  local rows = {}
+  local px = {}
   for y = 0, h - 1 do
-    local row = { "\0" }  -- filter: none
-    for x = 0, w - 1 do row[#row + 1] = string.char(pixel(x, y)) end
-    rows[#rows + 1] = table.concat(row)
+    for x = 0, w - 1 do px[#px + 1] = string.char(pixel(x, y)) end
   end
-  local raw = table.concat(rows)
-  local z = { "\x78\x01" }
-  for i = 1, #raw, 65535 do
-    local part = raw:sub(i, i + 65534)
-    z[#z + 1] = string.pack("<BI2I2", i + 65535 > #raw and 1 or 0, #part, (~#part) & 0xFFFF) .. part
-  end
-  z[#z + 1] = string.pack(">I4", adler32(raw))
-  return "\137PNG\r\n\26\n" .. chunk("IHDR", string.pack(">I4I4BBBBB", w, h, 8, 6, 0, 0, 0))
-         .. chunk("IDAT", table.concat(z)) .. chunk("IEND", "")
+  return xray.png(w, h, table.concat(px), 4)
 end
 
 -- 16 x 4 cells of 8 x 8 texels: u runs along the knot, v around the tube.

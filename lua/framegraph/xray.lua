@@ -43,9 +43,11 @@ end
 
 -- Uncompressed deflate (stored blocks): thumbnails are small, and the page
 -- needs no zlib.
-function M.png(w, h, rgb)
+-- channels: 3 (RGB, the default) or 4 (RGBA); pixels: w * h * channels bytes.
+function M.png(w, h, pixels, channels)
+  local n = channels or 3
   local rows = {}
-  for y = 0, h - 1 do rows[#rows + 1] = "\0" .. rgb:sub(y * w * 3 + 1, (y + 1) * w * 3) end
+  for y = 0, h - 1 do rows[#rows + 1] = "\0" .. pixels:sub(y * w * n + 1, (y + 1) * w * n) end
   local raw = table.concat(rows)
   local blocks, pos = { "\120\1" }, 1
   repeat
@@ -55,7 +57,7 @@ function M.png(w, h, rgb)
     blocks[#blocks + 1] = string.pack("<BI2I2", last, #part, (~#part) & 0xFFFF) .. part
   until pos > #raw
   blocks[#blocks + 1] = string.pack(">I4", adler32(raw))
-  return "\137PNG\r\n\26\n" .. chunk("IHDR", string.pack(">I4I4BBBBB", w, h, 8, 2, 0, 0, 0))
+  return "\137PNG\r\n\26\n" .. chunk("IHDR", string.pack(">I4I4BBBBB", w, h, 8, n == 4 and 6 or 2, 0, 0, 0))
          .. chunk("IDAT", table.concat(blocks)) .. chunk("IEND", "")
 end
 
