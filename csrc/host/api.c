@@ -432,18 +432,10 @@ fg_result fg_runtime_set_buffer(fg_runtime *rt, const fg_external_buffer *b) {
 /* Pushes the host image (name, index) or returns 0. */
 static int push_image(fg_runtime *rt, const char *name, uint32_t index) {
   lua_State *L = rt->L;
-  int top = lua_gettop(L);
-  if (lua_getfield(L, LUA_REGISTRYINDEX, FG_LUA_HOST_IMAGES) == LUA_TTABLE) {
-    lua_rawgeti(L, LUA_REGISTRYINDEX, rt->rt_ref);
-    if (lua_rawget(L, -2) == LUA_TTABLE && lua_getfield(L, -1, name) == LUA_TTABLE &&
-        lua_rawgeti(L, -1, (lua_Integer)index + 1) != LUA_TNIL) {
-      lua_replace(L, top + 1);
-      lua_settop(L, top + 1);
-      return 1;
-    }
-  }
-  lua_settop(L, top);
-  return 0;
+  lua_rawgeti(L, LUA_REGISTRYINDEX, rt->rt_ref);
+  int found = fg_lua_host_image(L, -1, name, index);
+  lua_remove(L, found ? -2 : -1);  /* the runtime */
+  return found;
 }
 
 fg_result fg_runtime_image_layout(fg_runtime *rt, const char *name, uint32_t index, VkImageLayout *out) {

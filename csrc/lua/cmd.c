@@ -15,13 +15,6 @@
  * takes a software rasterizer minutes (2^31 hung lavapipe's queue). */
 #define FG_MAX_DRAW_VERTICES (1 << 24)
 
-static lcmd *check_cmd(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
-  if (!c->valid || !c->o || !c->o->rt)
-    luaL_error(L, "cmd is closed: it is valid only inside its node's run, which has returned (keep no reference "
-               "to cmd)");
-  return c;
-}
 
 /* A shader made on another device cannot record into this runtime's commands. */
 static struct fg_vk_shader *check_shader(lua_State *L, lcmd *c, int idx, const char *what) {
@@ -203,7 +196,7 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
 
 /* cmd:dispatch(shader, bindings, gx [, gy, gz, push]) */
 static int cmd_dispatch(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:dispatch");
   const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
   /* Checked against the device before any cast: 2^32 would wrap to 0. */
@@ -229,7 +222,7 @@ static int cmd_dispatch(lua_State *L) {
 
 /* cmd:draw(shader, bindings, vertices [, push]) inside the node's pass */
 static int cmd_draw(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:draw");
   const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
   lua_Integer verts = lua_isnoneornil(L, 4) ? 3 : fg_lua_checkrange(L, 4, 1, FG_MAX_DRAW_VERTICES, "vertex count");
@@ -284,7 +277,7 @@ static uint64_t int_field(lua_State *L, lcmd *c, int idx, const char *key, uint6
  * index_buffer: a buffer or {buffer, first = k}; count: indices (nil: all from first);
  * vertex_buffers: {[location] = buffer | {buffer, offset = bytes, stride = bytes}} for every vertex input. */
 static int cmd_draw_indexed(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   struct fg_vk_shader *s = check_shader(L, c, 2, "cmd:draw_indexed");
   const fg_vk_shader_info *si = fg_vk_shader_get_info(s);
   const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
@@ -377,7 +370,7 @@ static void no_pass(lua_State *L, lcmd *c, const char *what) {
 
 /* cmd:clear(name, {r, g, b, a}) (buffers: {value} as uint32 fill) */
 static int cmd_clear(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   const char *name = fg_lua_checkname(L, 2, "resource name");
   no_pass(L, c, "cmd:clear");
   uint32_t u = find_use(L, c, name, "cmd:clear");
@@ -438,7 +431,7 @@ static int copy_upload(lua_State *L, lcmd *c) {
 }
 
 static int copy_or_blit(lua_State *L, int blit) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   const char *what = blit ? "cmd:blit" : "cmd:copy";
   if (luaL_testudata(L, 3, FG_LUA_UPLOAD))
     return luaL_error(L, "node '%s': %s into an upload: uploads are read-only for the GPU and can only be a copy "

@@ -64,6 +64,8 @@ static inline int upload_valid(const lupload *h) {
 /* runtime_base.c (below every other runtime file and window.c) */
 /* The runtime at idx, open (else raises "runtime is closed ..."). */
 lrt *fg_lua_rt_check(lua_State *L, int idx);
+/* The cmd at argument 1, valid (else raises "cmd is closed ..."): cmd.c, host.c. */
+lcmd *fg_lua_cmd_check(lua_State *L);
 /* Raises when `what` is called inside a node's run of this runtime. */
 void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what);
 /* Raises unless the runtime holds a plan (a re-plan whose restore failed too). */
@@ -108,6 +110,9 @@ void fg_lua_open_runtime_image(lua_State *L);  /* runtime_image.c: images, dev:e
 void fg_lua_push_host_image(lua_State *L, fg_vk_device *dev, VkImage image, VkImageView view, fg_format f,
                             uint32_t w, uint32_t h, VkImageLayout layout);
 VkImageLayout *fg_lua_image_layout(lua_State *L, int idx);
+/* The host's images of the runtime at rt_idx (registry FG_LUA_HOST_IMAGES[rt][name][index + 1],
+ * filled by fg_runtime_set_image): pushes the one for (name, index) and returns 1, else 0. */
+int fg_lua_host_image(lua_State *L, int rt_idx, const char *name, uint32_t index);
 /* host.c: a host's buffer for an external declared without a format
  * (fg_runtime_set_buffer); never destroyed by framegraph. */
 #define FG_LUA_HOST_BUFFER "framegraph.host_buffer"

@@ -57,24 +57,17 @@ static int call_host(lua_State *L, lcmd *c, const char *name, int args_idx) {
   return 0;
 }
 
-static lcmd *check_cmd(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
-  if (!c->valid || !c->o || !c->o->rt)
-    luaL_error(L, "cmd is closed: it is valid only inside its node's run, which has returned (keep no reference "
-               "to cmd)");
-  return c;
-}
 
 /* cmd:host(name [, args]) */
 static int cmd_host(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   const char *name = fg_lua_checkname(L, 2, "host callback name");
   return call_host(L, c, name, lua_isnoneornil(L, 3) ? 0 : 3);
 }
 
 /* The run function of `run = "host:name"`: function(cmd, ctx) cmd:host(name) end. */
 static int host_run(lua_State *L) {
-  lcmd *c = check_cmd(L);
+  lcmd *c = fg_lua_cmd_check(L);
   return call_host(L, c, lua_tostring(L, lua_upvalueindex(1)), 0);
 }
 

@@ -16,6 +16,14 @@ lrt *fg_lua_rt_check(lua_State *L, int idx) {
   return o;
 }
 
+lcmd *fg_lua_cmd_check(lua_State *L) {
+  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  if (!c->valid || !c->o || !c->o->rt)
+    luaL_error(L, "cmd is closed: it is valid only inside its node's run, which has returned (keep no reference "
+               "to cmd)");
+  return c;
+}
+
 void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
   if (o->L)
     luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "

@@ -121,8 +121,6 @@ static int img_tostring(lua_State *L) {
   return 1;
 }
 
-/* The host's images of runtime 1 (registry "framegraph.host_images"[rt][name][index + 1],
- * filled by fg_runtime_set_image): pushes the one for (name, index) and returns 1, else 0. */
 /* A host image's index: the copy along the external's (one) multiplexing dimension. */
 static uint32_t flat_index(const fg_graph_resource *r, uint32_t nd) {
   uint32_t k = 0;
@@ -130,11 +128,12 @@ static uint32_t flat_index(const fg_graph_resource *r, uint32_t nd) {
   return k;
 }
 
-static int host_image(lua_State *L, const char *name, uint32_t index) {
+int fg_lua_host_image(lua_State *L, int rt_idx, const char *name, uint32_t index) {
+  rt_idx = lua_absindex(L, rt_idx);
   int top = lua_gettop(L);
   if (lua_getfield(L, LUA_REGISTRYINDEX, FG_LUA_HOST_IMAGES) == LUA_TTABLE) {
-    lua_pushvalue(L, 1);
-    if (lua_gettable(L, -2) == LUA_TTABLE && lua_getfield(L, -1, name) == LUA_TTABLE &&
+    lua_pushvalue(L, rt_idx);
+    if (lua_rawget(L, -2) == LUA_TTABLE && lua_getfield(L, -1, name) == LUA_TTABLE &&
         lua_rawgeti(L, -1, (lua_Integer)index + 1) != LUA_TNIL) {
       lua_replace(L, top + 1);
       lua_settop(L, top + 1);
@@ -182,7 +181,7 @@ void fg_lua_rt_provide_externals(lua_State *L, lrt *o) {
     lua_getfield(L, ext, r->g->name);
     if (lua_istable(L, -1)) lua_getfield(L, -1, "provide");
     else lua_pushnil(L);
-    if (!lua_isfunction(L, -1) && host_image(L, r->g->name, flat_index(r->g, nd))) {
+    if (!lua_isfunction(L, -1) && fg_lua_host_image(L, 1, r->g->name, flat_index(r->g, nd))) {
       lua_remove(L, -2);  /* a host's image (fg_runtime_set_image) stands in for provide's result */
     } else if (!lua_isfunction(L, -1)) {
       luaL_error(L, "external resource '%s' needs pipeline.external.%s.provide = function(index) return image end "
