@@ -96,22 +96,22 @@ static void publish_resources(fg_graph *g, int replan) {
     if (replan) {
       R->width = X->width;
       R->height = X->height;
-      R->size = X->size;
-      R->alignment = X->alignment;
-      R->memory_type_bits = X->memory_type_bits;
-      R->mem_kind = X->mem_kind;
-      R->heap = X->heap;
-      R->offset = X->offset;
-      R->group = X->group;
-      continue;
+    } else {
+      /* the description is its logical resource's, made once by SIZE */
+      *R = g->ir.view.a[X->logical];  /* SIZE's description of the first copy */
+      if (r != g->logicals.a[X->logical].phys_base) {
+        R->id = r;
+        R->frame = X->frame;
+        R->index = g->phys_index.a ? g->phys_index.a + X->index : NULL;
+      }
+      R->start = X->start;
+      R->stop = X->stop;
+      R->first_slot = X->first_slot;
+      R->last_slot = X->last_slot;
+      R->touch_count = X->touch_count;
+      R->touches = g->touches.a ? g->touches.a + X->touch_first : NULL;
     }
-    /* the description is its logical resource's, made once by SIZE */
-    *R = g->ir.view.a[X->logical];  /* SIZE's description of the first copy */
-    if (r != g->logicals.a[X->logical].phys_base) {
-      R->id = r;
-      R->frame = X->frame;
-      R->index = g->phys_index.a ? g->phys_index.a + X->index : NULL;
-    }
+    /* what SIZE and PACK give every copy, on a re-plan too */
     R->size = X->size;
     R->alignment = X->alignment;
     R->memory_type_bits = X->memory_type_bits;
@@ -119,12 +119,6 @@ static void publish_resources(fg_graph *g, int replan) {
     R->heap = X->heap;
     R->offset = X->offset;
     R->group = X->group;
-    R->start = X->start;
-    R->stop = X->stop;
-    R->first_slot = X->first_slot;
-    R->last_slot = X->last_slot;
-    R->touch_count = X->touch_count;
-    R->touches = g->touches.a ? g->touches.a + X->touch_first : NULL;
   }
 }
 
