@@ -21,11 +21,11 @@ static int failures = 0;
 #define FG_TEST_SEED 0x9E3779B97F4A7C15ull
 #endif
 static uint64_t rng_state = FG_TEST_SEED;
-static uint64_t rnd(void) { /* splitmix64 */
+static inline uint64_t rnd(void) { /* splitmix64 */
   uint64_t z = (rng_state += 0x9E3779B97F4A7C15ull);
   z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
   z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
   return z ^ (z >> 31);
 }
-static uint64_t rndu(uint64_t n) { return n ? rnd() % n : 0; }
+static inline uint64_t rndu(uint64_t n) { return n ? rnd() % n : 0; }
 #endif

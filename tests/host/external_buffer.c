@@ -7,21 +7,12 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
+#include "../fg_test.h"
 #include <stdlib.h>
 #include <string.h>
 
 #define N 64
 
-static int failures;
-#define CHECK(c, ...)                                            \
-  do {                                                           \
-    if (!(c)) {                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-      printf(__VA_ARGS__);                                       \
-      printf("\n");                                              \
-      failures++;                                                \
-    }                                                            \
-  } while (0)
 
 static const char pipeline[] =
   "local dev = ...\n"

@@ -17,31 +17,14 @@
 #include <lualib.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "../fg_test.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "../fg_test_wrap.h"
 
-static int failures;
-#define CHECK(c, ...)                                            \
-  do {                                                           \
-    if (!(c)) {                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-      printf(__VA_ARGS__);                                       \
-      printf("\n");                                              \
-      failures++;                                                \
-    }                                                            \
-  } while (0)
 
 /* ---- the interposer: counts direct calls while armed ---- */
-void *__real_malloc(size_t);
-void *__real_calloc(size_t, size_t);
-void *__real_realloc(void *, size_t);
-void __real_free(void *);
-void *__real_aligned_alloc(size_t, size_t);
-int __real_posix_memalign(void **, size_t, size_t);
-char *__real_strdup(const char *);
-char *__real_strndup(const char *, size_t);
-
 static int armed;
 static long direct;           /* direct calls while armed */
 static void *first_caller[8]; /* return addresses of the first ones (for a failure message) */
@@ -55,44 +38,6 @@ static void note(void *caller) {
     Dl_info di;
     if (dladdr(caller, &di)) fprintf(stderr, "direct call from 0x%lx\n", (unsigned long)((char *)caller - (char *)di.dli_fbase));
   }
-}
-void *__wrap_malloc(size_t n) { note(__builtin_return_address(0)); return __real_malloc(n); }
-void *__wrap_calloc(size_t c, size_t n) { note(__builtin_return_address(0)); return __real_calloc(c, n); }
-void *__wrap_realloc(void *p, size_t n) { note(__builtin_return_address(0)); return __real_realloc(p, n); }
-void __wrap_free(void *p) { if (p) note(__builtin_return_address(0)); __real_free(p); }
-void *__wrap_aligned_alloc(size_t a, size_t n) { note(__builtin_return_address(0)); return __real_aligned_alloc(a, n); }
-int __wrap_posix_memalign(void **p, size_t a, size_t n) {
-  note(__builtin_return_address(0));
-  return __real_posix_memalign(p, a, n);
-}
-char *__wrap_strdup(const char *s) { note(__builtin_return_address(0)); return __real_strdup(s); }
-char *__wrap_strndup(const char *s, size_t n) { note(__builtin_return_address(0)); return __real_strndup(s, n); }
-
-/* ---- the host's fg_allocator: counts calls and live bytes ---- */
-typedef struct counter {
-  long allocs, frees, reallocs;
-  long long live_bytes;
-  long live_blocks;
-} counter;
-
-/* a 16-byte header keeps each block's size, so bytes balance exactly */
-static void *count_realloc(void *user, void *p, size_t n) {
-  counter *c = user;
-  size_t old = 0;
-  unsigned char *base = p ? (unsigned char *)p - 16 : NULL;
-  if (base) memcpy(&old, base, sizeof old);
-  if (!n) {
-    if (p) { c->frees++; c->live_blocks--; c->live_bytes -= (long long)old; }
-    __real_free(base);
-    return NULL;
-  }
-  unsigned char *q = __real_realloc(base, n + 16);
-  if (!q) return NULL;
-  if (p) c->reallocs++;
-  else { c->allocs++; c->live_blocks++; }
-  c->live_bytes += (long long)n - (long long)old;
-  memcpy(q, &n, sizeof n);
-  return q + 16;
 }
 
 static int host_calls;

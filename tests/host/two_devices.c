@@ -10,19 +10,10 @@
 #include <lauxlib.h>
 #include <lualib.h>
 #include <stdio.h>
+#include "../fg_test.h"
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-#define CHECK(c, ...)                                            \
-  do {                                                           \
-    if (!(c)) {                                                  \
-      printf("FAIL %s:%d: ", __FILE__, __LINE__);                \
-      printf(__VA_ARGS__);                                       \
-      printf("\n");                                              \
-      failures++;                                                \
-    }                                                            \
-  } while (0)
 
 typedef struct counter {
   int calls;
