@@ -11,6 +11,7 @@
 typedef struct fg_vk_image_desc {
   fg_format format;
   uint32_t width, height;
+  uint32_t mips;  /* 0 or 1: one level; more: also sampled_view over all of them */
 } fg_vk_image_desc;
 
 typedef struct fg_vk_image {

@@ -19,6 +19,8 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
   gr.format = desc->format;
   gr.width = desc->width;
   gr.height = desc->height;
+  gr.mips = desc->mips;
+  uint32_t levels = desc->mips > 1 ? desc->mips : 1;
   VkImageCreateInfo ci;
   fg_rt_image_info(dev, &gr, &ci);
   VkResult r = vkCreateImage(dev->device, &ci, dev->vkalloc, &out->image);
@@ -32,12 +34,14 @@ int fg_vk_image_create(fg_vk_device *dev, const fg_vk_image_desc *desc, fg_vk_im
     r = vkAllocateMemory(dev->device, &ai, dev->vkalloc, &out->memory);
   }
   if (r == VK_SUCCESS) r = vkBindImageMemory(dev->device, out->image, out->memory, 0);
-  if (r == VK_SUCCESS) {
+  /* `view` is mip 0 (what an external resource sees); with mips, the
+   * sampled view covers every level */
+  for (int k = 0; k < (levels > 1 ? 2 : 1) && r == VK_SUCCESS; k++) {
     VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = out->image,
                                 .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = ci.format,
                                 .subresourceRange = {.aspectMask = fg_rt_format_aspect(desc->format),
-                                                     .levelCount = 1, .layerCount = 1}};
-    r = vkCreateImageView(dev->device, &vi, dev->vkalloc, &out->view);
+                                                     .levelCount = k ? levels : 1, .layerCount = 1}};
+    r = vkCreateImageView(dev->device, &vi, dev->vkalloc, k ? &out->sampled_view : &out->view);
   }
   if (r != VK_SUCCESS) {
     free_objects(dev, out);  /* never submitted: no need to wait */

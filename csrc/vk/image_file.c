@@ -127,34 +127,9 @@ int fg_vk_texture_create(fg_vk_device *dev, const unsigned char *rgba, uint32_t 
       return 0;
     }
   }
-  fg_graph_resource gr;
-  memset(&gr, 0, sizeof gr);
-  gr.kind = FG_RES_TEXTURE;
-  gr.format = format;
-  gr.width = w;
-  gr.height = h;
-  gr.mips = levels;
-  VkImageCreateInfo ci;
-  fg_rt_image_info(dev, &gr, &ci);
-  VkResult r = vkCreateImage(dev->device, &ci, dev->vkalloc, &out->image);
+  fg_vk_image_desc desc = {.format = format, .width = w, .height = h, .mips = levels};
+  VkResult r = (VkResult)fg_vk_image_create(dev, &desc, out);
   VkDeviceSize bytes = (VkDeviceSize)w * h * 4;
-  if (r == VK_SUCCESS) {
-    VkMemoryRequirements req;
-    vkGetImageMemoryRequirements(dev->device, out->image, &req);
-    int t = fg_vk_find_memory_type(dev, req.memoryTypeBits, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT);
-    if (t < 0) t = fg_vk_find_memory_type(dev, req.memoryTypeBits, 0);
-    VkMemoryAllocateInfo ai = {.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO, .allocationSize = req.size,
-                               .memoryTypeIndex = (uint32_t)(t < 0 ? 0 : t)};
-    r = t < 0 ? VK_ERROR_FEATURE_NOT_PRESENT : vkAllocateMemory(dev->device, &ai, dev->vkalloc, &out->memory);
-  }
-  if (r == VK_SUCCESS) r = vkBindImageMemory(dev->device, out->image, out->memory, 0);
-  for (int k = 0; k < 2 && r == VK_SUCCESS; k++) {
-    VkImageViewCreateInfo vi = {.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO, .image = out->image,
-                                .viewType = VK_IMAGE_VIEW_TYPE_2D, .format = vf,
-                                .subresourceRange = {.aspectMask = VK_IMAGE_ASPECT_COLOR_BIT,
-                                                     .levelCount = k ? levels : 1, .layerCount = 1}};
-    r = vkCreateImageView(dev->device, &vi, NULL, k ? &out->sampled_view : &out->view);
-  }
   if (r != VK_SUCCESS) {
     fg_errf(err, errlen, "creating a %ux%u %s texture (%u mips) failed (VkResult %d)", w, h,
             fg_format_get(format)->name, levels, (int)r);
