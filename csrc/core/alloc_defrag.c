@@ -18,13 +18,7 @@ typedef struct plan { fg_defrag_move *v; size_t n, cap; int oom; const fg_alloc_
 
 static void add(plan *p, fg_defrag_move m) {
   if (p->oom) return;
-  if (p->n == p->cap) {
-    size_t nc = p->cap ? p->cap * 2 : 64;
-    fg_defrag_move *v = fg_realloc(p->hooks, p->v, sizeof *v * nc);
-    if (!v) { p->oom = 1; return; }
-    p->v = v;
-    p->cap = nc;
-  }
+  if (fg_grow(p->hooks, (void **)&p->v, &p->cap, p->n + 1, 64, sizeof *p->v)) { p->oom = 1; return; }
   p->v[p->n++] = m;
 }
 
@@ -120,13 +114,7 @@ int fg__block_is_dedicated(const fg_block_allocator *b, uint32_t i);
 static void gather_one(void *c, uint32_t index, void *block_user, const fg_allocator *a) {
   gather *g = c;
   if (g->oom || fg__block_is_dedicated(g->b, index)) return;
-  if (g->n == g->cap) {
-    size_t nc = g->cap ? g->cap * 2 : 8;
-    mblock *v = fg_realloc(g->h, g->m, sizeof *v * nc);
-    if (!v) { g->oom = 1; return; }
-    g->m = v;
-    g->cap = nc;
-  }
+  if (fg_grow(g->h, (void **)&g->m, &g->cap, g->n + 1, 8, sizeof *g->m)) { g->oom = 1; return; }
   if (model_of(g->h, &g->m[g->n], index, a)) g->oom = 1;
   g->n++;
 }

@@ -19,12 +19,7 @@ void fg__sb_printf(fg__sb *s, const char *fmt, ...) {
     va_end(ap);
     if (n < 0) { s->oom = 1; return; }
     if (s->p && s->n + (size_t)n < s->cap) { s->n += (size_t)n; return; }
-    size_t ncap = s->cap ? s->cap * 2 : 1024;
-    while (ncap < s->n + (size_t)n + 1) ncap *= 2;
-    char *p = fg_realloc(s->hooks, s->p, ncap);
-    if (!p) { s->oom = 1; return; }
-    s->p = p;
-    s->cap = ncap;
+    if (fg_grow(s->hooks, (void **)&s->p, &s->cap, s->n + (size_t)n + 1, 1024, 1)) { s->oom = 1; return; }
   }
 }
 
@@ -36,13 +31,7 @@ char *fg__sb_done(fg__sb *s) {
 static void collect(void *c, uint64_t off, uint64_t size, uint64_t align, uint64_t user) {
   fg__ranges *r = c;
   if (r->oom) return;
-  if (r->n == r->cap) {
-    size_t ncap = r->cap ? r->cap * 2 : 64;
-    fg__range *v = fg_realloc(r->hooks, r->v, sizeof *v * ncap);
-    if (!v) { r->oom = 1; return; }
-    r->v = v;
-    r->cap = ncap;
-  }
+  if (fg_grow(r->hooks, (void **)&r->v, &r->cap, r->n + 1, 64, sizeof *r->v)) { r->oom = 1; return; }
   r->v[r->n++] = (fg__range){ off, size, align, user };
 }
 

@@ -24,3 +24,15 @@ uint64_t fg_now_ns(void) {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
+
+int fg_grow(const fg_alloc_hooks *h, void **a, size_t *cap, size_t need, size_t first, size_t elem) {
+  if (need <= *cap) return 0;
+  size_t nc = *cap ? *cap : first;
+  while (nc < need) nc *= 2;
+  if (elem && nc > SIZE_MAX / elem) return -1;
+  void *p = fg_realloc(h, *a, nc * elem);
+  if (!p) return -1;
+  *a = p;
+  *cap = nc;
+  return 0;
+}

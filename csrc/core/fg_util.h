@@ -13,6 +13,9 @@ typedef struct fg_alloc_hooks {
 void *fg_realloc(const fg_alloc_hooks *h, void *ptr, size_t size);
 static inline void *fg_malloc(const fg_alloc_hooks *h, size_t size) { return fg_realloc(h, NULL, size); }
 static inline void fg_free(const fg_alloc_hooks *h, void *ptr) { if (ptr) fg_realloc(h, ptr, 0); }
+/* Grows the array *a of *cap elements of elem bytes to hold need (doubling,
+ * from first): 0, or -1 with *a and *cap unchanged when out of memory. */
+int fg_grow(const fg_alloc_hooks *h, void **a, size_t *cap, size_t need, size_t first, size_t elem);
 
 /* snprintf into a caller buffer that may be NULL/0; always terminates. */
 void fg_errf(char *buf, size_t len, const char *fmt, ...)
