@@ -25,7 +25,7 @@ typedef struct fg_tlsf_node {
 #define FG_TLSF_FL (65 - FG_TLSF_SL_LOG2) /* fl of a 64-bit size: 63 - SL_LOG2 + 1 */
 
 typedef struct fg_tlsf {
-  fg_tlsf_node *nodes;            /* node_cap records, then the sink (alloc_tlsf.c) */
+  fg_tlsf_node *nodes;            /* node_cap records; nodes[-1] is the sink (alloc_tlsf.c) */
   uint32_t node_cap, node_spare;  /* spare: free-slot chain through next_free */
   uint32_t first;                 /* node at offset 0 (never released) */
   uint64_t fl_map;

@@ -31,9 +31,21 @@ static inline uint32_t class_up(uint64_t x) {
 
 #define HEAD(t, fl, sl) ((t)->heads[(fl) * SL + (sl)])
 
-/* Node index FG_NIL becomes the sink, a record past the pool that absorbs
- * link updates aimed at "no node": the update is then a plain store. */
-#define OR_SINK(t, i) ((i) != FG_NIL ? (i) : (t)->node_cap)
+/* The sink is a record just before the pool (nodes[-1]) that absorbs link
+ * updates aimed at "no node". FG_NIL read as int32_t is -1, so SINK(t, i) is
+ * record i, or the sink for FG_NIL, with no branch and no select: whether a
+ * list or a neighbour is empty is random, and the branch this replaces was
+ * mispredicted about a third of the time. Indices stay below 2^31. */
+#define SINK(t, i) ((t)->nodes[(int32_t)(i)])
+
+/* The pool's storage: the sink, then n records; nodes points past the sink. */
+static fg_tlsf_node *pool_realloc(const fg_alloc_hooks *h, fg_tlsf_node *nodes, uint32_t n) {
+  fg_tlsf_node *b = fg_realloc(h, nodes ? nodes - 1 : NULL, sizeof(fg_tlsf_node) * ((size_t)n + 1));
+  if (!b) return NULL;
+  b[0].is_free = 2; /* never free: give_back's neighbour tests see "used" */
+  b[0].gen = 0;
+  return b + 1;
+}
 
 static uint64_t *zeroed(const fg_alloc_hooks *h, uint32_t n) {
   uint64_t *u = fg_malloc(h, sizeof(uint64_t) * n);
@@ -52,10 +64,10 @@ static __attribute__((noinline, cold)) uint32_t node_grow(fg_allocator *a) {
     memset(u + t->node_cap, 0, sizeof(uint64_t) * (ncap - t->node_cap));
     t->user = u;
   }
-  fg_tlsf_node *n = fg_realloc(&a->hooks, t->nodes, sizeof(fg_tlsf_node) * (ncap + 1)); /* + the sink */
+  fg_tlsf_node *n = pool_realloc(&a->hooks, t->nodes, ncap);
   if (!n) return FG_NIL;
   t->nodes = n;
-  for (uint32_t i = t->node_cap; i <= ncap; i++) {
+  for (uint32_t i = t->node_cap; i < ncap; i++) {
     n[i].next_free = i + 1 < ncap ? i + 1 : FG_NIL;
     n[i].is_free = 2;
     n[i].gen = 0;
@@ -90,7 +102,7 @@ static inline __attribute__((always_inline)) void free_insert(fg_tlsf *t, uint32
   n->cls = (uint16_t)c;
   n->prev_free = FG_NIL;
   n->next_free = h;
-  t->nodes[OR_SINK(t, h)].prev_free = i;
+  SINK(t, h).prev_free = i;
   t->heads[c] = i;
   t->fl_map |= 1ull << (c >> SL_LOG2);
   t->sl_map[c >> SL_LOG2] |= 1u << (c & (SL - 1));
@@ -100,9 +112,13 @@ static inline __attribute__((always_inline)) void free_remove(fg_tlsf *t, uint32
   fg_tlsf_node *n = &t->nodes[i];
   uint32_t c = n->cls, fl = c >> SL_LOG2;
   uint32_t pv = n->prev_free, nx = n->next_free;
-  int head = t->heads[c] == i;
-  *(head ? &t->heads[c] : &t->nodes[pv].next_free) = nx;
-  t->nodes[head ? t->node_cap : OR_SINK(t, nx)].prev_free = pv; /* a new head's is left */
+  /* by masks, not branches (see SINK): the list's head or the predecessor
+   * takes the successor; the successor's prev_free takes pv unless it becomes
+   * the head, whose prev_free is left (the update goes to the sink: -1 | x) */
+  uint32_t head = 0u - (uint32_t)(t->heads[c] == i);
+  SINK(t, pv | head).next_free = nx;
+  t->heads[c] ^= (t->heads[c] ^ nx) & head;
+  SINK(t, nx | head).prev_free = pv;
   if (t->heads[c] == FG_NIL) {
     t->sl_map[fl] &= ~(1u << (c & (SL - 1)));
     if (!t->sl_map[fl]) t->fl_map &= ~(1ull << fl);
@@ -122,7 +138,7 @@ static inline __attribute__((always_inline)) uint32_t split(fg_allocator *a, uin
   m->prev_phys = i;
   m->next_phys = n->next_phys;
   m->is_free = 0;
-  t->nodes[OR_SINK(t, n->next_phys)].prev_phys = j;
+  SINK(t, n->next_phys).prev_phys = j;
   n->next_phys = j;
   n->size = at;
   return j;
@@ -133,7 +149,7 @@ static inline void absorb(fg_tlsf *t, uint32_t i, uint32_t j) {
   fg_tlsf_node *n = &t->nodes[i], *m = &t->nodes[j];
   n->size += m->size;
   n->next_phys = m->next_phys;
-  t->nodes[OR_SINK(t, m->next_phys)].prev_phys = i;
+  SINK(t, m->next_phys).prev_phys = i;
   node_release(t, j);
 }
 
@@ -160,10 +176,9 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
     }
     /* used records <= N, free records <= N + 1, one more for a padding split */
     uint32_t cap = desc->max_allocations * 2 + 2;
-    t->nodes = fg_malloc(&a->hooks, sizeof(fg_tlsf_node) * (cap + 1)); /* + the sink */
+    t->nodes = pool_realloc(&a->hooks, NULL, cap);
     if (!t->nodes) { fg_errf(err, errlen, "out of host memory"); return -1; }
-    for (uint32_t i = 0; i <= cap; i++) t->nodes[i].gen = 0;
-    t->nodes[cap].is_free = 2;
+    for (uint32_t i = 0; i < cap; i++) t->nodes[i].gen = 0;
     t->node_cap = cap;
     t->fixed = 1;
   }
@@ -176,7 +191,7 @@ static int tlsf_init(fg_allocator *a, const fg_alloc_desc *desc, char *err, size
 }
 
 static void tlsf_fini(fg_allocator *a) {
-  fg_free(&a->hooks, a->u.tlsf.nodes);
+  if (a->u.tlsf.nodes) fg_free(&a->hooks, a->u.tlsf.nodes - 1); /* the sink's too */
   fg_free(&a->hooks, a->u.tlsf.user);
   fg_omap_free(&a->u.tlsf.live, &a->hooks);
 }
@@ -360,8 +375,8 @@ static inline __attribute__((always_inline)) void give_back(fg_allocator *a, uin
   nd->gen++; /* user data is left: the next allocation of this record writes it */
   uint32_t p = nd->prev_phys, n = nd->next_phys;
   /* the sink is never free (is_free 2) */
-  if (t->nodes[OR_SINK(t, n)].is_free == 1) { free_remove(t, n); absorb(t, i, n); }
-  if (t->nodes[OR_SINK(t, p)].is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
+  if (SINK(t, n).is_free == 1) { free_remove(t, n); absorb(t, i, n); }
+  if (SINK(t, p).is_free == 1) { free_remove(t, p); absorb(t, p, i); i = p; }
   free_insert(t, i);
   a->count--;
 }
