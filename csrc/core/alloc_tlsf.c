@@ -347,7 +347,12 @@ static inline __attribute__((always_inline)) uint32_t take(fg_allocator *a, uint
     fg_tlsf_node *n = &t->nodes[i];
     uint32_t nx = n->next_free;
     t->heads[c] = nx; /* nx's prev_free may stay: it heads the list now */
-    if (nx == FG_NIL && !(t->sl_map[c >> SL_LOG2] &= ~(1u << (c & (SL - 1))))) t->fl_map &= ~(1ull << (c >> SL_LOG2));
+    /* the class's bit goes when its list empties, the level's with its last
+     * class: by masks, since whether the list empties is random (a branch here
+     * was mispredicted a quarter of the time; the masks cost ~10 instructions) */
+    uint32_t m = t->sl_map[c >> SL_LOG2] & ~((uint32_t)(nx == FG_NIL) << (c & (SL - 1)));
+    t->sl_map[c >> SL_LOG2] = m;
+    t->fl_map &= ~((uint64_t)(m == 0) << (c >> SL_LOG2));
     n->is_free = 0;
   } else if ((i = find_slow(a, size, align)) == FG_NIL) {
     return FG_NIL;
