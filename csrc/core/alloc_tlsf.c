@@ -391,18 +391,24 @@ static inline int is_live(const fg_tlsf *t, const fg_alloc_handle *h) {
   return i < t->node_cap && t->nodes[i].is_free == 0 && t->nodes[i].gen == h->gen && t->nodes[i].off == h->offset;
 }
 
+/* User data for new record i: out of line, so the hot path keeps fewer
+ * registers; -1 (and i given back) when the array cannot be made. */
+static __attribute__((noinline)) int put_user(fg_allocator *a, uint32_t i, uint64_t user) {
+  fg_tlsf *t = &a->u.tlsf;
+  if (!t->user && !(t->user = zeroed(&a->hooks, t->node_cap))) { /* the first user data */
+    give_back(a, i);
+    return -1;
+  }
+  t->user[i] = user;
+  return 0;
+}
+
 static inline __attribute__((always_inline)) int tlsf_alloc_h(fg_allocator *a, uint64_t size, uint64_t align,
                                                               uint64_t user, fg_alloc_handle *out, const int plain) {
   fg_tlsf *t = &a->u.tlsf;
   uint32_t i = take(a, size, align, plain);
   if (i == FG_NIL) return -1;
-  if (__builtin_expect((uintptr_t)t->user | user, 0)) { /* none yet and none given: nothing to write */
-    if (t->user) t->user[i] = user;
-    else { /* the first user data: the array is made now */
-      if (!(t->user = zeroed(&a->hooks, t->node_cap))) { give_back(a, i); return -1; }
-      t->user[i] = user;
-    }
-  }
+  if (__builtin_expect((uintptr_t)t->user | user, 0) && put_user(a, i, user)) return -1;
   const fg_tlsf_node *n = &t->nodes[i];
   out->offset = n->off;
   out->meta = i;
