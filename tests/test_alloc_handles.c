@@ -494,8 +494,43 @@ static void test_plain_and_aligned(void) {
   }
 }
 
+/* The per-record user data array is made on the first non-zero user data;
+ * when the host cannot give it, that allocation fails and leaves the heap as
+ * it was (the block carved for it goes back), and a later one succeeds. */
+static int fail_next;
+static void *failing_realloc(void *u, void *p, size_t n) {
+  (void)u;
+  if (!n) { free(p); return NULL; }
+  if (fail_next) { fail_next = 0; return NULL; }
+  return realloc(p, n);
+}
+static const fg_alloc_hooks failing = { failing_realloc, NULL };
+
+static void test_user_array_failure(void) {
+  for (int fixed = 0; fixed < 2; fixed++) {
+    char err[256] = "";
+    fg_alloc_desc d = { .kind = FG_ALLOC_TLSF, .capacity = 1 << 20, .max_allocations = fixed ? 64 : 0, .hooks = &failing };
+    fg_allocator *a = fg_allocator_create(&d, err, sizeof err);
+    CHECKM(a != NULL, "create: %s", err);
+    if (!a) return;
+    fg_alloc_handle h0, h1, h2;
+    CHECK(fg_allocator_alloc_h(a, 100, 1, 0, &h0) == 0); /* no user data: no array yet */
+    fail_next = 1;
+    CHECK(fg_allocator_alloc_h(a, 200, 1, 42, &h1) == -1);
+    CHECK(fg_allocator_count(a) == 1);
+    valid(a, "user array refused");
+    CHECK(fg_allocator_alloc_h(a, 200, 1, 42, &h2) == 0);
+    CHECK(fg_allocator_user(a, &h2) == 42 && fg_allocator_user(a, &h0) == 0);
+    CHECK(fg_allocator_free_h(a, &h0) == 0 && fg_allocator_free_h(a, &h2) == 0);
+    CHECK(fg_allocator_count(a) == 0);
+    valid(a, "user array made later");
+    fg_allocator_destroy(a);
+  }
+}
+
 int main(void) {
   test_plain_and_aligned();
+  test_user_array_failure();
   test_result_hooks();
   for (int k = 0; k < FG_ALLOC_KIND_COUNT; k++) test_handles((fg_alloc_kind)k);
   test_bounded_pool();
