@@ -43,7 +43,10 @@ typedef struct sw {
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
   nbmap top, bot;        /* live items by their top, by their bottom */
-  const uint32_t *endt;  /* per item: when it frees (sweep time; INF_U never) */
+  const uint32_t *endt;  /* per item: when it frees (sweep time; INF_U never);
+                            NULL: plain best fit */
+  uint32_t uslack;       /* blocks free until a restart back within this of
+                            the soonest tie (lifetime-aware fit) */
 } sw;
 
 static uint64_t nb_hash(const nbmap *m, uint64_t k) { return (k * 0x9E3779B97F4A7C15ull >> 20) & m->mask; }
@@ -257,13 +260,14 @@ static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t en
  * item) frees closest to when this item does: blocks that free together
  * sit together and merge into holes as large as they were, where plain
  * best fit at the bottom of a block checkerboards the heap. Of the blocks
- * free until a restart, the one back soonest as before, ties to an end
- * against memory that is not freed meanwhile. The peak sweeps use it
- * (random lines, 30,000 items: T=10000 short 1.050 -> 1.031 x LOAD);
- * cycles gain 0.1-0.2 % with it for about a tenth more time, so their cuts
- * keep plain best fit (journal, "Scale: lifetime-aware fit"). */
+ * free until a restart, those back within K / SWEEP_LT_USLACK of the
+ * soonest (ties only: half the gain), scored the same way except that an
+ * end against memory not freed meanwhile scores best. bench/scale.lua,
+ * 30,000 items: line T=10000 short 1.050 -> 1.031 x LOAD, cycle T=1000 long
+ * 1.052 -> 1.048 (journal, "Scale: lifetime-aware fit"). */
 #define SWEEP_LT_FITS 8
 #define SWEEP_LT_SLACK 4
+#define SWEEP_LT_USLACK 64
 
 /* the first f->want blocks of t free until end that hold size at align, in
  * t's order (by size, then offset); at most SWEEP_TRIES looked at */
@@ -296,12 +300,14 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
                         uint32_t end, int u, int *top) {
   uint64_t lim = w->size[cand[0]] + size / SWEEP_LT_SLACK;
   uint32_t best = NIL, bs = UINT32_MAX, none = u ? 0 : UINT32_MAX, umin = INF_U;
-  if (u) /* only the blocks back soonest are scored */
+  if (u) { /* only the blocks back soonest (within uslack) are scored */
     for (uint32_t k = 0; k < got; k++)
       if (w->until[cand[k]] < umin) umin = w->until[cand[k]];
+    umin = umin + w->uslack < umin ? INF_U : umin + w->uslack;
+  }
   for (uint32_t k = 0; k < got; k++) {
     uint32_t x = cand[k];
-    if (u ? w->until[x] != umin : w->size[x] > lim) {
+    if (u ? w->until[x] > umin : w->size[x] > lim) {
       if (u) continue;
       break;
     }
@@ -374,7 +380,7 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
 }
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
-static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
+static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
   uint32_t *key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn), *until = pk_mem_alloc(sizeof(uint32_t) * nn);
@@ -397,10 +403,20 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
   }
   w.S.root = w.U.root = w.O.root = NIL;
   w.S.bysize = w.U.bysize = 1;
+  uint32_t *endt = lt ? pk_mem_alloc(sizeof(uint32_t) * nn) : NULL;
   int rc = -1;
   if (!key || !until || !bys || !ev || !evs || !slot || !w.off || !w.size || !w.until || !w.freeid ||
-      !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r)
+      !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r ||
+      (lt && (!endt || nb_init(&w.top, n) || nb_init(&w.bot, n))))
     goto out;
+  if (lt) { /* when each frees, in unrolled time (a crossing item: its end, once) */
+    for (size_t i = 0; i < n; i++) {
+      uint32_t d = (in->s[i] + K - t0) % K;
+      endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
+    }
+    w.endt = endt;
+    w.uslack = K / SWEEP_LT_USLACK;
+  }
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
@@ -429,6 +445,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
       offv[i] = pk_align_up(H, in->align[i]);
       if (offv[i] > H) blk_add(&w, H, offv[i] - H, INF_U); /* padding below: free for good */
       H = offv[i] + in->size[i];
+      live_add(&w, (uint32_t)i, offv[i], in->size[i]);
       if (pk_cut(in, offv, i)) { rc = 1; goto out; }
     }
   /* events in unrolled time d = t - t0 (mod K): ends (0) before starts (1),
@@ -454,6 +471,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, uint64_t *offv) {
     size_t e = ev[evs[k]], i = e >> 1;
     uint64_t sz = in->size[i], al = in->align[i];
     if (!(e & 1)) { /* free */
+      live_del(&w, (uint32_t)i, offv[i], sz);
       uint32_t b = blk_add(&w, offv[i], sz, until[i]);
       if (w.until[b] == INF_U && w.off[b] + w.size[b] == H) { H = w.off[b]; blk_del(&w, b); }
       continue;
@@ -468,10 +486,11 @@ out:
   pk_mem_free(key); pk_mem_free(until); pk_mem_free(bys); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot);
   pk_mem_free(w.off); pk_mem_free(w.size); pk_mem_free(w.until); pk_mem_free(w.freeid);
   for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
+  nb_release(&w.top); nb_release(&w.bot); pk_mem_free(endt);
   return rc;
 }
 
-int pk_sweep(const pk_inst *in, uint64_t *off) { return pk_sweep_cuts(in, off, 1); }
+int pk_sweep(const pk_inst *in, uint64_t *off) { return pk_sweep_cuts(in, off, 1, 0); }
 
 /* More cuts (up to 8): a quarter, half, three quarters of the cycle on
  * from the least loaded point, then the odd eighths; the lowest packing
@@ -479,7 +498,7 @@ int pk_sweep(const pk_inst *in, uint64_t *off) { return pk_sweep_cuts(in, off, 1
  * seeds, the quarter cut: T = 100 better on all (0.986-0.999 x), T = 1000
  * on four (0.983-1.008 x); the most loaded point, the time-reversed
  * instance or long crossing arcs lowest gained less. */
-int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
+int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts, int lt) {
   uint32_t K = in->K, t0 = 0;
   /* the cut: the least loaded point of a cycle (a line's first point) */
   if (in->cyclic) {
@@ -490,7 +509,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
       if (prof[t] < prof[t0]) t0 = t;
     pk_mem_free(prof);
   }
-  int rc = sweep_run(in, t0, off);
+  int rc = sweep_run(in, t0, lt, off);
   if (rc || cuts < 2 || !in->cyclic) return rc;
   uint64_t *tmp = pk_mem_alloc(sizeof(uint64_t) * (in->n ? in->n : 1));
   if (!tmp) return -1;
@@ -498,7 +517,7 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts) {
   static const uint32_t eighth[8] = {0, 2, 4, 6, 1, 3, 5, 7};
   uint64_t mk = pk_makespan(in, off);
   for (int c = 1; c < cuts && c < 8 && (uint32_t)c < K; c++) {
-    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), tmp);
+    int r2 = sweep_run(in, (uint32_t)((t0 + (uint64_t)K * eighth[c] / 8) % K), lt, tmp);
     if (r2 < 0) { rc = -1; break; }
     uint64_t m2 = r2 ? UINT64_MAX : pk_makespan(in, tmp);
     if (m2 < mk) { mk = m2; memcpy(off, tmp, sizeof(uint64_t) * in->n); }
@@ -691,6 +710,7 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
     h.endt = pk_mem_alloc(sizeof(uint32_t) * nn);
     if (!h.endt || nb_init(&h.w.top, n) || nb_init(&h.w.bot, n)) rc = -1;
     h.w.endt = h.endt;
+    h.w.uslack = in->K / SWEEP_LT_USLACK;
   }
   if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
       !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
