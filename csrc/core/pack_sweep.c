@@ -35,7 +35,7 @@ typedef struct trp { uint32_t *l, *r, *mx, root; int bysize; } trp;
 /* live items by an edge offset (open addressing, linear probing; grows at
  * half full, so it stays the size of what lives at once, in cache) */
 typedef struct nbslot { uint64_t key; uint32_t val; } nbslot;
-typedef struct nbmap { nbslot *t; uint32_t *at; uint64_t mask, cnt; } nbmap; /* at: each item's slot */
+typedef struct nbmap { nbslot *t; uint32_t *at; uint64_t mask, cnt; int shift; } nbmap; /* at: each item's slot */
 typedef struct sw {
   uint64_t *off, *size;  /* per block */
   uint32_t *until;
@@ -49,7 +49,8 @@ typedef struct sw {
                             the soonest tie (lifetime-aware fit) */
 } sw;
 
-static uint64_t nb_hash(const nbmap *m, uint64_t k) { return (k * 0x9E3779B97F4A7C15ull >> 20) & m->mask; }
+/* the product's high bits (offsets are often multiples of a large power of two) */
+static uint64_t nb_hash(const nbmap *m, uint64_t k) { return k * 0x9E3779B97F4A7C15ull >> m->shift; }
 static nbslot *nb_table(uint64_t c) {
   nbslot *t = pk_mem_alloc(sizeof(nbslot) * c);
   if (t)
@@ -58,6 +59,7 @@ static nbslot *nb_table(uint64_t c) {
 }
 static int nb_init(nbmap *m, size_t n) {
   m->mask = 1023;
+  m->shift = 64 - 10;
   m->cnt = 0;
   m->t = nb_table(m->mask + 1);
   m->at = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
@@ -82,7 +84,7 @@ static void nb_put(nbmap *m, uint64_t k, uint32_t v) {
     nbslot *old = m->t, *g = nb_table(2 * (m->mask + 1));
     if (!g) return;
     uint64_t oc = m->mask + 1;
-    m->t = g; m->mask = 2 * oc - 1; m->cnt = 0;
+    m->t = g; m->mask = 2 * oc - 1; m->cnt = 0; m->shift--;
     for (uint64_t q = 0; q < oc; q++)
       if (old[q].val != NIL) nb_ins(m, old[q].key, old[q].val);
     pk_mem_free(old);
