@@ -120,9 +120,8 @@ static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
   nb_put(&w->top, o + sz, i);
   nb_put(&w->bot, o, i);
 }
-static void live_del(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
+static void live_del(sw *w, uint32_t i, uint64_t sz) {
   if (!w->endt || !sz) return;
-  (void)o;
   nb_del(&w->top, i);
   nb_del(&w->bot, i);
 }
@@ -473,7 +472,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
     size_t e = ev[evs[k]], i = e >> 1;
     uint64_t sz = in->size[i], al = in->align[i];
     if (!(e & 1)) { /* free */
-      live_del(&w, (uint32_t)i, offv[i], sz);
+      live_del(&w, (uint32_t)i, sz);
       uint32_t b = blk_add(&w, offv[i], sz, until[i]);
       if (w.until[b] == INF_U && w.off[b] + w.size[b] == H) { H = w.off[b]; blk_del(&w, b); }
       continue;
@@ -660,7 +659,7 @@ static int sweep_half(half *h, uint64_t H0) {
     uint64_t sz = in->size[i], al = in->align[i];
     if (!(e & 1)) {
       uint32_t b;
-      live_del(w, (uint32_t)i, offv[i], sz);
+      live_del(w, (uint32_t)i, sz);
       if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
         add_split(h, offv[i], offv[i] + sz, h->until[i]);
         b = NIL;
