@@ -347,7 +347,8 @@ static void test_drop(void) {
  * blocks of what the forward half placed across the meeting point free
  * only for what ends before they are claimed. Valid on random cycles (whole
  * items, arcs starting at the peak, long arcs crossing both points) and
- * lines, with alignments and granularity, for every stack order. */
+ * lines, with alignments and granularity, for every stack order and fit;
+ * the cuts' sweeps (pk_sweep_cuts) with either fit too. */
 static void test_peak_sweep(void) {
   char err[256];
   uint64_t s = 11;
@@ -368,8 +369,8 @@ static void test_peak_sweep(void) {
     }
     pk_inst in;
     CHECK(pk_build(&in, a, n, &d) == 0, "pk_build");
-    for (int st = 0; st < 3; st++) {
-      int rc = pk_sweep_peak(&in, off, st);
+    for (int st = 0; st < 8; st++) { /* each stack order, plain and lifetime-aware fit; then the cuts' sweeps */
+      int rc = st < 6 ? pk_sweep_peak(&in, off, st % 3, st / 3) : pk_sweep_cuts(&in, off, 3, st - 6);
       CHECK(rc == 0, "rep %d stack %d: rc %d", rep, st, rc);
       if (rc) continue;
       CHECK(fg_check_packing(a, n, off, &d, err, sizeof err) == 1, "rep %d stack %d (period %llu): %s", rep, st,

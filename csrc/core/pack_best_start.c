@@ -211,18 +211,23 @@ int best_bound(best_run *r) {
  * start that always runs, below it the incumbent the baselines stop at. */
 static int quick_sweep(best_run *r) {
   if (!r->hint && r->n > SMALL_BITS_N) {
+    /* above LARGE_N a cycle's cuts sweep with the lifetime-aware fit too;
+     * below it the incumbent keeps plain best fit (the baselines decide) */
     int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
     /* above LARGE_N a line's sweeps (nearly all that runs) are peak sweeps
-     * (pk_sweep_peak) with SWEEP_RUN_ITEMS / n (2 or 3) stack orders, the
-     * lowest kept */
-    static const int peak_stack[3] = {2, 1, 0};
+     * (pk_sweep_peak), SWEEP_RUN_ITEMS / n of them (1 to 3), the lowest
+     * kept: the latest start lowest with the lifetime-aware fit, then with
+     * plain best fit (it packs some long-lived lines better: line T=1000
+     * long, 30,000 items 1.0115 against 1.0139), then the latest end lowest */
+    static const int peak_stack[3] = {2, 2, 1}, peak_lt[3] = {1, 0, 1};
     int runs = 1, peak = r->n > LARGE_N && !r->in.cyclic;
     if (peak) {
       size_t k = SWEEP_RUN_ITEMS / r->n;
-      runs = k < 2 ? 2 : k > 3 ? 3 : (int)k;
+      runs = k < 1 ? 1 : k > 3 ? 3 : (int)k;
     }
     for (int q = 0; q < runs; q++) {
-      int sr = peak ? pk_sweep_peak(&r->in, r->tmp, peak_stack[q]) : pk_sweep_cuts(&r->in, r->tmp, cuts);
+      int sr = peak ? pk_sweep_peak(&r->in, r->tmp, peak_stack[q], peak_lt[q])
+                    : pk_sweep_cuts(&r->in, r->tmp, cuts, r->n > LARGE_N);
       if (sr < 0) return -1;
       if (sr) continue;
       uint64_t mk = pk_makespan(r->in0, r->tmp);

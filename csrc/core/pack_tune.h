@@ -22,11 +22,12 @@
 #define LARGE_N 4096
 /* above LARGE_N the sweep runs from this / n cuts of a cycle (at most 8), the lowest kept: 2 at 30,000 items (about 1 % lower), 1 from 50,000 */
 #define SWEEP_CUT_ITEMS 60000
-/* above LARGE_N a line runs this / n peak sweeps (2 or 3 stack orders: latest start lowest, latest end lowest,
- * by size), the lowest kept; 3 at 30,000 items. Random lines of 30,000 against the plain sweeps before (size
- * order, reversed, reversed by length): 1.072 -> 1.050 (T=10000 short), 1.021 -> 1.012 (T=1000 long) x LOAD.
- * Not on cycles: their halves meet badly (journal, "Scale: peak sweeps"); they sweep from several cuts */
-#define SWEEP_RUN_ITEMS 90000
+/* above LARGE_N a line runs this / n peak sweeps (1 to 3: the latest start lowest with the lifetime-aware fit,
+ * with plain best fit, the latest end lowest; pack_best_start.c), the lowest kept; 2 at 30,000 items, 1 from
+ * 60,000. Random lines against the plain sweeps before (size order, reversed, reversed by length): 30,000 items
+ * 1.072 -> 1.031 (T=10000 short), 1.021 -> 1.012 (T=1000 long) x LOAD. Not on cycles: their halves meet
+ * badly (journal, "Scale: peak sweeps"); they sweep from several cuts */
+#define SWEEP_RUN_ITEMS 60000
 /* above LARGE_N, where a clique weighs more than LOAD (history copies), the quick first fit runs
  * first with this much work per item (or the budget, if more): bench_compile's 10,000 nodes (21,598
  * items) reach their bound with 1411 per item, in about a third of the sweep path's time */
