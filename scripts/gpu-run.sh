@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Everything we prove and measure on the GPU machine, in one call:
-#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async] [alloc] [compile]   (logs go to $OUT, default ./out)
+#   bash scripts/gpu-run.sh [tests] [bench] [cdsa] [host] [async] [alloc] [compile] [scale]   (logs go to $OUT, default ./out)
 # FG_COMMIT names the commit in machine.txt: the device's copy of the tree
 # may carry stale git metadata, so pass it from here (git rev-parse HEAD).
 # tests: the same ctest + busted suites as on lavapipe, with FG_DEVICE=gpu and
@@ -10,6 +10,7 @@
 # host:  the C host example (examples/host), with and without validation;
 # compile: bench/compile.c before (.gl/before) and after, alternating (issue 29);
 # alloc: bench/alloc_vs_offset.sh against OffsetAllocator (.gl/OffsetAllocator), 6 runs;
+# scale: bench/scale.lua and bench/random_items.lua (fg.pack at 30,000 / 100,000 items), 3 runs;
 # async: bench/async.lua (serial vs async compute queue) and the async specs;
 # cdsa:  the full bootstrap (CDSA_INSTANCES per n, default 2000; the clique
 #        lower bound on the first CDSA_CLIQUE of them, default 200), one
@@ -80,6 +81,10 @@ for phase in "${@:-tests bench}"; do
       # public source gpu-fetch.sh put in .gl/OffsetAllocator (never in git)
       { for i in 1 2 3 4 5 6; do echo "== run $i"; bash bench/alloc_vs_offset.sh .gl/OffsetAllocator; done; } > "$OUT/alloc.log" 2>&1
       grep -E "^occupancy|^==" "$OUT/alloc.log" ;;
+    scale)
+      # issue 27's budgets at scale on a quiet CPU: time and makespan / LOAD
+      { for i in 1 2 3; do echo "== run $i"; lua5.4 bench/scale.lua; lua5.4 bench/random_items.lua; done; } > "$OUT/scale.log" 2>&1
+      cat "$OUT/scale.log" ;;
     cdsa)
       # two waves: the targets' sizes (n <= 200) first, 8 processes, then
       # the large ones and the other sets, so the timed calls of the first
