@@ -39,9 +39,23 @@ static uint64_t opt_field_u64(lua_State *L, int t, const char *name, int argn) {
   return v;
 }
 
+/* opts.<name> as a uint32_t: a larger value must not wrap through the cast */
+static uint32_t opt_field_u32(lua_State *L, int t, const char *name, int argn) {
+  uint64_t v = opt_field_u64(L, t, name, argn);
+  if (v > UINT32_MAX) luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be an integer in 0..4294967295, got %I",
+                                                            name, (lua_Integer)v));
+  return (uint32_t)v;
+}
+
+/* opts.<name> as a boolean: {host_visible = "no"} would be true by Lua's
+ * truth, so anything but true, false or nil is refused */
 static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
   if (lua_isnoneornil(L, t)) return dflt;
   lua_getfield(L, t, name);
+  if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) {
+    int argn = t;
+    luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be true or false, got a %s", name, luaL_typename(L, -1)));
+  }
   int v = lua_isnil(L, -1) ? dflt : lua_toboolean(L, -1);
   lua_pop(L, 1);
   return v;
@@ -65,7 +79,10 @@ static void check_keys(lua_State *L, int t, int argn, const char *const *allowed
 }
 
 static int l_allocator(lua_State *L) {
-  const char *kname = luaL_checkstring(L, 1);
+  size_t klen = 0;
+  const char *kname = luaL_checklstring(L, 1, &klen);
+  if (strlen(kname) != klen)  /* "tlsf\0x" is no kind */
+    return luaL_argerror(L, 1, lua_pushfstring(L, "allocator kind '%s\\0...' holds a NUL byte; names cannot contain NUL", kname));
   int kind = fg_alloc_kind_parse(kname);
   if (kind < 0)
     return luaL_argerror(L, 1, lua_pushfstring(L, "unknown allocator kind '%s' (use tlsf, buddy, slab, linear, ring or freelist)", kname));
@@ -370,8 +387,8 @@ static int l_memory_pool(lua_State *L) {
   check_keys(L, 2, 2, keys, "block_size, dedicated_min, slab_max, keep_empty, dedicated_cache, externally_synchronized");
   fg_vk_mempool_desc d = {
     .block_size = opt_field_u64(L, 2, "block_size", 2), .dedicated_min = opt_field_u64(L, 2, "dedicated_min", 2),
-    .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = (uint32_t)opt_field_u64(L, 2, "keep_empty", 2),
-    .dedicated_cache = (uint32_t)opt_field_u64(L, 2, "dedicated_cache", 2),
+    .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = opt_field_u32(L, 2, "keep_empty", 2),
+    .dedicated_cache = opt_field_u32(L, 2, "dedicated_cache", 2),
     .externally_synchronized = opt_field_bool(L, 2, "externally_synchronized", 0) };
   lpool *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
@@ -398,7 +415,7 @@ static int p_alloc(lua_State *L) {
   }
   int host = opt_field_bool(L, 3, "host_visible", 0);
   fg_vk_mem_request rq = {.size = (uint64_t)size, .alignment = align};
-  rq.memory_type_bits = (uint32_t)opt_field_u64(L, 3, "memory_type_bits", 3);
+  rq.memory_type_bits = opt_field_u32(L, 3, "memory_type_bits", 3);
   fg_vk_mem_request_flags(&rq, host, opt_field_bool(L, 3, "device_local", !host));
   rq.optimal = opt_field_bool(L, 3, "optimal", 0);
   rq.dedicated = opt_field_bool(L, 3, "dedicated", 0);
