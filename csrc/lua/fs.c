@@ -4,12 +4,13 @@
  * compares size and content, since the kernel's clock is coarser than 1 ns). */
 #define _POSIX_C_SOURCE 200809L
 #include "fg_lua.h"
+#include "fg_lua_runtime.h"
 #include <errno.h>
 #include <string.h>
 #include <sys/stat.h>
 
 static int l_mtime(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
+  const char *path = fg_lua_checkname(L, 1, "path");  /* stat() would stop at a NUL and watch another file */
   struct stat st;
   if (stat(path, &st) != 0) {
     luaL_pushfail(L);
