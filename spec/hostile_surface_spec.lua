@@ -1,0 +1,133 @@
+-- Hostile arguments across the Lua surface, found by a second adversarial
+-- pass (issue 27): each case runs in its own lua5.4 process on lavapipe with
+-- validation on, so a crash is a failed case and not a dead spec run. A case
+-- must be refused (raise, or return nil/false and a message) with a message
+-- matching its pattern, exit normally and leave no validation message.
+local sh = require("spec.support.sh")
+
+local PROLOGUE = [[
+local fg = require("framegraph")
+local dev = fg.vulkan{ validation = true, prefer = "software" }
+local fill = fg.shader(dev, fg.shader_dir() .. "/rt_fill.comp.spv")
+local TMP = os.tmpname()
+local function one(run, usage)
+  return fg.runtime(dev, { outputs = { "o" }, nodes = { { name = "n",
+    create = { o = { format = "rgba8_unorm", size = { 8, 8 }, usage = usage } }, run = run } } })
+end
+local function case()
+]]
+local EPILOGUE = [[
+end
+local ok, a, b = pcall(case)
+if ok and a ~= nil and a ~= false then print("ACCEPTED") else print("REFUSED\t" .. tostring(ok and b or a)) end
+os.remove(TMP)
+collectgarbage()
+print("MESSAGES\t" .. #dev:messages())
+]]
+
+local function child(body)
+  local path = os.tmpname()
+  sh.write(path, PROLOGUE .. body .. "\n" .. EPILOGUE)
+  local p = io.popen("timeout 120 lua5.4 " .. path .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  os.remove(path)
+  return code, out
+end
+
+local TEX = "data/mesh/torus_knot.png"
+local cases = {
+  -- counts that reached the driver
+  { "pool:alloc past the heap returns nil, message (no vkAllocateMemory past it)",
+    "return dev:memory_pool{}:alloc(2^32, {})", "do not fit memory heap" },
+  { "pool:alloc of 2^53 bytes", "return dev:memory_pool{}:alloc(2^53, {})", "do not fit memory heap" },
+  -- integers cast to 32 bits
+  { "memory_type_bits of 2^32 is refused, not wrapped to 0",
+    "return dev:memory_pool{}:alloc(256, { memory_type_bits = 2^32 })", "memory_type_bits must be an integer in 0..4294967295" },
+  { "keep_empty of 2^32", "return dev:memory_pool{ keep_empty = 2^32 }", "keep_empty must be an integer in 0%.%.4294967295" },
+  { "dedicated_cache of 2^33", "return dev:memory_pool{ dedicated_cache = 2^33 }", "dedicated_cache must be" },
+  { "sh:pack binding -1 is not the push block", "return fill:pack(-1, { seed = 1 })", "binding must be \"push\" or a binding number" },
+  { "sh:pack binding 2^40", "return fill:pack(2^40, { seed = 1 })", "binding must be" },
+  { "sh:pack binding maxinteger", "return fill:pack(math.maxinteger, { seed = 1 })", "binding must be" },
+  -- flags given other values than booleans
+  { "pool:alloc host_visible = 'no'", "return dev:memory_pool{}:alloc(256, { host_visible = 'no' })", "host_visible must be true or false" },
+  { "pool:alloc dedicated = 1", "return dev:memory_pool{}:alloc(256, { dedicated = 1 })", "dedicated must be true or false" },
+  { "memory_pool externally_synchronized = 1", "return dev:memory_pool{ externally_synchronized = 1 }", "externally_synchronized must be true or false" },
+  { "fg.vulkan validation = 'no'", "return fg.vulkan{ validation = 'no', prefer = 'software' }", "validation must be true or false" },
+  { "fg.vulkan present = 1", "return fg.vulkan{ present = 1, prefer = 'software' }", "present must be true or false" },
+  { "fg.shader depth_test = 'no'", "return fg.shader(dev, fg.shader_dir() .. '/rt_uv.frag.spv', { depth_test = 'no' })", "depth_test must be true or false" },
+  { "fg.shader blend = 1", "return fg.shader(dev, fg.shader_dir() .. '/rt_uv.frag.spv', { blend = 1 })", "blend must be true or false" },
+  { "fg.shader vertex = 5 says what vertex takes", "return fg.shader(dev, fg.shader_dir() .. '/rt_uv.frag.spv', { vertex = 5 })", "opts.vertex must be SPIR%-V bytes or a path" },
+  -- binding entries: misspelt keys and values
+  { "a misspelt sampler name", [[
+      local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
+      local tex = fg.image(dev, "]] .. TEX .. [[")
+      local rt = one(function(cmd) cmd:dispatch(samp, { [0] = { tex, sampler = "nearset" }, [1] = "o" }, 1, 1, 1) end)
+      return rt:frame()]], "binding 0: sampler must be \"nearest\" or \"linear\", got nearset" },
+  { "a misspelt key of an image binding", [[
+      local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
+      local tex = fg.image(dev, "]] .. TEX .. [[")
+      local rt = one(function(cmd) cmd:dispatch(samp, { [0] = { tex, smapler = "nearest" }, [1] = "o" }, 1, 1, 1) end)
+      return rt:frame()]], "binding 0: unknown field 'smapler'" },
+  { "a misspelt key of a resource binding", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = { "o", histroy = true } }, 1, 1, 1, { 1 }) end)
+      return rt:frame()]], "binding 0: unknown field 'histroy'" },
+  { "history = 'yes'", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = { "o", history = "yes" } }, 1, 1, 1, { 1 }) end)
+      return rt:frame()]], "history must be true or false" },
+  { "clear of an integer format past its range names the range", [[
+      local rt = fg.runtime(dev, { outputs = { "c" }, nodes = { { name = "b",
+        create = { c = { format = "rgba8_uint", size = { 8, 8 }, usage = "transfer_dst" } },
+        run = function(cmd) cmd:clear("c", { 2^40, 0, 0, 0 }) end } } })
+      return rt:frame()]], "must be an integer in 0%.%.4294967295 for an integer format" },
+  -- NUL bytes
+  { "allocator kind with NUL", "return fg.allocator('tlsf\\0x', 4096)", "NUL" },
+  { "fg.buffer usage with NUL", "return fg.buffer(dev, 64, { usage = 'index\\0x' })", "not a buffer usage" },
+  { "fg.buffer index type with NUL", "return fg.buffer(dev, 64, { usage = 'index', index = 'uint16\\0x' })", "opts.index must be" },
+  { "fg.image format with NUL", "return fg.image(dev, '" .. TEX .. "', { format = 'rgba8_unorm\\0x' })", "opts.format must be" },
+  { "sh:pack('push\\0x')", "return fill:pack('push\\0x', { seed = 1 })", "binding must be" },
+  { "sh:pack member name with NUL", "return fill:pack('push', { ['seed\\0x'] = 1 })", "holds a NUL byte" },
+  { "rt:read index key with NUL", [[
+      local rt = fg.runtime(dev, { dimensions = { eye = 2 }, outputs = { "o" }, nodes = { { name = "n", multiplex = { "eye" },
+        create = { o = { format = "rgba8_unorm", size = { 8, 8 } } },
+        run = function(cmd, ctx) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { ctx.index.eye }) end } } })
+      rt:frame()
+      return rt:read("o", { ["eye\0x"] = 2 })]], "is not a dimension" },
+  { "fg.core.mtime path with NUL", "return fg.core.mtime('/tmp\\0x')", "NUL" },
+  { "report.write_html path with NUL", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP .. '\\0x')", "NUL" },
+  -- misspelt option keys
+  { "report.write_html misspelt option", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP, { titel = 'x' })", "unknown option 'titel'" },
+  { "opts.resolutions naming no resolution", "return fg.compile({ resolutions = { main = { 8, 8 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = 'main' } } } } }, { resolutions = { mian = { 4, 4 } } })", "unknown resolution 'mian'" },
+}
+
+describe("hostile arguments, each in its own process", function()
+  for _, c in ipairs(cases) do
+    it(c[1], function()
+      local code, out = child(c[2])
+      assert.are.equal(0, code, out)
+      assert.truthy(out:find("MESSAGES\t0", 1, true), "validation messages or no end: " .. out)
+      local msg = out:match("REFUSED\t([^\n]*)")
+      assert.is_string(msg, "the call was accepted: " .. out)
+      assert.truthy(msg:find(c[3]), "message '" .. msg .. "' does not say " .. c[3])
+    end)
+  end
+
+  it("the calls that were refused still work when given right", function()
+    local code, out = child([[
+      local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
+      local tex = fg.image(dev, "]] .. TEX .. [[", { format = "rgba8_unorm" })
+      for _, b in ipairs{ { tex, sampler = "nearest" }, { tex, sampler = "linear" }, { tex } } do
+        local rt = one(function(cmd) cmd:dispatch(samp, { [0] = b, [1] = "o" }, 1, 1, 1) end)
+        assert(rt:frame()) rt:close()
+      end
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = { "o", history = false } }, 1, 1, 1, { 1 }) end)
+      assert(rt:frame())
+      assert(#fill:pack("push", { seed = 1 }) == 4)
+      local m = assert(dev:memory_pool{ keep_empty = 1 }:alloc(256, { host_visible = true, memory_type_bits = 0xffffffff }))
+      assert(fg.buffer(dev, { 1, 2, 3 }, { usage = "index", index = "uint16" }))
+      return fg.allocator("tlsf", 4096) and nil, "all accepted"]])
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("REFUSED\tall accepted", 1, true), out)
+    assert.truthy(out:find("MESSAGES\t0", 1, true), out)
+  end)
+end)
