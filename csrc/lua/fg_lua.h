@@ -26,6 +26,7 @@ void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, external images */
 void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
 void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
+void fg_lua_open_limits(lua_State *L); /* limits.c: CPU and memory limits of the sandbox */
 void fg_lua_open_window(lua_State *L); /* window.c: X11 window + swapchain (framegraph.window) */
 void fg_lua_open_content(lua_State *L);/* content.c: fg.buffer, fg.image, fg.mesh (after runtime) */
 void fg_lua_open_host(lua_State *L);   /* host.c:   cmd:host, run = "host:name" (after cmd.c) */
