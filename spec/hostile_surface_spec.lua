@@ -95,6 +95,26 @@ local cases = {
       return rt:read("o", { ["eye\0x"] = 2 })]], "is not a dimension" },
   { "fg.core.mtime path with NUL", "return fg.core.mtime('/tmp\\0x')", "NUL" },
   { "report.write_html path with NUL", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP .. '\\0x')", "NUL" },
+  -- handles of one allocator used with another
+  { "a tlsf handle freed through another tlsf allocator", [[
+      local a, b = fg.allocator("tlsf", 4096), fg.allocator("tlsf", 4096)
+      local ha = a:allocate(16)
+      local hb = b:allocate(16)
+      local ok, err = pcall(b.free_handle, b, ha)
+      assert(b:stats().allocations == 1 and a:stats().allocations == 1, "an allocation was freed")
+      return ok, err]], "not a live allocation of this tlsf allocator" },
+  { "a buddy handle freed through a tlsf allocator", [[
+      local a, b = fg.allocator("tlsf", 4096), fg.allocator("buddy", 4096)
+      local ha = a:allocate(16)
+      local hb = b:allocate(16)
+      local ok, err = pcall(a.free_handle, a, hb)
+      assert(a:stats().allocations == 1, "an allocation was freed")
+      return ok, err]], "not a live allocation" },
+  { "a:user with another allocator's handle", [[
+      local a, b = fg.allocator("linear", 4096), fg.allocator("linear", 4096)
+      local ha = a:allocate(16, 1, "mine")
+      b:allocate(16, 1, "theirs")
+      return b:user(ha)]], "not a live allocation of this linear allocator" },
   -- misspelt option keys
   { "report.write_html misspelt option", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP, { titel = 'x' })", "unknown option 'titel'" },
   { "opts.resolutions naming no resolution", "return fg.compile({ resolutions = { main = { 8, 8 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = 'main' } } } } }, { resolutions = { mian = { 4, 4 } } })", "unknown resolution 'mian'" },

@@ -14,7 +14,20 @@
 
 /* ---------------- fg.allocator ---------------- */
 /* uservalue 1: handle id -> the Lua user value of that allocation */
-typedef struct lalloc { fg_allocator *a; } lalloc;
+/* salt: XORed into every handle id Lua sees. Ids alone are small integers
+ * (an offset, or a record index and generation) that another allocator's
+ * handle can equal, so a:free_handle(b's handle) freed one of a's
+ * allocations; salted, a foreign handle decodes to an id that is not live
+ * (bits 40..62: the id's low bits and the sign stay as they were). */
+typedef struct lalloc { fg_allocator *a; uint64_t salt; } lalloc;
+static uint64_t next_salt(void) {
+  static uint32_t n;
+  uint64_t s = (uint64_t)(((++n) * 0x9E3779B1u) & 0x7FFFFFu) << 40;  /* odd multiplier: distinct for 2^23 in a row */
+  return s ? s : (uint64_t)1 << 40;
+}
+static lua_Integer to_lua_handle(lua_State *L, uint64_t id) {
+  return (lua_Integer)(id ^ ((lalloc *)lua_touserdata(L, 1))->salt);
+}
 
 static fg_allocator *check_alloc(lua_State *L) {
   lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
@@ -97,6 +110,7 @@ static int l_allocator(lua_State *L) {
   if (maxa > (1u << 29)) return luaL_argerror(L, 3, "opts.max_allocations must be at most 2^29");
   lalloc *u = lua_newuserdatauv(L, sizeof *u, 1);
   u->a = NULL;
+  u->salt = next_salt();
   luaL_setmetatable(L, FG_LUA_ALLOCATOR);
   lua_newtable(L);
   lua_setiuservalue(L, -2, 1);
@@ -147,7 +161,7 @@ static int a_alloc(lua_State *L) {
   }
   if (!lua_isnoneornil(L, 4)) {
     fg_alloc_handle h;
-    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;
+    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;  /* raw: the user table's key */
     lua_pushvalue(L, 4);
     set_user(L, id);
   }
@@ -182,7 +196,7 @@ static int a_allocate(lua_State *L) {
     lua_pushvalue(L, 4);
     set_user(L, id);
   }
-  lua_pushinteger(L, (lua_Integer)id);
+  lua_pushinteger(L, to_lua_handle(L, id));
   lua_pushinteger(L, (lua_Integer)h.offset);
   return 2;
 }
@@ -205,7 +219,7 @@ static int a_free(lua_State *L) {
 static fg_alloc_handle check_handle(lua_State *L, fg_allocator *a, int arg) {
   lua_Integer id = luaL_checkinteger(L, arg);
   fg_alloc_handle h;
-  if (!fg_allocator_handle_from_id(a, (uint64_t)id, &h))
+  if (!fg_allocator_handle_from_id(a, (uint64_t)id ^ ((lalloc *)lua_touserdata(L, 1))->salt, &h))
     luaL_argerror(L, arg, lua_pushfstring(L, "handle %I is not a live allocation of this %s allocator "
                                              "(freed, reset, or another allocator's)", id,
                                           fg_alloc_kind_name(fg_allocator_kind(a))));
@@ -239,7 +253,7 @@ static int a_handle(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer off = luaL_checkinteger(L, 2);
   fg_alloc_handle h;
-  if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+  if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, to_lua_handle(L, fg_alloc_handle_id(&h)));
   else lua_pushnil(L);
   return 1;
 }
@@ -282,7 +296,7 @@ static int a_defrag_plan(lua_State *L) {
     lua_setfield(L, -2, "size");
     fg_alloc_handle h;
     if (fg_allocator_handle_at(a, mv[i].src_offset, &h)) {
-      lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+      lua_pushinteger(L, to_lua_handle(L, fg_alloc_handle_id(&h)));
       lua_setfield(L, -2, "handle");
       lua_rawgeti(L, -2, (lua_Integer)fg_alloc_handle_id(&h));
       lua_setfield(L, -2, "user");
