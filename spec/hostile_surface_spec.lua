@@ -132,6 +132,38 @@ describe("hostile arguments, each in its own process", function()
     end)
   end
 
+  it("a run refused for each new reason leaves the runtime rendering", function()
+    local code, out = child([[
+      local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
+      local tex = fg.image(dev, "]] .. TEX .. [[")
+      local hooks = {
+        function(cmd) cmd:dispatch(fill, { [0] = { "o", histroy = true } }, 1, 1, 1, { 1 }) end,
+        function(cmd) cmd:dispatch(samp, { [0] = { tex, sampler = "x" }, [1] = "o" }, 1, 1, 1) end,
+        function() error(setmetatable({}, { __tostring = function() return "t" end })) end,
+        function() error(nil) end,
+      }
+      local msgs = {}
+      for i, h in ipairs(hooks) do
+        local armed = true
+        local rt = one(function(cmd, ctx)
+          if armed then armed = false h(cmd, ctx) end
+          cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 })
+        end)
+        local ok, err = pcall(rt.frame, rt)
+        assert(not ok, "hook " .. i .. " was accepted")
+        msgs[#msgs + 1] = tostring(err)
+        assert(rt:frame(), "no frame after hook " .. i)
+        assert(#rt:read("o") == 256, "no read after hook " .. i)
+        rt:close()
+      end
+      return nil, table.concat(msgs, "|")]])
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("MESSAGES\t0", 1, true), out)
+    assert.truthy(out:find("unknown field 'histroy'", 1, true), out)
+    assert.truthy(out:find("it raised a table, not a message", 1, true), out)
+    assert.truthy(out:find("it raised a nil, not a message", 1, true), out)
+  end)
+
   it("the calls that were refused still work when given right", function()
     local code, out = child([[
       local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")

@@ -297,7 +297,10 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   if (rc != LUA_OK) {
     const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
     const char *msg = lua_tostring(L, -1);
-    fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg ? msg : "(error object is not a string)");
+    /* no __tostring here: it would run user code inside the frame's error path */
+    if (msg) fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg);
+    else fg_errf(o->err, sizeof o->err, "node '%s' run failed: it raised a %s, not a message; raise a string: "
+                 "error(\"what went wrong\")", in->name, luaL_typename(L, -1));
     o->fail = FG_LUA_FAIL_RUN;
     o->fail_slot = slot;
     lua_settop(L, top);
