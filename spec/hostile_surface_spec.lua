@@ -95,6 +95,28 @@ local cases = {
       return rt:read("o", { ["eye\0x"] = 2 })]], "is not a dimension" },
   { "fg.core.mtime path with NUL", "return fg.core.mtime('/tmp\\0x')", "NUL" },
   { "report.write_html path with NUL", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP .. '\\0x')", "NUL" },
+  -- strings that look like numbers, numbers where strings are wanted: the
+  -- same rule for every argument (rt:read's index already refused "1")
+  { "rt:set_resolution('main', '16', 16)", [[
+      local rt = fg.runtime(dev, { resolutions = { main = { 8, 8 } }, outputs = { "o" }, nodes = { { name = "n",
+        create = { o = { format = "rgba8_unorm", size = "main" } }, run = function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end } } })
+      return rt:set_resolution("main", "16", 16)]], "width must be an integer in 1%.%.%d+, got a string" },
+  { "cmd:dispatch with a group count '1'", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, "1", 1, 1, { 1 }) end)
+      return rt:frame()]], "group count x.*got a string" },
+  { "fg.allocator capacity '4096'", "return fg.allocator('tlsf', '4096')", "integer expected, got string" },
+  { "a:alloc('16')", "return fg.allocator('tlsf', 4096):alloc('16')", "integer expected, got string" },
+  { "pool:alloc('256')", "return dev:memory_pool{}:alloc('256', {})", "integer expected, got string" },
+  { "pool:alloc align '16'", "return dev:memory_pool{}:alloc(256, { align = '16' })", "align must be a non%-negative integer" },
+  { "fg.pack item size '16'", "return fg.pack({ { size = '16', start = 0, stop = 1 } })", "size" },
+  { "fg.buffer list element '2'", "return fg.buffer(dev, { 1, '2', 3 })", "element 2 is not a finite number" },
+  { "rt:upload(5) is no string of bytes", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end)
+      return rt:upload(5)]], "string of bytes expected, got number" },
+  { "rt:save_png to the path 5", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end)
+      rt:frame()
+      return rt:save_png("o", 5)]], "string expected, got number" },
   -- handles of one allocator used with another
   { "a tlsf handle freed through another tlsf allocator", [[
       local a, b = fg.allocator("tlsf", 4096), fg.allocator("tlsf", 4096)

@@ -40,8 +40,8 @@ static uint64_t opt_field_u64(lua_State *L, int t, const char *name, int argn) {
   lua_getfield(L, t, name);
   uint64_t v = 0;
   if (!lua_isnil(L, -1)) {
-    int isint = 0;
-    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    int isint = 0;  /* numbers only: lua_tointegerx would take "16" */
+    lua_Integer i = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
     if (!isint || i < 0) {
       lua_pop(L, 1);
       luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be a non-negative integer", name));
@@ -99,7 +99,7 @@ static int l_allocator(lua_State *L) {
   int kind = fg_alloc_kind_parse(kname);
   if (kind < 0)
     return luaL_argerror(L, 1, lua_pushfstring(L, "unknown allocator kind '%s' (use tlsf, buddy, slab, linear, ring or freelist)", kname));
-  lua_Integer cap = luaL_checkinteger(L, 2);
+  lua_Integer cap = fg_lua_checkint(L, 2);
   if (cap <= 0) return luaL_argerror(L, 2, "capacity must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   static const char *const keys[] = { "block", "granularity", "max_allocations", NULL };
@@ -134,8 +134,8 @@ static void set_user(lua_State *L, uint64_t id) {
 /* The request of a:alloc and a:allocate: size (arg 2) and alignment (arg 3),
  * with one rule and one message for every kind (and fg.pack); raises on misuse. */
 static void check_request(lua_State *L, fg_allocator *a, lua_Integer *size, lua_Integer *align) {
-  *size = luaL_checkinteger(L, 2);
-  *align = luaL_optinteger(L, 3, 1);
+  *size = fg_lua_checkint(L, 2);
+  *align = fg_lua_optint(L, 3, 1);
   if (*size <= 0) luaL_argerror(L, 2, "size must be a positive integer");
   if (*align <= 0) luaL_argerror(L, 3, "alignment must be a positive integer");
   if (*align & (*align - 1)) {
@@ -203,7 +203,7 @@ static int a_allocate(lua_State *L) {
 
 static int a_free(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   fg_alloc_handle h;
   int known = off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h);
   if (!known || fg_allocator_free(a, (uint64_t)off))
@@ -217,7 +217,7 @@ static int a_free(lua_State *L) {
 
 /* The handle (second result of alloc) -> the allocation, or a raised error. */
 static fg_alloc_handle check_handle(lua_State *L, fg_allocator *a, int arg) {
-  lua_Integer id = luaL_checkinteger(L, arg);
+  lua_Integer id = fg_lua_checkint(L, arg);
   fg_alloc_handle h;
   if (!fg_allocator_handle_from_id(a, (uint64_t)id ^ ((lalloc *)lua_touserdata(L, 1))->salt, &h))
     luaL_argerror(L, arg, lua_pushfstring(L, "handle %I is not a live allocation of this %s allocator "
@@ -251,7 +251,7 @@ static int a_user(lua_State *L) {
 
 static int a_handle(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   fg_alloc_handle h;
   if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, to_lua_handle(L, fg_alloc_handle_id(&h)));
   else lua_pushnil(L);
@@ -273,7 +273,7 @@ static int a_json(lua_State *L) {
 
 static int a_svg(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer w = luaL_optinteger(L, 2, 800);
+  lua_Integer w = fg_lua_optint(L, 2, 800);
   if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
   return push_owned(L, fg_allocator_svg(a, (int)w), a);
 }
@@ -310,7 +310,7 @@ static int a_defrag_plan(lua_State *L) {
 
 static int a_size(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   uint64_t s = off < 0 ? 0 : fg_allocator_size(a, (uint64_t)off);
   if (s) lua_pushinteger(L, (lua_Integer)s);
   else lua_pushnil(L);
@@ -415,7 +415,7 @@ static int l_memory_pool(lua_State *L) {
 
 static int p_alloc(lua_State *L) {
   lpool *u = check_pool(L);
-  lua_Integer size = luaL_checkinteger(L, 2);
+  lua_Integer size = fg_lua_checkint(L, 2);
   if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   static const char *const keys[] = { "align", "host_visible", "device_local", "optimal", "dedicated", "memory_type_bits",
@@ -592,7 +592,7 @@ static int m_info(lua_State *L) {
 
 /* Bounds of [off, off+len) inside the allocation (1-based offset argument). */
 static size_t span_check(lua_State *L, lmem *m, int arg, size_t len) {
-  lua_Integer off = luaL_optinteger(L, arg, 0);
+  lua_Integer off = fg_lua_optint(L, arg, 0);
   if (!m->a.mapped) luaL_error(L, "memory is not host-visible: allocate it with {host_visible = true}");
   if (off < 0 || (uint64_t)off > m->a.size || len > m->a.size - (uint64_t)off)
     luaL_argerror(L, arg, lua_pushfstring(L, "range [%I, %I) is outside the %I-byte allocation", off,
@@ -611,7 +611,7 @@ static int m_write(lua_State *L) {
 
 static int m_read(lua_State *L) {
   lmem *m = check_mem(L);
-  lua_Integer len = luaL_checkinteger(L, 2);
+  lua_Integer len = fg_lua_checkint(L, 2);
   if (len < 0) return luaL_argerror(L, 2, "length must be >= 0");
   size_t off = span_check(L, m, 3, (size_t)len);
   lua_pushlstring(L, (const char *)m->a.mapped + off, (size_t)len);

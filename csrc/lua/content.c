@@ -176,8 +176,8 @@ static int l_buffer(lua_State *L) {
     packed = lua_newuserdatauv(L, size, 0);  /* freed by the collector, even when an element raises */
     for (lua_Integer i = 1; i <= n; i++) {
       lua_geti(L, 2, i);
-      int isnum = 0;
-      lua_Number v = lua_tonumberx(L, -1, &isnum);
+      int isnum = lua_type(L, -1) == LUA_TNUMBER;  /* "16" is not an element */
+      lua_Number v = isnum ? lua_tonumber(L, -1) : 0;
       lua_pop(L, 1);
       if (!isnum || !isfinite(v))
         return luaL_argerror(L, 2, lua_pushfstring(L, "element %I is not a finite number", i));

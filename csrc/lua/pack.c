@@ -12,8 +12,8 @@
 static uint64_t int_field_in(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
                              lua_Integer min, lua_Integer max) {
   lua_getfield(L, idx, key);
-  int isnum = 0;
-  lua_Integer v = lua_tointegerx(L, -1, &isnum);
+  int isnum = 0;  /* numbers only: lua_tointegerx would take "16" */
+  lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
   int absent = lua_isnil(L, -1);
   lua_pop(L, 1);
   if (absent && def >= 0) return (uint64_t)def;
@@ -148,7 +148,7 @@ static int l_check_packing(lua_State *L) {
   for (size_t i = 0; i < n; i++) {
     lua_geti(L, 2, (lua_Integer)i + 1);
     int isnum = 0;
-    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
     if (!isnum || v < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "offset %d must be an integer >= 0", (int)i + 1));
     off[i] = (uint64_t)v;
     lua_pop(L, 1);
@@ -167,7 +167,7 @@ static int l_pack_load(lua_State *L) {
   lua_settop(L, 2);
   size_t n;
   fg_pack_item *it = read_items(L, 1, &n);
-  lua_Integer period = luaL_optinteger(L, 2, 0);
+  lua_Integer period = fg_lua_optint(L, 2, 0);
   luaL_argcheck(L, period >= 0, 2, "period must be >= 0");
   uint64_t load = fg_pack_load(it, n, (uint64_t)period);  /* saturates at UINT64_MAX */
   if (load > (uint64_t)LUA_MAXINTEGER)
