@@ -14,6 +14,7 @@ local function one(run, usage)
   return fg.runtime(dev, { outputs = { "o" }, nodes = { { name = "n",
     create = { o = { format = "rgba8_unorm", size = { 8, 8 }, usage = usage } }, run = run } } })
 end
+local function sh_write(path, text) local f = assert(io.open(path, "wb")) f:write(text) f:close() end
 local function case()
 ]]
 local EPILOGUE = [[
@@ -137,6 +138,29 @@ local cases = {
       local ha = a:allocate(16, 1, "mine")
       b:allocate(16, 1, "theirs")
       return b:user(ha)]], "not a live allocation of this linear allocator" },
+  -- a watcher's reload callback
+  { "w:poll inside its own opts.reload", [[
+      local path = TMP .. ".lua"
+      local GOOD = "return { outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = { 4, 4 } } }, pass = { color = { 'o' } } } } }"
+      sh_write(path, GOOD)
+      local rt = fg.runtime(dev, path)
+      local w
+      w = fg.watch(rt, path, { reload = function() return w:poll() end })
+      sh_write(path, GOOD .. " ")
+      local ok, err = pcall(w.poll, w)
+      os.remove(path)
+      assert(rt:frame())
+      return ok, err]], "w:poll inside its own opts.reload is refused" },
+  { "opts.reload returning neither true, changes nor nil, message", [[
+      local path = TMP .. ".lua"
+      local GOOD = "return { outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = { 4, 4 } } }, pass = { color = { 'o' } } } } }"
+      sh_write(path, GOOD)
+      local rt = fg.runtime(dev, path)
+      local w = fg.watch(rt, path, { reload = function() return 5, 6 end })
+      sh_write(path, GOOD .. " ")
+      local ok, err = pcall(w.poll, w)
+      os.remove(path)
+      return ok, err]], "opts.reload must return true, changes" },
   -- misspelt option keys
   { "report.write_html misspelt option", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP, { titel = 'x' })", "unknown option 'titel'" },
   { "opts.resolutions naming no resolution", "return fg.compile({ resolutions = { main = { 8, 8 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = 'main' } } } } }, { resolutions = { mian = { 4, 4 } } })", "unknown resolution 'mian'" },
