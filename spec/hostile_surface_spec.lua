@@ -94,6 +94,7 @@ local cases = {
         run = function(cmd, ctx) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { ctx.index.eye }) end } } })
       rt:frame()
       return rt:read("o", { ["eye\0x"] = 2 })]], "is not a dimension" },
+  { "a format with a NUL shows it", "return fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm\\0', size = { 4, 4 } } } } } })", "unknown format 'rgba8_unorm\\0'" },
   { "fg.core.mtime path with NUL", "return fg.core.mtime('/tmp\\0x')", "NUL" },
   { "report.write_html path with NUL", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP .. '\\0x')", "NUL" },
   -- strings that look like numbers, numbers where strings are wanted: the

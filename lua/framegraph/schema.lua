@@ -96,7 +96,7 @@ local function check_usage(add, where, u)
   if type(u) ~= "string" then
     add("%s: usage must be a string (one of %s), got %s", where, usage_hint, type(u))
   elseif not usage_set[u] then
-    add("%s: unknown usage '%s' (expected one of %s)", where, u, usage_hint)
+    add("%s: unknown usage '%s' (expected one of %s)", where, shown(u), usage_hint)
   end
 end
 local function check_stage(add, where, s)
@@ -138,7 +138,8 @@ local function check_format(add, where, f, required)
   if f == nil then
     if required then add("%s: missing format (e.g. \"rgba8_unorm\")", where) end
   elseif type(f) ~= "string" or not format_set[f] then
-    add("%s: unknown format '%s' (expected one of %s)", where, tostring(f), format_hint)
+    add("%s: unknown format '%s' (expected one of %s)", where, type(f) == "string" and shown(f) or tostring(f),
+        format_hint)
   end
 end
 
