@@ -164,6 +164,8 @@ local cases = {
       return ok, err]], "opts.reload must return true, changes" },
   -- misspelt option keys
   { "report.write_html misspelt option", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP, { titel = 'x' })", "unknown option 'titel'" },
+  { "a misspelt field of a fg.pack item", "return fg.pack({ { size = 64, start = 0, stop = 1, aling = 256 } })", "item 1: unknown field 'aling'" },
+  { "a misspelt field of a fg.check_packing item", "return fg.check_packing({ { size = 64, start = 0, stop = 1, knd = 1 } }, { 0 })", "item 1: unknown field 'knd'" },
   { "opts.resolutions naming no resolution", "return fg.compile({ resolutions = { main = { 8, 8 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = 'main' } } } } }, { resolutions = { mian = { 4, 4 } } })", "unknown resolution 'mian'" },
 }
 
