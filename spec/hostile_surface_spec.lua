@@ -119,6 +119,16 @@ local cases = {
       local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end)
       rt:frame()
       return rt:save_png("o", 5)]], "string expected, got number" },
+  { "a stale upload's offset", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end)
+      local up = rt:upload("abcd")
+      rt:frame() rt:frame()
+      return up:offset()]], "upload is stale" },
+  { "an upload's size after its runtime closed", [[
+      local rt = one(function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end)
+      local up = rt:upload("abcd")
+      rt:close()
+      return up:size()]], "upload is stale" },
   -- handles of one allocator used with another
   { "a tlsf handle freed through another tlsf allocator", [[
       local a, b = fg.allocator("tlsf", 4096), fg.allocator("tlsf", 4096)

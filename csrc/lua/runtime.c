@@ -90,14 +90,24 @@ static int rt_upload(lua_State *L) {
   return fg_lua_rt_push_upload(L, o, 1, 2, 3, "rt:upload");
 }
 
-static int up_size(lua_State *L) {
+/* A stale upload's offset names ring bytes another upload may hold now:
+ * size and offset raise, as every stale handle does (valid() tells first). */
+static lupload *check_live_upload(lua_State *L) {
   lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  if (!upload_valid(h))
+    luaL_error(L, "upload is stale: it was made for frame %d and uploads are valid only in the frame they were "
+               "made for (up:valid() tells); upload again with rt:upload or ctx.upload", (int)h->rt_frame);
+  return h;
+}
+
+static int up_size(lua_State *L) {
+  lupload *h = check_live_upload(L);
   lua_pushinteger(L, (lua_Integer)h->size);
   return 1;
 }
 
 static int up_offset(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = check_live_upload(L);
   lua_pushinteger(L, (lua_Integer)h->offset);
   return 1;
 }
