@@ -172,6 +172,12 @@ local cases = {
       local ok, err = pcall(w.poll, w)
       os.remove(path)
       return ok, err]], "opts.reload must return true, changes" },
+  -- empty strings
+  { "an empty resource name", "return fg.compile({ outputs = { '' }, nodes = { { name = 'a', create = { [''] = { buffer = 4 } } } } })", "resource name is empty" },
+  { "an empty dimension name", "return fg.compile({ dimensions = { [''] = 2 }, outputs = { 'o' }, nodes = { { name = 'a', multiplex = { '' }, create = { o = { buffer = 4 } } } } })", "dimension name is empty" },
+  { "an empty resolution name", "return fg.compile({ resolutions = { [''] = { 4, 4 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { format = 'rgba8_unorm', size = '' } } } } })", "resolution name is empty" },
+  { "fg.shader with an empty path", "return fg.shader(dev, '')", "argument #2 is empty" },
+  { "fg.shader with a directory", "return fg.shader(dev, fg.shader_dir())", "cannot read" },
   -- misspelt option keys
   { "report.write_html misspelt option", "return require('framegraph.report').write_html(fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 64 } } } } }), TMP, { titel = 'x' })", "unknown option 'titel'" },
   { "a misspelt field of a fg.pack item", "return fg.pack({ { size = 64, start = 0, stop = 1, aling = 256 } })", "item 1: unknown field 'aling'" },

@@ -66,7 +66,9 @@ end
 -- shown(name) is how a name reads in a message (a NUL as \0).
 local function shown(name) return (name:gsub("%z", "\\0")) end
 local function check_name(add, where, what, name)
-  if type(name) == "string" and name:find("\0", 1, true) then
+  if name == "" then  -- nothing could name it back (ctx.index[""], rt:read(""))
+    add("%s: %s name is empty; give it a name", where, what)
+  elseif type(name) == "string" and name:find("\0", 1, true) then
     add("%s: %s name '%s' contains a NUL byte (\\0): names must be plain text, remove it", where, what,
         shown(name))
   end
@@ -421,7 +423,7 @@ local function check_dims(add, where, t)
   if type(t) ~= "table" then add("%s must be a table name = count", where) return end
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
-    elseif k:find("\0", 1, true) then check_name(add, where, "dimension", k)
+    elseif k == "" or k:find("\0", 1, true) then check_name(add, where, "dimension", k)
     elseif not is_posint(v) or v > M.max_dimension_count then
       add("%s: '%s' must be a positive integer count (at most %d), got %s", where, k, M.max_dimension_count,
           tostring(v))

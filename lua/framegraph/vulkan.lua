@@ -95,11 +95,14 @@ local function load_spirv(src)
   local dir = M.shader_dir()
   candidates[#candidates + 1] = dir .. "/" .. src
   if not src:match("%.spv$") then candidates[#candidates + 1] = dir .. "/" .. src .. ".spv" end
+  if src == "" then return nil, "fg.shader: argument #2 is empty; give SPIR-V bytes or a path" end
   for _, p in ipairs(candidates) do
     local f = io.open(p, "rb")
     if f then
-      local bytes = f:read("a")
+      local bytes, rerr = f:read("a")
       f:close()
+      -- a directory opens but does not read: the message said only its path
+      if not bytes then return nil, ("fg.shader: cannot read '%s': %s"):format(p, tostring(rerr)) end
       return bytes, p
     end
   end
