@@ -4,9 +4,11 @@
  * os.date with a huge format) and memory (s = s .. s forty times).
  *   core.sandbox_limits(cpu_seconds, memory_bytes, message): from now, the
  *     Lua state may grow by memory_bytes at most (past it an allocation fails:
- *     Lua raises "not enough memory"), and past cpu_seconds of process CPU time
- *     the process writes `message` to stderr and exits with status 1 (the only
- *     way out of a C loop that never returns to Lua).
+ *     Lua raises "not enough memory"), and past cpu_seconds of this thread's
+ *     CPU time the process writes `message` to stderr and exits with status 1
+ *     (the only way out of a C loop that never returns to Lua). The thread's
+ *     clock, not the process's: `report --render` renders on lavapipe, whose
+ *     worker threads would spend a process-wide budget.
  *   core.sandbox_release() -> hit: both limits off; hit is true when the
  *     memory limit refused an allocation since sandbox_limits.
  * One set of limits at a time (the command line checks one file). */
@@ -15,6 +17,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
+#include <time.h>
 #include <unistd.h>
 
 static struct {
@@ -24,6 +27,8 @@ static struct {
   size_t used, limit;
   int hit;
   struct sigaction old_prof;
+  timer_t timer;    /* CLOCK_THREAD_CPUTIME_ID; else the process's ITIMER_PROF */
+  int has_timer;
   char msg[1024];
   size_t msg_len;
 } lim;
@@ -54,9 +59,14 @@ static void on_cpu_limit(int sig) {
 }
 
 static void stop_timer(void) {
-  struct itimerval off;
-  memset(&off, 0, sizeof off);
-  setitimer(ITIMER_PROF, &off, NULL);
+  if (lim.has_timer) {
+    timer_delete(lim.timer);
+    lim.has_timer = 0;
+  } else {
+    struct itimerval off;
+    memset(&off, 0, sizeof off);
+    setitimer(ITIMER_PROF, &off, NULL);
+  }
   sigaction(SIGPROF, &lim.old_prof, NULL);
 }
 
@@ -97,12 +107,27 @@ static int l_sandbox_limits(lua_State *L) {
   sa.sa_handler = on_cpu_limit;
   sigemptyset(&sa.sa_mask);
   sigaction(SIGPROF, &sa, &lim.old_prof);
-  struct itimerval t;
-  memset(&t, 0, sizeof t);
-  t.it_value.tv_sec = (time_t)cpu;
-  t.it_value.tv_usec = (suseconds_t)((cpu - (lua_Number)(time_t)cpu) * 1e6);
-  if (!t.it_value.tv_sec && !t.it_value.tv_usec) t.it_value.tv_usec = 1;
-  setitimer(ITIMER_PROF, &t, NULL);
+  struct sigevent sev;
+  memset(&sev, 0, sizeof sev);
+  sev.sigev_notify = SIGEV_SIGNAL;
+  sev.sigev_signo = SIGPROF;
+  lim.has_timer = timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &lim.timer) == 0;
+  time_t sec = (time_t)cpu;
+  long nsec = (long)((cpu - (lua_Number)sec) * 1e9);
+  if (!sec && !nsec) nsec = 1;
+  if (lim.has_timer) {
+    struct itimerspec its;
+    memset(&its, 0, sizeof its);
+    its.it_value.tv_sec = sec;
+    its.it_value.tv_nsec = nsec;
+    timer_settime(lim.timer, 0, &its, NULL);
+  } else {
+    struct itimerval t;
+    memset(&t, 0, sizeof t);
+    t.it_value.tv_sec = sec;
+    t.it_value.tv_usec = nsec / 1000 ? nsec / 1000 : 1;
+    setitimer(ITIMER_PROF, &t, NULL);
+  }
   lim.armed = 1;
   return 0;
 }
