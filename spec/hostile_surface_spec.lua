@@ -229,6 +229,24 @@ describe("hostile arguments, each in its own process", function()
     assert.truthy(out:find("it raised a nil, not a message", 1, true), out)
   end)
 
+  it("a run that writes into ctx does not change the next frame's ctx", function()
+    local code, out = child([[
+      local seen = {}
+      local rt = fg.runtime(dev, { dimensions = { eye = 2 }, outputs = { "o" }, nodes = { { name = "n", multiplex = { "eye" },
+        create = { o = { format = "rgba8_unorm", size = { 8, 8 } } },
+        run = function(cmd, ctx)
+          seen[#seen + 1] = ("%s %s %d %s %s"):format(ctx.node, ctx.name, ctx.index.eye, type(ctx.blob), type(ctx.upload))
+          cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { ctx.index.eye })
+          ctx.index.eye, ctx.name, ctx.node, ctx.blob, ctx.upload = 99, "forged", "x", nil, 5
+          rawset(ctx, "index", { eye = 7 })
+        end } } })
+      rt:frame() rt:frame()
+      return nil, table.concat(seen, "|")]])
+    assert.are.equal(0, code, out)
+    local a, b = "n n[eye=1] 1 function function", "n n[eye=2] 2 function function"
+    assert.truthy(out:find("REFUSED\t" .. table.concat({ a, b, a, b }, "|"), 1, true), out)
+  end)
+
   it("the calls that were refused still work when given right", function()
     local code, out = child([[
       local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")

@@ -155,6 +155,38 @@ static void raw_setfield(lua_State *L, int t, const char *k) {
   lua_rawset(L, t);
 }
 
+/* ctx is the same table every frame: a run that wrote ctx.index.eye = 99,
+ * ctx.name = ... or ctx.blob = nil had the next frame's run see it (the
+ * wrong index, a forged name). The runtime's own fields are put back before
+ * each run; a field of the user's own stays. */
+static void reset_ctx(lua_State *L, lrt *o, int ctxs, int ctx, uint32_t slot) {
+  const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
+  lua_pushstring(L, in->name);
+  raw_setfield(L, ctx, "name");
+  lua_pushstring(L, in->node_name);
+  raw_setfield(L, ctx, "node");
+  if (lua_rawgeti(L, ctxs, -(lua_Integer)slot - 1) == LUA_TTABLE) {  /* {blob, upload} (build_slots) */
+    lua_rawgeti(L, -1, 1);
+    raw_setfield(L, ctx, "blob");
+    lua_rawgeti(L, -1, 2);
+    raw_setfield(L, ctx, "upload");
+  }
+  lua_pop(L, 1);
+  lua_pushliteral(L, "index");
+  if (lua_rawget(L, ctx) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, (int)fg_graph_dim_count(o->g));
+    lua_pushvalue(L, -1);
+    raw_setfield(L, ctx, "index");
+  }
+  for (uint32_t d = 0; d < fg_graph_dim_count(o->g); d++) {
+    lua_pushstring(L, fg_graph_dim_name(o->g, d));
+    lua_pushinteger(L, (lua_Integer)in->index[d] + 1);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
+}
+
 /* Width/height in ctx: the pass's render area, else the first image used. */
 static void set_ctx_extent(lua_State *L, lrt *o, int ctx, uint32_t slot) {
   const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
@@ -297,8 +329,10 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   o->slot = slot;
   lua_getiuservalue(L, o->self, UV_CTX);
   lua_rawgeti(L, -1, slot + 1);
-  lua_remove(L, -2);
   int ctx = lua_gettop(L);
+  reset_ctx(L, o, ctx - 1, ctx, slot);
+  lua_remove(L, ctx - 1);
+  ctx--;
   lua_pushinteger(L, (lua_Integer)fg_rt_frame_index(rt));
   raw_setfield(L, ctx, "frame");
   set_ctx_extent(L, o, ctx, slot);
