@@ -247,6 +247,26 @@ describe("hostile arguments, each in its own process", function()
     assert.truthy(out:find("REFUSED\t" .. table.concat({ a, b, a, b }, "|"), 1, true), out)
   end)
 
+  it("rt:graph():pipeline() is a copy: changing it changes no re-plan", function()
+    local code, out = child([[
+      local rt = fg.runtime(dev, { resolutions = { main = { 8, 8 } }, outputs = { "o" }, nodes = { { name = "n",
+        create = { o = { format = "rgba8_unorm", size = "main" } },
+        run = function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 3 }) end } } })
+      rt:frame()
+      local before = rt:read("o")
+      local p = rt:graph():pipeline()
+      p.nodes[1].run = nil
+      p.nodes = nil
+      assert(rt:graph():pipeline().nodes[1].run, "the view's pipeline lost its run")
+      assert(rt:set_resolution("main", 8, 8) ~= nil)
+      assert(rt:set_resolution("main", 16, 16))
+      assert(rt:set_resolution("main", 8, 8))
+      assert(rt:frame())
+      return nil, rt:read("o") == before and "same pixels" or "other pixels"]])
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("REFUSED\tsame pixels", 1, true), out)
+  end)
+
   it("the calls that were refused still work when given right", function()
     local code, out = child([[
       local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
