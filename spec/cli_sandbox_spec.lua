@@ -123,6 +123,21 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     end
   end)
 
+  it("refuses a FIFO as the pipeline file or a helper beside it instead of blocking", function()
+    local fifo = dir .. "/pipe.lua"
+    assert(os.execute("mkfifo " .. sh_quote(fifo)))
+    local code, out = run("check", fifo)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find(fifo .. ":1: cannot read the pipeline file: it is not a regular file (fifo)", 1, true), out)
+    assert(os.execute("ln -s " .. sh_quote(fifo) .. " " .. sh_quote(dir .. "/helperfifo.lua")))
+    local path = write("usesfifo.lua", 'local h = require("helperfifo")\n' .. GOOD)
+    code, out = run("check", path)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find("is not a regular file (fifo)", 1, true), out)
+    os.remove(dir .. "/helperfifo.lua")
+    os.remove(fifo)
+  end)
+
   it("cuts a huge error message", function()
     local path = write("bigerror.lua", 'error(("x"):rep(1e6))\n' .. GOOD)
     local code, out = run("check", path)

@@ -146,9 +146,12 @@ function M.new(path)
                             .. "it (%s/NAME.lua) can be required; use --trust for your own files", name, dir), 2)
     end
     local file = dir .. "/" .. name .. ".lua"
-    -- a bounded read: a link to /dev/zero must not read forever
+    -- a bounded read: a link to /dev/zero must not read forever; a FIFO would block inside C
     local chunk, err
-    local f, ferr = io.open(file, "rb")
+    local _, _, kind = require("framegraph.core").mtime(file)
+    local f, ferr
+    if kind and kind ~= "file" then ferr = file .. " is not a regular file (" .. kind .. ")"
+    else f, ferr = io.open(file, "rb") end
     if not f then err = ferr
     else
       local text = f:read(16 * 1024 * 1024) or ""
