@@ -172,6 +172,10 @@ local cases = {
       local ok, err = pcall(w.poll, w)
       os.remove(path)
       return ok, err]], "opts.reload must return true, changes" },
+  -- maps given list entries, skipped silently before
+  { "external = { {...} }", "return fg.compile({ outputs = { 'o' }, external = { { format = 'rgba8_unorm', size = { 4, 4 } } }, nodes = { { name = 'a', create = { o = { buffer = 4 } } } } })", "external: entries must be named" },
+  { "rename = { 'x' }", "return fg.compile({ outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 4 } }, rename = { 'x' } } } })", "rename: entries must be named" },
+  { "resolutions = { {4, 4} }", "return fg.compile({ resolutions = { { 4, 4 } }, outputs = { 'o' }, nodes = { { name = 'a', create = { o = { buffer = 4 } } } } })", "resolutions: entries must be named" },
   -- empty strings
   { "an empty resource name", "return fg.compile({ outputs = { '' }, nodes = { { name = 'a', create = { [''] = { buffer = 4 } } } } })", "resource name is empty" },
   { "an empty dimension name", "return fg.compile({ dimensions = { [''] = 2 }, outputs = { 'o' }, nodes = { { name = 'a', multiplex = { '' }, create = { o = { buffer = 4 } } } } })", "dimension name is empty" },

@@ -351,6 +351,9 @@ local function check_node(add, node, i, dims)
     if type(node.rename) ~= "table" then
       add("%s: rename must be a table old = new, got %s", where, type(node.rename))
     else
+      for k in pairs(node.rename) do  -- rename = { "x" } would be skipped, silently
+        if type(k) ~= "string" then add("%s: rename: entries must be named (old = \"new\")", where) break end
+      end
       for _, k in ipairs(sorted_keys(node.rename)) do
         local v, rw = node.rename[k], string.format("%s: rename '%s'", where, shown(k))
         check_name(add, where .. ": rename", "resource", k)
@@ -433,6 +436,9 @@ end
 local function check_resolutions(add, where, t)
   if t == nil then return end
   if type(t) ~= "table" then add("%s must be a table name = {width, height}", where) return end
+  for k in pairs(t) do
+    if type(k) ~= "string" then add("%s: entries must be named (name = {width, height})", where) break end
+  end
   for _, k in ipairs(sorted_keys(t)) do
     local v = t[k]
     check_name(add, where, "resolution", k)
@@ -498,6 +504,9 @@ function M.problems(pipeline, opts, entry)
   if pipeline.external ~= nil then
     if type(pipeline.external) ~= "table" then add("external must be a table name = {format=, size=, provide=}")
     else
+      for k in pairs(pipeline.external) do  -- external = { {...} } would be skipped, silently
+        if type(k) ~= "string" then add("external: entries must be named (name = {format=, size=, provide=})") break end
+      end
       for _, k in ipairs(sorted_keys(pipeline.external)) do
         local e, w = pipeline.external[k], string.format("external '%s'", shown(k))
         check_name(add, "external", "resource", k)
