@@ -271,6 +271,26 @@ describe("hostile arguments, each in its own process", function()
     assert.truthy(out:find("REFUSED\tsame pixels", 1, true), out)
   end)
 
+  it("rt:read of an external image another runtime used since leaves no validation message", function()
+    local code, out = child([[
+      local img = dev:external_image("rgba8_unorm", 8, 8)
+      local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
+      local ext = { x = { format = "rgba8_unorm", size = { 8, 8 }, provide = function() return img end } }
+      local w = fg.runtime(dev, { outputs = { "x" }, external = ext, nodes = { { name = "f", modify = { x = "storage" },
+        run = function(cmd) cmd:dispatch(fill, { [0] = "x" }, 1, 1, 1, { 1 }) end } } })
+      local s = fg.runtime(dev, { outputs = { "o" }, external = ext, nodes = { { name = "s", read = { x = "sampled" },
+        create = { o = { format = "rgba8_unorm", size = { 8, 8 } } },
+        run = function(cmd) cmd:dispatch(samp, { [0] = "x", [1] = "o" }, 1, 1, 1) end } } })
+      for _ = 1, 2 do w:frame() s:frame() end
+      assert(#w:read("x") == 256)
+      w:frame() s:frame()
+      dev:wait_idle()
+      return nil, "done"]])
+    assert.are.equal(0, code, out)
+    assert.truthy(out:find("REFUSED\tdone", 1, true), out)
+    assert.truthy(out:find("MESSAGES\t0", 1, true), out)
+  end)
+
   it("the calls that were refused still work when given right", function()
     local code, out = child([[
       local samp = fg.shader(dev, fg.shader_dir() .. "/rt_sample.comp.spv")
