@@ -92,6 +92,60 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     end
   end)
 
+  -- work inside one C call (no instruction is counted there) and memory: a
+  -- CPU-time backstop and a bound on the state's growth, set small here
+  it("ends work inside one library call at the CPU limit, naming the file", function()
+    limit = "FRAMEGRAPH_CPU_LIMIT=1 "
+    finally(function() limit = "" end)
+    for _, text in ipairs({ 'string.find(("a"):rep(3000), ("a*"):rep(30) .. "b")',
+                            '(("a"):rep(5000)):match(("a-"):rep(40) .. "b")',
+                            'local s = ("a"):rep(200000) s:gsub(".-.-.-.-b", "")' }) do
+      local path = write("pattern.lua", text .. "\n" .. GOOD)
+      local code, out = run("check", path)
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find(path .. ": stopped after 1 s of CPU time", 1, true), out)
+      assert.truthy(out:find("--trust", 1, true), out)
+    end
+  end)
+
+  it("ends a memory bomb at the memory limit, naming the file, even one that catches errors", function()
+    limit = "FRAMEGRAPH_MEMORY_LIMIT=64 "
+    finally(function() limit = "" end)
+    for _, text in ipairs({ 'local s = "x" for i = 1, 40 do s = s .. s end',
+                            'local t = {} for i = 1, 1e9 do t[i] = i end',
+                            'local s = string.format("%099d", 1):rep(1e6)',
+                            'local t = {} while true do pcall(function() t[#t + 1] = ("x"):rep(1e6) .. #t end) end',
+                            'local s = ("x"):rep(1e6):gsub("x", ("y"):rep(1e4))' }) do
+      local path = write("bomb.lua", text .. "\n" .. GOOD)
+      local code, out = run("check", path)
+      assert.are.equal(1, code, out)
+      assert.truthy(out:find(path .. ": stopped at the memory limit (64 MiB)", 1, true), out)
+    end
+  end)
+
+  it("refuses a FIFO as the pipeline file or a helper beside it instead of blocking", function()
+    local fifo = dir .. "/pipe.lua"
+    assert(os.execute("mkfifo " .. sh_quote(fifo)))
+    local code, out = run("check", fifo)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find(fifo .. ":1: cannot read the pipeline file: it is not a regular file (fifo)", 1, true), out)
+    assert(os.execute("ln -s " .. sh_quote(fifo) .. " " .. sh_quote(dir .. "/helperfifo.lua")))
+    local path = write("usesfifo.lua", 'local h = require("helperfifo")\n' .. GOOD)
+    code, out = run("check", path)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find("is not a regular file (fifo)", 1, true), out)
+    os.remove(dir .. "/helperfifo.lua")
+    os.remove(fifo)
+  end)
+
+  it("cuts a huge error message", function()
+    local path = write("bigerror.lua", 'error(("x"):rep(1e6))\n' .. GOOD)
+    local code, out = run("check", path)
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find("more bytes cut", 1, true), out)
+    assert.is_true(#out < 20000, "printed " .. #out .. " bytes")
+  end)
+
   it("lets a pipeline require Lua files beside it and framegraph", function()
     write("helper.lua", 'local fg = require("framegraph")\nreturn { size = #fg.vocab.usages > 0 and 4096 or 0 }\n')
     local path = write("withhelper.lua", 'local h = require("helper")\n'

@@ -14,7 +14,20 @@
 
 /* ---------------- fg.allocator ---------------- */
 /* uservalue 1: handle id -> the Lua user value of that allocation */
-typedef struct lalloc { fg_allocator *a; } lalloc;
+/* salt: XORed into every handle id Lua sees. Ids alone are small integers
+ * (an offset, or a record index and generation) that another allocator's
+ * handle can equal, so a:free_handle(b's handle) freed one of a's
+ * allocations; salted, a foreign handle decodes to an id that is not live
+ * (bits 40..62: the id's low bits and the sign stay as they were). */
+typedef struct lalloc { fg_allocator *a; uint64_t salt; } lalloc;
+static uint64_t next_salt(void) {
+  static uint32_t n;
+  uint64_t s = (uint64_t)(((++n) * 0x9E3779B1u) & 0x7FFFFFu) << 40;  /* odd multiplier: distinct for 2^23 in a row */
+  return s ? s : (uint64_t)1 << 40;
+}
+static lua_Integer to_lua_handle(lua_State *L, uint64_t id) {
+  return (lua_Integer)(id ^ ((lalloc *)lua_touserdata(L, 1))->salt);
+}
 
 static fg_allocator *check_alloc(lua_State *L) {
   lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
@@ -27,8 +40,8 @@ static uint64_t opt_field_u64(lua_State *L, int t, const char *name, int argn) {
   lua_getfield(L, t, name);
   uint64_t v = 0;
   if (!lua_isnil(L, -1)) {
-    int isint = 0;
-    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    int isint = 0;  /* numbers only: lua_tointegerx would take "16" */
+    lua_Integer i = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
     if (!isint || i < 0) {
       lua_pop(L, 1);
       luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be a non-negative integer", name));
@@ -39,9 +52,23 @@ static uint64_t opt_field_u64(lua_State *L, int t, const char *name, int argn) {
   return v;
 }
 
+/* opts.<name> as a uint32_t: a larger value must not wrap through the cast */
+static uint32_t opt_field_u32(lua_State *L, int t, const char *name, int argn) {
+  uint64_t v = opt_field_u64(L, t, name, argn);
+  if (v > UINT32_MAX) luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be an integer in 0..4294967295, got %I",
+                                                            name, (lua_Integer)v));
+  return (uint32_t)v;
+}
+
+/* opts.<name> as a boolean: {host_visible = "no"} would be true by Lua's
+ * truth, so anything but true, false or nil is refused */
 static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
   if (lua_isnoneornil(L, t)) return dflt;
   lua_getfield(L, t, name);
+  if (!lua_isnil(L, -1) && !lua_isboolean(L, -1)) {
+    int argn = t;
+    luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be true or false, got a %s", name, luaL_typename(L, -1)));
+  }
   int v = lua_isnil(L, -1) ? dflt : lua_toboolean(L, -1);
   lua_pop(L, 1);
   return v;
@@ -65,11 +92,14 @@ static void check_keys(lua_State *L, int t, int argn, const char *const *allowed
 }
 
 static int l_allocator(lua_State *L) {
-  const char *kname = luaL_checkstring(L, 1);
+  size_t klen = 0;
+  const char *kname = luaL_checklstring(L, 1, &klen);
+  if (strlen(kname) != klen)  /* "tlsf\0x" is no kind */
+    return luaL_argerror(L, 1, lua_pushfstring(L, "allocator kind '%s\\0...' holds a NUL byte; names cannot contain NUL", kname));
   int kind = fg_alloc_kind_parse(kname);
   if (kind < 0)
     return luaL_argerror(L, 1, lua_pushfstring(L, "unknown allocator kind '%s' (use tlsf, buddy, slab, linear, ring or freelist)", kname));
-  lua_Integer cap = luaL_checkinteger(L, 2);
+  lua_Integer cap = fg_lua_checkint(L, 2);
   if (cap <= 0) return luaL_argerror(L, 2, "capacity must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   static const char *const keys[] = { "block", "granularity", "max_allocations", NULL };
@@ -80,6 +110,7 @@ static int l_allocator(lua_State *L) {
   if (maxa > (1u << 29)) return luaL_argerror(L, 3, "opts.max_allocations must be at most 2^29");
   lalloc *u = lua_newuserdatauv(L, sizeof *u, 1);
   u->a = NULL;
+  u->salt = next_salt();
   luaL_setmetatable(L, FG_LUA_ALLOCATOR);
   lua_newtable(L);
   lua_setiuservalue(L, -2, 1);
@@ -103,8 +134,8 @@ static void set_user(lua_State *L, uint64_t id) {
 /* The request of a:alloc and a:allocate: size (arg 2) and alignment (arg 3),
  * with one rule and one message for every kind (and fg.pack); raises on misuse. */
 static void check_request(lua_State *L, fg_allocator *a, lua_Integer *size, lua_Integer *align) {
-  *size = luaL_checkinteger(L, 2);
-  *align = luaL_optinteger(L, 3, 1);
+  *size = fg_lua_checkint(L, 2);
+  *align = fg_lua_optint(L, 3, 1);
   if (*size <= 0) luaL_argerror(L, 2, "size must be a positive integer");
   if (*align <= 0) luaL_argerror(L, 3, "alignment must be a positive integer");
   if (*align & (*align - 1)) {
@@ -130,7 +161,7 @@ static int a_alloc(lua_State *L) {
   }
   if (!lua_isnoneornil(L, 4)) {
     fg_alloc_handle h;
-    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;
+    uint64_t id = fg_allocator_handle_at(a, off, &h) ? fg_alloc_handle_id(&h) : off;  /* raw: the user table's key */
     lua_pushvalue(L, 4);
     set_user(L, id);
   }
@@ -165,14 +196,14 @@ static int a_allocate(lua_State *L) {
     lua_pushvalue(L, 4);
     set_user(L, id);
   }
-  lua_pushinteger(L, (lua_Integer)id);
+  lua_pushinteger(L, to_lua_handle(L, id));
   lua_pushinteger(L, (lua_Integer)h.offset);
   return 2;
 }
 
 static int a_free(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   fg_alloc_handle h;
   int known = off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h);
   if (!known || fg_allocator_free(a, (uint64_t)off))
@@ -186,9 +217,9 @@ static int a_free(lua_State *L) {
 
 /* The handle (second result of alloc) -> the allocation, or a raised error. */
 static fg_alloc_handle check_handle(lua_State *L, fg_allocator *a, int arg) {
-  lua_Integer id = luaL_checkinteger(L, arg);
+  lua_Integer id = fg_lua_checkint(L, arg);
   fg_alloc_handle h;
-  if (!fg_allocator_handle_from_id(a, (uint64_t)id, &h))
+  if (!fg_allocator_handle_from_id(a, (uint64_t)id ^ ((lalloc *)lua_touserdata(L, 1))->salt, &h))
     luaL_argerror(L, arg, lua_pushfstring(L, "handle %I is not a live allocation of this %s allocator "
                                              "(freed, reset, or another allocator's)", id,
                                           fg_alloc_kind_name(fg_allocator_kind(a))));
@@ -220,9 +251,9 @@ static int a_user(lua_State *L) {
 
 static int a_handle(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   fg_alloc_handle h;
-  if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+  if (off >= 0 && fg_allocator_handle_at(a, (uint64_t)off, &h)) lua_pushinteger(L, to_lua_handle(L, fg_alloc_handle_id(&h)));
   else lua_pushnil(L);
   return 1;
 }
@@ -242,7 +273,7 @@ static int a_json(lua_State *L) {
 
 static int a_svg(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer w = luaL_optinteger(L, 2, 800);
+  lua_Integer w = fg_lua_optint(L, 2, 800);
   if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
   return push_owned(L, fg_allocator_svg(a, (int)w), a);
 }
@@ -265,7 +296,7 @@ static int a_defrag_plan(lua_State *L) {
     lua_setfield(L, -2, "size");
     fg_alloc_handle h;
     if (fg_allocator_handle_at(a, mv[i].src_offset, &h)) {
-      lua_pushinteger(L, (lua_Integer)fg_alloc_handle_id(&h));
+      lua_pushinteger(L, to_lua_handle(L, fg_alloc_handle_id(&h)));
       lua_setfield(L, -2, "handle");
       lua_rawgeti(L, -2, (lua_Integer)fg_alloc_handle_id(&h));
       lua_setfield(L, -2, "user");
@@ -279,7 +310,7 @@ static int a_defrag_plan(lua_State *L) {
 
 static int a_size(lua_State *L) {
   fg_allocator *a = check_alloc(L);
-  lua_Integer off = luaL_checkinteger(L, 2);
+  lua_Integer off = fg_lua_checkint(L, 2);
   uint64_t s = off < 0 ? 0 : fg_allocator_size(a, (uint64_t)off);
   if (s) lua_pushinteger(L, (lua_Integer)s);
   else lua_pushnil(L);
@@ -370,8 +401,8 @@ static int l_memory_pool(lua_State *L) {
   check_keys(L, 2, 2, keys, "block_size, dedicated_min, slab_max, keep_empty, dedicated_cache, externally_synchronized");
   fg_vk_mempool_desc d = {
     .block_size = opt_field_u64(L, 2, "block_size", 2), .dedicated_min = opt_field_u64(L, 2, "dedicated_min", 2),
-    .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = (uint32_t)opt_field_u64(L, 2, "keep_empty", 2),
-    .dedicated_cache = (uint32_t)opt_field_u64(L, 2, "dedicated_cache", 2),
+    .slab_max = opt_field_u64(L, 2, "slab_max", 2), .keep_empty = opt_field_u32(L, 2, "keep_empty", 2),
+    .dedicated_cache = opt_field_u32(L, 2, "dedicated_cache", 2),
     .externally_synchronized = opt_field_bool(L, 2, "externally_synchronized", 0) };
   lpool *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
@@ -384,7 +415,7 @@ static int l_memory_pool(lua_State *L) {
 
 static int p_alloc(lua_State *L) {
   lpool *u = check_pool(L);
-  lua_Integer size = luaL_checkinteger(L, 2);
+  lua_Integer size = fg_lua_checkint(L, 2);
   if (size <= 0) return luaL_argerror(L, 2, "size must be a positive integer");
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
   static const char *const keys[] = { "align", "host_visible", "device_local", "optimal", "dedicated", "memory_type_bits",
@@ -398,7 +429,7 @@ static int p_alloc(lua_State *L) {
   }
   int host = opt_field_bool(L, 3, "host_visible", 0);
   fg_vk_mem_request rq = {.size = (uint64_t)size, .alignment = align};
-  rq.memory_type_bits = (uint32_t)opt_field_u64(L, 3, "memory_type_bits", 3);
+  rq.memory_type_bits = opt_field_u32(L, 3, "memory_type_bits", 3);
   fg_vk_mem_request_flags(&rq, host, opt_field_bool(L, 3, "device_local", !host));
   rq.optimal = opt_field_bool(L, 3, "optimal", 0);
   rq.dedicated = opt_field_bool(L, 3, "dedicated", 0);
@@ -561,7 +592,7 @@ static int m_info(lua_State *L) {
 
 /* Bounds of [off, off+len) inside the allocation (1-based offset argument). */
 static size_t span_check(lua_State *L, lmem *m, int arg, size_t len) {
-  lua_Integer off = luaL_optinteger(L, arg, 0);
+  lua_Integer off = fg_lua_optint(L, arg, 0);
   if (!m->a.mapped) luaL_error(L, "memory is not host-visible: allocate it with {host_visible = true}");
   if (off < 0 || (uint64_t)off > m->a.size || len > m->a.size - (uint64_t)off)
     luaL_argerror(L, arg, lua_pushfstring(L, "range [%I, %I) is outside the %I-byte allocation", off,
@@ -580,7 +611,7 @@ static int m_write(lua_State *L) {
 
 static int m_read(lua_State *L) {
   lmem *m = check_mem(L);
-  lua_Integer len = luaL_checkinteger(L, 2);
+  lua_Integer len = fg_lua_checkint(L, 2);
   if (len < 0) return luaL_argerror(L, 2, "length must be >= 0");
   size_t off = span_check(L, m, 3, (size_t)len);
   lua_pushlstring(L, (const char *)m->a.mapped + off, (size_t)len);

@@ -83,6 +83,41 @@ static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
   return h;
 }
 
+/* The options of a bindings entry {x, sampler = "nearest"|"linear", history = true}
+ * at the top of the stack: a misspelt key or sampler name would silently bind
+ * with the defaults, so both are refused naming the binding. */
+static void entry_opts(lua_State *L, lcmd *c, uint32_t bnum, const char *what, int *nearest, int *history) {
+  lua_pushnil(L);
+  while (lua_next(L, -2)) {
+    lua_pop(L, 1);
+    int ok = lua_isinteger(L, -1) && lua_tointeger(L, -1) == 1;
+    if (!ok && lua_type(L, -1) == LUA_TSTRING) {
+      const char *k = lua_tostring(L, -1);
+      ok = !strcmp(k, "sampler") || !strcmp(k, "history");
+    }
+    if (!ok) {
+      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+      luaL_error(L, "node '%s': %s binding %d: unknown field '%s' (a binding is a name, an image, an upload or "
+                 "{x, sampler = \"nearest\"|\"linear\", history = true})", node_name(c), what, (int)bnum, k);
+    }
+  }
+  lua_getfield(L, -1, "sampler");
+  if (!lua_isnil(L, -1)) {
+    const char *sm = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+    if (!sm || (strcmp(sm, "nearest") && strcmp(sm, "linear")) || strlen(sm) != lua_rawlen(L, -1))
+      luaL_error(L, "node '%s': %s binding %d: sampler must be \"nearest\" or \"linear\", got %s", node_name(c),
+                 what, (int)bnum, sm ? sm : luaL_typename(L, -1));
+    *nearest = !strcmp(sm, "nearest");
+  }
+  lua_pop(L, 1);
+  lua_getfield(L, -1, "history");
+  if (!lua_isnil(L, -1) && !lua_isboolean(L, -1))
+    luaL_error(L, "node '%s': %s binding %d: history must be true or false, got a %s", node_name(c), what, (int)bnum,
+               luaL_typename(L, -1));
+  if (history) *history = lua_toboolean(L, -1);
+  lua_pop(L, 1);
+}
+
 /* A texture made outside the graph (fg.image) as the bindings entry at the
  * top of the stack (`img` or {img, sampler = "nearest"}): 1 when it is one,
  * bound read-only with every mip; 0 when the entry is something else. */
@@ -90,10 +125,12 @@ static int bind_texture(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
                         fg_vk_binding *out, const char *what) {
   int nearest = 0;
   if (lua_istable(L, -1)) {
-    lua_getfield(L, -1, "sampler");
-    nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
-    lua_pop(L, 1);
     lua_geti(L, -1, 1);
+    if (luaL_testudata(L, -1, FG_LUA_IMAGE)) {
+      lua_pop(L, 1);
+      entry_opts(L, c, bnum, what, &nearest, NULL);
+      lua_geti(L, -1, 1);
+    }
   } else {
     lua_pushvalue(L, -1);
   }
@@ -150,12 +187,7 @@ static void get_binding(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
     lua_geti(L, -1, 1);
     name = lua_type(L, -1) == LUA_TSTRING ? lua_tolstring(L, -1, &nlen) : NULL;
     lua_pop(L, 1);
-    lua_getfield(L, -1, "sampler");
-    nearest = lua_isstring(L, -1) && !strcmp(lua_tostring(L, -1), "nearest");
-    lua_pop(L, 1);
-    lua_getfield(L, -1, "history");
-    history = lua_toboolean(L, -1);
-    lua_pop(L, 1);
+    entry_opts(L, c, bnum, what, &nearest, &history);
   }
   if (!name) luaL_error(L, "node '%s': %s binding %d must name a resource (string or {name, sampler=}) or be an upload",
                         node_name(c), what, (int)bnum);
@@ -263,7 +295,7 @@ static uint64_t int_field(lua_State *L, lcmd *c, int idx, const char *key, uint6
   uint64_t v = def;
   if (!lua_isnil(L, -1)) {
     int isint = 0;
-    lua_Integer i = lua_tointegerx(L, -1, &isint);
+    lua_Integer i = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
     if (!isint || i < 0 || (uint64_t)i > hi)
       luaL_error(L, "node '%s': cmd:draw_indexed: %s.%s must be an integer in 0..%I", node_name(c), which, key,
                  (lua_Integer)hi);
@@ -401,8 +433,8 @@ static int cmd_clear(lua_State *L) {
     double lo = cls == 2 ? -2147483648.0 : 0, hi = cls == 2 ? 2147483647.0 : 4294967295.0;
     for (int i = 0; i < (r->is_image ? 4 : 1); i++)
       if (v[i] != floor(v[i]) || v[i] < lo || v[i] > hi)
-        luaL_error(L, "node '%s': cmd:clear('%s'): value %d (%f) must be an integer in %.0f..%.0f for %s",
-                   node_name(c), name, i + 1, v[i], lo, hi, r->is_image ? "an integer format" : "a buffer fill");
+        luaL_error(L, "node '%s': cmd:clear('%s'): value %d (%f) must be an integer in %I..%I for %s",
+                   node_name(c), name, i + 1, v[i], (lua_Integer)lo, (lua_Integer)hi, r->is_image ? "an integer format" : "a buffer fill");
   }
   char err[1024];
   if (fg_rt_cmd_clear(c->o->rt, c->cmd, c->slot, u, name, v, "cmd:clear", err, sizeof err))

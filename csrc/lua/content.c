@@ -108,6 +108,14 @@ static void check_opts(lua_State *L, int idx, const char *what, const char *cons
   }
 }
 
+/* The string at idx, or "" when it is not one or holds a NUL ("index\0x"
+ * must not pass as "index"): the callers' messages then list what is valid. */
+static const char *plain_str(lua_State *L, int idx) {
+  size_t n = 0;
+  const char *s = lua_type(L, idx) == LUA_TSTRING ? lua_tolstring(L, idx, &n) : "";
+  return strlen(s) == n ? s : "";
+}
+
 static uint32_t usage_word(lua_State *L, const char *s) {
   if (!strcmp(s, "vertex")) return FG_VK_BUFFER_VERTEX;
   if (!strcmp(s, "index")) return FG_VK_BUFFER_INDEX;
@@ -123,13 +131,13 @@ static int l_buffer(lua_State *L) {
   uint32_t usage = FG_VK_BUFFER_VERTEX, index_bytes = 4;
   if (lua_istable(L, 3)) {
     lua_getfield(L, 3, "usage");
-    if (lua_type(L, -1) == LUA_TSTRING) usage = usage_word(L, lua_tostring(L, -1));
+    if (lua_type(L, -1) == LUA_TSTRING) usage = usage_word(L, plain_str(L, -1));
     else if (lua_istable(L, -1)) {
       usage = 0;
       for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
         lua_geti(L, -1, i);
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "fg.buffer: opts.usage[%d] must be a string", (int)i);
-        usage |= usage_word(L, lua_tostring(L, -1));
+        usage |= usage_word(L, plain_str(L, -1));
         lua_pop(L, 1);
       }
       if (!usage) luaL_error(L, "fg.buffer: opts.usage is an empty list; give \"vertex\" and/or \"index\"");
@@ -139,8 +147,8 @@ static int l_buffer(lua_State *L) {
     lua_pop(L, 1);
     lua_getfield(L, 3, "index");
     if (!lua_isnil(L, -1)) {
-      const char *t = lua_tostring(L, -1);
-      if (lua_type(L, -1) != LUA_TSTRING || (strcmp(t, "uint16") && strcmp(t, "uint32")))
+      const char *t = plain_str(L, -1);
+      if (strcmp(t, "uint16") && strcmp(t, "uint32"))
         luaL_error(L, "fg.buffer: opts.index must be \"uint16\" or \"uint32\"");
       if (!(usage & FG_VK_BUFFER_INDEX))
         luaL_error(L, "fg.buffer: opts.index is given but opts.usage has no \"index\"");
@@ -168,8 +176,8 @@ static int l_buffer(lua_State *L) {
     packed = lua_newuserdatauv(L, size, 0);  /* freed by the collector, even when an element raises */
     for (lua_Integer i = 1; i <= n; i++) {
       lua_geti(L, 2, i);
-      int isnum = 0;
-      lua_Number v = lua_tonumberx(L, -1, &isnum);
+      int isnum = lua_type(L, -1) == LUA_TNUMBER;  /* "16" is not an element */
+      lua_Number v = isnum ? lua_tonumber(L, -1) : 0;
       lua_pop(L, 1);
       if (!isnum || !isfinite(v))
         return luaL_argerror(L, 2, lua_pushfstring(L, "element %I is not a finite number", i));
@@ -234,7 +242,7 @@ static int l_image(lua_State *L) {
     lua_pop(L, 1);
     lua_getfield(L, 3, "format");
     if (!lua_isnil(L, -1)) {
-      const char *fn = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "";
+      const char *fn = plain_str(L, -1);
       if (strcmp(fn, "rgba8_unorm") && strcmp(fn, "rgba8_srgb"))
         luaL_error(L, "fg.image: opts.format must be \"rgba8_unorm\" (the file's values as they are) or "
                    "\"rgba8_srgb\" (decoded to linear when sampled)");

@@ -6,6 +6,17 @@
 #include <lua.h>
 #include <lauxlib.h>
 
+/* luaL_checkinteger without Lua's string coercion: every integer argument
+ * of the bindings is a number ("16" was taken by some calls and refused by
+ * others); 2.0 still counts, 1.5 and NaN are refused by luaL_checkinteger. */
+static inline lua_Integer fg_lua_checkint(lua_State *L, int idx) {
+  if (lua_type(L, idx) != LUA_TNUMBER) luaL_typeerror(L, idx, "integer");
+  return luaL_checkinteger(L, idx);
+}
+static inline lua_Integer fg_lua_optint(lua_State *L, int idx, lua_Integer dflt) {
+  return lua_isnoneornil(L, idx) ? dflt : fg_lua_checkint(L, idx);
+}
+
 /* Registers a userdata type the liolib way: metatable `name` with the `meta`
  * entries (__gc, __close, __tostring, ...) and an __index table of `methods`
  * (which other binding files may extend later). Leaves the stack as it was. */
@@ -26,6 +37,7 @@ void fg_lua_open_vk(lua_State *L);     /* vk.c:    device, shaders */
 void fg_lua_open_runtime(lua_State *L);/* runtime.c: runtime, frames, uploads, external images */
 void fg_lua_open_cmd(lua_State *L);    /* cmd.c:   the command object a node records with */
 void fg_lua_open_fs(lua_State *L);     /* fs.c:    mtime (the pipeline watcher) */
+void fg_lua_open_limits(lua_State *L); /* limits.c: CPU and memory limits of the sandbox */
 void fg_lua_open_window(lua_State *L); /* window.c: X11 window + swapchain (framegraph.window) */
 void fg_lua_open_content(lua_State *L);/* content.c: fg.buffer, fg.image, fg.mesh (after runtime) */
 void fg_lua_open_host(lua_State *L);   /* host.c:   cmd:host, run = "host:name" (after cmd.c) */

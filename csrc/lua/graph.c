@@ -420,7 +420,7 @@ static const char *name_arg(lua_State *L, int arg) {
 static int l_set_resolution(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
   const char *name = name_arg(L, 2);
-  lua_Integer w = luaL_checkinteger(L, 3), h = luaL_checkinteger(L, 4);
+  lua_Integer w = fg_lua_checkint(L, 3), h = fg_lua_checkint(L, 4);
   if (w <= 0 || w > UINT32_MAX) luaL_argerror(L, 3, "width must be a positive integer");
   if (h <= 0 || h > UINT32_MAX) luaL_argerror(L, 4, "height must be a positive integer");
   if (fg_graph_set_resolution(g, name, (uint32_t)w, (uint32_t)h)) return raise_graph_error(L, g);
@@ -431,7 +431,7 @@ static int l_set_resolution(lua_State *L) {
 static int l_set_dimension(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
   const char *name = name_arg(L, 2);
-  lua_Integer n = luaL_checkinteger(L, 3);
+  lua_Integer n = fg_lua_checkint(L, 3);
   if (n <= 0 || n > FG_MAX_DIMENSION_COUNT) luaL_argerror(L, 3, "count must be a positive integer");
   if (fg_graph_set_dimension(g, name, (uint32_t)n)) return raise_graph_error(L, g);
   lua_settop(L, 1);
@@ -448,7 +448,7 @@ static int l_pipeline(lua_State *L) {
 /* A declared node's index at arg, checked before the cast: the hooks are
  * reachable from Lua, and an index past the node list must raise, not reach C. */
 static uint32_t node_index(lua_State *L, fg_graph *g, int arg) {
-  lua_Integer i = luaL_checkinteger(L, arg);
+  lua_Integer i = fg_lua_checkint(L, arg);
   if (i < 0 || i >= (lua_Integer)fg_graph_node_count(g))
     luaL_argerror(L, arg, lua_pushfstring(L, "node index %I out of range (0..%I)", i, (lua_Integer)fg_graph_node_count(g) - 1));
   return (uint32_t)i;
@@ -465,7 +465,7 @@ static int l_node_find(lua_State *L) {
 static int l_node_redeclare(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
   luaL_checktype(L, 3, LUA_TTABLE);
-  lua_Integer user = luaL_checkinteger(L, 4);
+  lua_Integer user = fg_lua_checkint(L, 4);
   const char *mux[FG_GRAPH_MAX_DIMS];
   fg_graph_node_desc nd;
   fg_lua_node_desc_of(L, 3, &nd, mux, user);
@@ -489,7 +489,7 @@ static int l_node_remove(lua_State *L) {
 static int l_node_set_user(lua_State *L) {
   fg_graph *g = checklg(L, 1)->g;
   uint32_t ni = node_index(L, g, 2);
-  lua_Integer pos = luaL_checkinteger(L, 3);
+  lua_Integer pos = fg_lua_checkint(L, 3);
   fg_graph_node_set_user(g, ni, pos);
   fg_graph_node_set_order_hint(g, ni, pos > 0 && pos < UINT32_MAX ? (uint32_t)pos : 0);
   return 0;

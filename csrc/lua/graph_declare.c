@@ -397,6 +397,15 @@ void fg_lua_declare_pipeline(lua_State *L, fg_graph *g, int pt, int ot) {
     if (lua_istable(L, r)) {
       int nk = sorted_keys(L, r, keys, MAXKEYS);
       for (int k = 0; k < nk; k++) {
+        if (pass == 1) {  /* as opts.dimensions: a misspelt name would be silently ignored */
+          int known = 0;
+          if (lua_getfield(L, pt, "resolutions") == LUA_TTABLE) {
+            known = lua_getfield(L, -1, keys[k]) != LUA_TNIL;
+            lua_pop(L, 1);
+          }
+          lua_pop(L, 1);
+          if (!known) luaL_error(L, "opts.resolutions: unknown resolution '%s' (the pipeline must declare it)", keys[k]);
+        }
         lua_getfield(L, r, keys[k]);
         lua_rawgeti(L, -1, 1);
         lua_rawgeti(L, -2, 2);

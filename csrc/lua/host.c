@@ -42,8 +42,8 @@ static int call_host(lua_State *L, lcmd *c, const char *name, int args_idx) {
                         MAX_ARGS, (int)n);
     for (lua_Integer i = 1; i <= n; i++) {
       lua_rawgeti(L, args_idx, i);
-      int ok;
-      vals[i - 1] = (double)lua_tonumberx(L, -1, &ok);
+      int ok = lua_type(L, -1) == LUA_TNUMBER;
+      vals[i - 1] = ok ? (double)lua_tonumber(L, -1) : 0;
       lua_pop(L, 1);
       if (!ok)
         return luaL_error(L, "node '%s': cmd:host('%s', args): args[%d] is a %s; the list part of args holds "

@@ -60,6 +60,7 @@ int luaopen_framegraph_core(lua_State *L) {
   fg_lua_open_options(L);
   open_vocab(L);
   fg_lua_open_fs(L);
+  fg_lua_open_limits(L);
   fg_lua_open_window(L);
   lua_pushliteral(L, "0.1.0");
   lua_setfield(L, -2, "version");

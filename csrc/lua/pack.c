@@ -12,8 +12,8 @@
 static uint64_t int_field_in(lua_State *L, int arg, int idx, size_t item, const char *key, lua_Integer def,
                              lua_Integer min, lua_Integer max) {
   lua_getfield(L, idx, key);
-  int isnum = 0;
-  lua_Integer v = lua_tointegerx(L, -1, &isnum);
+  int isnum = 0;  /* numbers only: lua_tointegerx would take "16" */
+  lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
   int absent = lua_isnil(L, -1);
   lua_pop(L, 1);
   if (absent && def >= 0) return (uint64_t)def;
@@ -55,6 +55,23 @@ static uint64_t opt_u64(lua_State *L, int idx, const char *key) {
   return v;
 }
 
+/* An item's fields are these six; {sise = 64} would otherwise be refused
+ * only for the missing size, and {aling = 256} packed with align 1. */
+static void item_keys(lua_State *L, int arg, int t, size_t item) {
+  static const char *const known[] = {"start", "stop", "size", "align", "kind", "group"};
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    int ok = 0;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      for (size_t k = 0; k < sizeof known / sizeof *known && !ok; k++) ok = !strcmp(lua_tostring(L, -1), known[k]);
+    if (!ok)
+      luaL_argerror(L, arg, lua_pushfstring(L, "item %d: unknown field '%s' (the fields are start, stop, size, align, "
+                                               "kind, group)", (int)item,
+                                            lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1)));
+  }
+}
+
 /* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
 static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
   luaL_checktype(L, arg, LUA_TTABLE);
@@ -70,6 +87,7 @@ static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
     it[i].align = int_field(L, arg, t, i + 1, "align", 1, 1);
     it[i].kind = (uint32_t)int_field_in(L, arg, t, i + 1, "kind", 0, 0, 1);  /* 0 linear, 1 optimal */
     it[i].group = (uint32_t)int_field_in(L, arg, t, i + 1, "group", 0, 0, (lua_Integer)UINT32_MAX);
+    item_keys(L, arg, t, i + 1);
     lua_pop(L, 1);
   }
   *n = cnt;
@@ -148,7 +166,7 @@ static int l_check_packing(lua_State *L) {
   for (size_t i = 0; i < n; i++) {
     lua_geti(L, 2, (lua_Integer)i + 1);
     int isnum = 0;
-    lua_Integer v = lua_tointegerx(L, -1, &isnum);
+    lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
     if (!isnum || v < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "offset %d must be an integer >= 0", (int)i + 1));
     off[i] = (uint64_t)v;
     lua_pop(L, 1);
@@ -167,7 +185,7 @@ static int l_pack_load(lua_State *L) {
   lua_settop(L, 2);
   size_t n;
   fg_pack_item *it = read_items(L, 1, &n);
-  lua_Integer period = luaL_optinteger(L, 2, 0);
+  lua_Integer period = fg_lua_optint(L, 2, 0);
   luaL_argcheck(L, period >= 0, 2, "period must be >= 0");
   uint64_t load = fg_pack_load(it, n, (uint64_t)period);  /* saturates at UINT64_MAX */
   if (load > (uint64_t)LUA_MAXINTEGER)

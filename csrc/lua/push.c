@@ -72,6 +72,10 @@ static void pack_named(packer *p, int idx) {
   while (lua_next(L, idx)) {
     if (lua_type(L, -2) != LUA_TSTRING) fail(p, "a table mixes names and positions; give every member by name");
     const char *name = lua_tostring(L, -2);
+    if (strlen(name) != lua_rawlen(L, -2)) {  /* "seed\0x" would set 'seed' */
+      snprintf(msg, sizeof msg, "member name '%s\\0...' holds a NUL byte; names cannot contain NUL", name);
+      fail(p, msg);
+    }
     const fg_vk_push_member *m = fg_vk_push_find(p->b, name);
     if (!m && p->b->count && !p->b->members[0].name[0])
       fail(p, "the block's member names were stripped (glslc -O strips them; spirv-opt -O keeps them): compile the "
@@ -222,8 +226,16 @@ size_t fg_lua_push_pack(lua_State *L, int idx, const fg_vk_shader_info *si, cons
 int fg_lua_shader_pack(lua_State *L) {
   const fg_vk_shader_info *si = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
   int binding = -1;
-  if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "push")) binding = -1;
-  else binding = (int)luaL_checkinteger(L, 2);
+  if (lua_type(L, 2) == LUA_TSTRING && !strcmp(lua_tostring(L, 2), "push") && lua_rawlen(L, 2) == 4) binding = -1;
+  else {
+    /* -1 is the push block inside; a negative or huge number must not become it through the cast */
+    int isint = 0;
+    lua_Integer bn = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &isint) : 0;
+    if (!isint || bn < 0 || bn > INT32_MAX)
+      return luaL_argerror(L, 2, lua_pushfstring(L, "sh:pack: binding must be \"push\" or a binding number in 0..%I, "
+                                                    "got %s", (lua_Integer)INT32_MAX, luaL_tolstring(L, 2, NULL)));
+    binding = (int)bn;
+  }
   luaL_checktype(L, 3, LUA_TTABLE);
   fg_vk_block b;
   if (!fg_vk_shader_block(si, binding, &b)) {

@@ -90,14 +90,24 @@ static int rt_upload(lua_State *L) {
   return fg_lua_rt_push_upload(L, o, 1, 2, 3, "rt:upload");
 }
 
-static int up_size(lua_State *L) {
+/* A stale upload's offset names ring bytes another upload may hold now:
+ * size and offset raise, as every stale handle does (valid() tells first). */
+static lupload *check_live_upload(lua_State *L) {
   lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  if (!upload_valid(h))
+    luaL_error(L, "upload is stale: it was made for frame %d and uploads are valid only in the frame they were "
+               "made for (up:valid() tells); upload again with rt:upload or ctx.upload", (int)h->rt_frame);
+  return h;
+}
+
+static int up_size(lua_State *L) {
+  lupload *h = check_live_upload(L);
   lua_pushinteger(L, (lua_Integer)h->size);
   return 1;
 }
 
 static int up_offset(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = check_live_upload(L);
   lua_pushinteger(L, (lua_Integer)h->offset);
   return 1;
 }
@@ -143,6 +153,38 @@ static void raw_setfield(lua_State *L, int t, const char *k) {
   lua_pushstring(L, k);
   lua_insert(L, -2);
   lua_rawset(L, t);
+}
+
+/* ctx is the same table every frame: a run that wrote ctx.index.eye = 99,
+ * ctx.name = ... or ctx.blob = nil had the next frame's run see it (the
+ * wrong index, a forged name). The runtime's own fields are put back before
+ * each run; a field of the user's own stays. */
+static void reset_ctx(lua_State *L, lrt *o, int ctxs, int ctx, uint32_t slot) {
+  const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
+  lua_pushstring(L, in->name);
+  raw_setfield(L, ctx, "name");
+  lua_pushstring(L, in->node_name);
+  raw_setfield(L, ctx, "node");
+  if (lua_rawgeti(L, ctxs, -(lua_Integer)slot - 1) == LUA_TTABLE) {  /* {blob, upload} (build_slots) */
+    lua_rawgeti(L, -1, 1);
+    raw_setfield(L, ctx, "blob");
+    lua_rawgeti(L, -1, 2);
+    raw_setfield(L, ctx, "upload");
+  }
+  lua_pop(L, 1);
+  lua_pushliteral(L, "index");
+  if (lua_rawget(L, ctx) != LUA_TTABLE) {
+    lua_pop(L, 1);
+    lua_createtable(L, 0, (int)fg_graph_dim_count(o->g));
+    lua_pushvalue(L, -1);
+    raw_setfield(L, ctx, "index");
+  }
+  for (uint32_t d = 0; d < fg_graph_dim_count(o->g); d++) {
+    lua_pushstring(L, fg_graph_dim_name(o->g, d));
+    lua_pushinteger(L, (lua_Integer)in->index[d] + 1);
+    lua_rawset(L, -3);
+  }
+  lua_pop(L, 1);
 }
 
 /* Width/height in ctx: the pass's render area, else the first image used. */
@@ -287,8 +329,10 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   o->slot = slot;
   lua_getiuservalue(L, o->self, UV_CTX);
   lua_rawgeti(L, -1, slot + 1);
-  lua_remove(L, -2);
   int ctx = lua_gettop(L);
+  reset_ctx(L, o, ctx - 1, ctx, slot);
+  lua_remove(L, ctx - 1);
+  ctx--;
   lua_pushinteger(L, (lua_Integer)fg_rt_frame_index(rt));
   raw_setfield(L, ctx, "frame");
   set_ctx_extent(L, o, ctx, slot);
@@ -297,7 +341,10 @@ static int node_cb(void *user, fg_rt *rt, VkCommandBuffer cmd, uint32_t slot) {
   if (rc != LUA_OK) {
     const fg_graph_instance *in = fg_graph_instance_get(o->g, slot);
     const char *msg = lua_tostring(L, -1);
-    fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg ? msg : "(error object is not a string)");
+    /* no __tostring here: it would run user code inside the frame's error path */
+    if (msg) fg_errf(o->err, sizeof o->err, "node '%s' run failed: %s", in->name, msg);
+    else fg_errf(o->err, sizeof o->err, "node '%s' run failed: it raised a %s, not a message; raise a string: "
+                 "error(\"what went wrong\")", in->name, luaL_typename(L, -1));
     o->fail = FG_LUA_FAIL_RUN;
     o->fail_slot = slot;
     lua_settop(L, top);

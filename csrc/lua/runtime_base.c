@@ -39,6 +39,7 @@ void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {
 
 const char *fg_lua_checkname(lua_State *L, int idx, const char *what) {
   size_t n;
+  if (lua_type(L, idx) != LUA_TSTRING) luaL_typeerror(L, idx, "string");  /* a number is no name or path */
   const char *s = luaL_checklstring(L, idx, &n);
   if (strlen(s) != n)
     luaL_argerror(L, idx, lua_pushfstring(L, "%s holds a NUL byte at position %d ('%s\\0...'); names and paths "
@@ -47,13 +48,17 @@ const char *fg_lua_checkname(lua_State *L, int idx, const char *what) {
 }
 
 lua_Integer fg_lua_checkrange(lua_State *L, int idx, lua_Integer lo, lua_Integer hi, const char *what) {
-  if (lua_type(L, idx) == LUA_TNUMBER && !lua_isinteger(L, idx)) {
+  /* a number only: "16" would pass luaL_checkinteger here and be refused by rt:read's index */
+  if (lua_type(L, idx) != LUA_TNUMBER)
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %I..%I, got a %s", what, lo, hi,
+                                          luaL_typename(L, idx)));
+  if (!lua_isinteger(L, idx)) {
     lua_Number v = lua_tonumber(L, idx);
     lua_Integer i;
     if (isnan(v) || isinf(v) || !lua_numbertointeger(v, &i) || (lua_Number)i != v)
       luaL_argerror(L, idx, lua_pushfstring(L, "%s must be an integer in %I..%I, got %f", what, lo, hi, v));
   }
-  lua_Integer v = luaL_checkinteger(L, idx);
+  lua_Integer v = luaL_checkinteger(L, idx);  /* a number: checked above */
   if (v < lo || v > hi) luaL_argerror(L, idx, lua_pushfstring(L, "%s must be in %I..%I, got %I", what, lo, hi, v));
   return v;
 }

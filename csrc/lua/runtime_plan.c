@@ -44,7 +44,7 @@ static void get_index(lua_State *L, const fg_graph *g, const fg_graph_resource *
   lua_pushnil(L);
   while (lua_next(L, index_idx)) {
     uint32_t d = nd;
-    if (lua_type(L, -2) == LUA_TSTRING)
+    if (lua_type(L, -2) == LUA_TSTRING && strlen(lua_tostring(L, -2)) == lua_rawlen(L, -2))  /* "eye\0x" is none */
       for (d = 0; d < nd && strcmp(fg_graph_dim_name(g, d), lua_tostring(L, -2)); d++) {}
     if (d == nd) {
       luaL_Buffer B;

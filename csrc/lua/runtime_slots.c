@@ -12,8 +12,9 @@
  * message when the ring has no room (a system limit, not a misuse). */
 int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int align_idx, const char *what) {
   size_t n;
+  if (lua_type(L, bytes_idx) != LUA_TSTRING) luaL_typeerror(L, bytes_idx, "string of bytes");  /* 5 is not "5" */
   const char *bytes = luaL_checklstring(L, bytes_idx, &n);
-  lua_Integer align = luaL_optinteger(L, align_idx, 0);
+  lua_Integer align = fg_lua_optint(L, align_idx, 0);
   luaL_argcheck(L, n > 0, bytes_idx, "empty upload: pass a non-empty string of bytes");
   luaL_argcheck(L, align >= 0 && align <= FG_MAX_UPLOAD_ALIGNMENT && (align & (align - 1)) == 0, align_idx,
                 "alignment must be a power of two up to 65536 (or 0 / absent for the device's default)");
@@ -159,6 +160,13 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
     lua_pushinteger(L, (lua_Integer)s);
     lua_pushcclosure(L, l_ctx_upload, 2);
     lua_setfield(L, -2, "upload");
+    /* ctxs[-(s + 1)] = {blob, upload}: what each frame puts back (fg_lua_rt_reset_ctx) */
+    lua_createtable(L, 2, 0);
+    lua_getfield(L, -2, "blob");
+    lua_rawseti(L, -2, 1);
+    lua_getfield(L, -2, "upload");
+    lua_rawseti(L, -2, 2);
+    lua_rawseti(L, ctxs, -(lua_Integer)s - 1);
     lua_rawseti(L, ctxs, s + 1);
   }
   lua_pushvalue(L, runs);

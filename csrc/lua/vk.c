@@ -375,7 +375,7 @@ static int dev_compute(lua_State *L) {
     if (!lua_isnoneornil(L, 4 + i) && lua_type(L, 4 + i) == LUA_TNUMBER && !lua_isinteger(L, 4 + i))
       isint = lua_numbertointeger(lua_tonumber(L, 4 + i), &v) && (lua_Number)v == lua_tonumber(L, 4 + i);
     if (!isint) return luaL_argerror(L, 4 + i, "group count must be an integer");
-    if (!lua_isnoneornil(L, 4 + i)) v = luaL_checkinteger(L, 4 + i);
+    if (!lua_isnoneornil(L, 4 + i)) v = fg_lua_checkint(L, 4 + i);
     if (v < 1 || v > max)
       return luaL_argerror(L, 4 + i, lua_pushfstring(L, "group count must be in 1..%I (the device's "
                                                      "maxComputeWorkGroupCount), got %I", max, v));

@@ -35,7 +35,7 @@ static fg_vk_window *check_win(lua_State *L) {
 
 static int l_window_open(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
-  lua_Integer w = luaL_optinteger(L, 2, 640), h = luaL_optinteger(L, 3, 360);
+  lua_Integer w = fg_lua_optint(L, 2, 640), h = fg_lua_optint(L, 3, 360);
   luaL_argcheck(L, w > 0 && w <= 16384, 2, "width must be in 1..16384");
   luaL_argcheck(L, h > 0 && h <= 16384, 3, "height must be in 1..16384");
   fg_vk_window_desc d = {.width = (uint32_t)w, .height = (uint32_t)h,
@@ -177,7 +177,7 @@ static int win_set_title(lua_State *L) {
 
 static int win_request_size(lua_State *L) {
   fg_vk_window *w = check_win(L);
-  lua_Integer W = luaL_checkinteger(L, 2), H = luaL_checkinteger(L, 3);
+  lua_Integer W = fg_lua_checkint(L, 2), H = fg_lua_checkint(L, 3);
   luaL_argcheck(L, W > 0 && W <= 16384, 2, "width must be in 1..16384");
   luaL_argcheck(L, H > 0 && H <= 16384, 3, "height must be in 1..16384");
   fg_vk_window_request_size(w, (uint32_t)W, (uint32_t)H);

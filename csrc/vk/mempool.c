@@ -77,6 +77,13 @@ static int log2_ceil(uint64_t x) { return x <= 1 ? 0 : 64 - __builtin_clzll(x - 
 static VkResult dev_alloc(subpool *sp, VkDeviceSize size, VkDeviceMemory *mem, char **map) {
   fg_vk_device *dev = sp->p->dev;
   uint32_t heap = dev->memprops.memoryTypes[sp->type].heapIndex;
+  /* Larger than the heap is invalid usage (VUID-vkAllocateMemory-pAllocateInfo-01713), not an
+   * out-of-memory the driver reports: refuse it here as one. */
+  if (size > dev->memprops.memoryHeaps[heap].size) {
+    fg_errf(sp->err, sizeof sp->err, "%llu bytes do not fit memory heap %u (%llu bytes)", (unsigned long long)size,
+            heap, (unsigned long long)dev->memprops.memoryHeaps[heap].size);
+    return VK_ERROR_OUT_OF_DEVICE_MEMORY;
+  }
   if (dev->has_memory_budget) {
     VkPhysicalDeviceMemoryBudgetPropertiesEXT b = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_BUDGET_PROPERTIES_EXT };
     VkPhysicalDeviceMemoryProperties2 mp = { .sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MEMORY_PROPERTIES_2, .pNext = &b };

@@ -13,17 +13,21 @@ typedef struct read_ctx {
   const fg_bar_state *st;
   fg_vk_host_buffer *hb;
   uint32_t texel;
+  VkImageLayout layout;  /* the image's layout now */
+  int shared;            /* an external: another runtime may have used it since */
 } read_ctx;
 
 static void record_read(VkCommandBuffer cmd, void *user) {
   read_ctx *c = user;
   fg_rt_res *r = c->r;
   VkPipelineStageFlags2 src = c->st->wstage | c->st->rstages;
-  if (!src) src = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  VkAccessFlags2 src_access = c->st->waccess;
+  if (!src || c->shared) src = VK_PIPELINE_STAGE_2_ALL_COMMANDS_BIT;
+  if (c->shared) src_access = VK_ACCESS_2_MEMORY_WRITE_BIT;
   if (r->image) {
-    VkImageLayout L = c->st->layout;
+    VkImageLayout L = c->layout;
     VkImageMemoryBarrier2 ib = {
-      .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, .srcStageMask = src, .srcAccessMask = c->st->waccess,
+      .sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER_2, .srcStageMask = src, .srcAccessMask = src_access,
       .dstStageMask = VK_PIPELINE_STAGE_2_COPY_BIT, .dstAccessMask = VK_ACCESS_2_TRANSFER_READ_BIT,
       .oldLayout = L, .newLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
       .srcQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED, .dstQueueFamilyIndex = VK_QUEUE_FAMILY_IGNORED,
@@ -132,7 +136,11 @@ int fg_rt_read(fg_rt *rt, uint32_t phys, void **data, size_t *len, char *err, si
   size_t bytes = r->is_image ? (size_t)r->width * r->height * texel : (size_t)r->bytes;
   fg_vk_host_buffer hb;
   if (!fg_vk_host_buffer_create(rt->dev, bytes, VK_BUFFER_USAGE_TRANSFER_DST_BIT, 1, &hb, err, errlen)) return -1;
-  read_ctx c = {rt, r, st, &hb, texel};
+  /* An external image may be shared with another runtime that used it since
+   * this one's frame: its layout is the image's, not this plan's end state
+   * (an rt:read of it gave InvalidImageLayout at the next submit). */
+  int shared = r->is_external && rt->ext_layout[phys] && *rt->ext_layout[phys] != VK_IMAGE_LAYOUT_UNDEFINED;
+  read_ctx c = {rt, r, st, &hb, texel, shared ? *rt->ext_layout[phys] : st->layout, shared};
   VkResult vr = fg_vk_submit_once(rt->dev, record_read, &c);
   if (vr != VK_SUCCESS) {
     fg_vk_host_buffer_destroy(rt->dev, &hb);

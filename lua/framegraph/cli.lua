@@ -64,6 +64,13 @@ end
 -- Runs the pipeline file: returns the table and the runner, or nil and a list
 -- of "file:line: message" problems (syntax and runtime errors carry their line).
 local function load_pipeline(path, trust)
+  -- a FIFO (or a link to one) would block the read inside C, past every limit;
+  -- --trust reads one (`framegraph check --trust <(git show branch:file)`)
+  local _, _, kind = require("framegraph.core").mtime(path)
+  if not trust and kind and kind ~= "file" then
+    return nil, { string.format("%s:1: cannot read the pipeline file: it is not a regular file (%s); a fifo could "
+                                  .. "block the check for good (use --trust for your own)", path, kind) }
+  end
   local f = io.open(path, "rb")
   if not f then return nil, { string.format("%s:1: cannot read the pipeline file", path) } end
   f:close()

@@ -121,6 +121,19 @@ local function view_graph(v, level)
   return c_graph(rt)
 end
 
+-- A copy of the tables (functions and userdata shared, sharing and cycles
+-- kept): view:pipeline() handed out the runtime's own table, so
+-- view:pipeline().nodes[1].run = nil silently dropped the node's run at the
+-- next re-plan (set_resolution / set_dimension rebuild the runs from it).
+local function copy_tables(t, seen)
+  if type(t) ~= "table" then return t end
+  if seen[t] then return seen[t] end
+  local c = {}
+  seen[t] = c
+  for k, x in next, t do c[copy_tables(k, seen)] = copy_tables(x, seen) end
+  return setmetatable(c, debug.getmetatable(t))
+end
+
 local View = {}
 View.__name = "framegraph.graph (runtime view)"
 function View.__index(v, k)
@@ -134,6 +147,7 @@ function View.__index(v, k)
   if type(f) ~= "function" then return f end
   return function(self, ...)
     if self ~= v then error(("graph:%s: call it with ':' on the view"):format(k), 2) end
+    if k == "pipeline" then return copy_tables(f(view_graph(v, 2), ...), {}) end
     return f(view_graph(v, 2), ...)
   end
 end

@@ -21,6 +21,15 @@ local M = {}
 -- it belongs to whoever runs the check, not to the file checked.
 M.instruction_limit = (tonumber(os.getenv("FRAMEGRAPH_INSTRUCTION_LIMIT") or "") or 200) * 1000 * 1000
 local STEP = 10000  -- the count hook's period
+-- What the count cannot see: one C call that never returns (a backtracking
+-- string pattern, os.date with a huge format) and memory (s = s .. s forty
+-- times). A CPU-time backstop ends the process naming the file, and the
+-- state may grow by a bounded number of bytes while the file runs
+-- (csrc/lua/limits.c). Both belong to whoever runs the check:
+-- FRAMEGRAPH_CPU_LIMIT (seconds) and FRAMEGRAPH_MEMORY_LIMIT (MiB).
+M.cpu_limit = tonumber(os.getenv("FRAMEGRAPH_CPU_LIMIT") or "") or 20
+M.memory_limit = (tonumber(os.getenv("FRAMEGRAPH_MEMORY_LIMIT") or "") or 1024) * 1024 * 1024
+local MESSAGE_MAX = 8192  -- longer error messages are cut: error(("x"):rep(1e9)) printed a gigabyte
 
 local LIMIT_TAG = "framegraph.sandbox: instruction limit"
 
@@ -52,6 +61,15 @@ function M.new(path)
     "%s: stopped after %d million Lua instructions: a pipeline file must build its table quickly "
       .. "(an endless loop?); if you trust this file, run with --trust to lift the limit",
     path, math.floor(M.instruction_limit / 1000000))
+  local memory_msg = string.format(
+    "%s: stopped at the memory limit (%d MiB): a pipeline file must not build huge strings or tables; if you "
+      .. "trust this file, run with --trust to lift the limit (or set FRAMEGRAPH_MEMORY_LIMIT, in MiB)",
+    path, math.floor(M.memory_limit / 1048576))
+  local cpu_msg = string.format(
+    "%s: stopped after %g s of CPU time, work the instruction count does not see (a string pattern that "
+      .. "backtracks without end, one huge library call?); if you trust this file, run with --trust to lift the limit (or set FRAMEGRAPH_CPU_LIMIT, in seconds)",
+    path, M.cpu_limit)
+  local memory_hit = false
 
   for _, k in ipairs({ "assert", "error", "ipairs", "pairs", "next", "select", "tonumber", "tostring", "type",
                        "rawequal", "rawget", "rawset", "rawlen", "print",
@@ -93,6 +111,8 @@ function M.new(path)
   -- protected call re-raises it
   local function rethrow(ok, ...)
     if exceeded then error(limit_msg, 0) end
+    if not ok and (...) == "not enough memory" then memory_hit = true end
+    if memory_hit then error(memory_msg, 0) end
     return ok, ...
   end
   env.pcall = function(f, ...) return rethrow(pcall(f, ...)) end
@@ -126,9 +146,12 @@ function M.new(path)
                             .. "it (%s/NAME.lua) can be required; use --trust for your own files", name, dir), 2)
     end
     local file = dir .. "/" .. name .. ".lua"
-    -- a bounded read: a link to /dev/zero must not read forever
+    -- a bounded read: a link to /dev/zero must not read forever; a FIFO would block inside C
     local chunk, err
-    local f, ferr = io.open(file, "rb")
+    local _, _, kind = require("framegraph.core").mtime(file)
+    local f, ferr
+    if kind and kind ~= "file" then ferr = file .. " is not a regular file (" .. kind .. ")"
+    else f, ferr = io.open(file, "rb") end
     if not f then err = ferr
     else
       local text = f:read(16 * 1024 * 1024) or ""
@@ -156,8 +179,10 @@ function M.new(path)
     end })
   end
 
+  local core = require("framegraph.core")
   local function run(fn, handler, ...)
     local count = 0
+    core.sandbox_limits(M.cpu_limit, M.memory_limit, cpu_msg)
     debug.sethook(function()
       count = count + STEP
       if count >= M.instruction_limit then
@@ -167,10 +192,16 @@ function M.new(path)
     end, "", STEP)
     local res = table.pack(xpcall(fn, function(e)
       if exceeded then return limit_msg end
+      if memory_hit or e == "not enough memory" then memory_hit = true return memory_msg end
       return handler(e)
     end, ...))
     debug.sethook()
+    if core.sandbox_release() then memory_hit = true end
     if exceeded then return false, limit_msg end
+    if memory_hit then return false, memory_msg end
+    if not res[1] and type(res[2]) == "string" and #res[2] > MESSAGE_MAX then
+      res[2] = res[2]:sub(1, MESSAGE_MAX) .. string.format(" ... (%d more bytes cut)", #res[2] - MESSAGE_MAX)
+    end
     return table.unpack(res, 1, res.n)
   end
   return env, run

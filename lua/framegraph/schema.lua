@@ -66,7 +66,9 @@ end
 -- shown(name) is how a name reads in a message (a NUL as \0).
 local function shown(name) return (name:gsub("%z", "\\0")) end
 local function check_name(add, where, what, name)
-  if type(name) == "string" and name:find("\0", 1, true) then
+  if name == "" then  -- nothing could name it back (ctx.index[""], rt:read(""))
+    add("%s: %s name is empty; give it a name", where, what)
+  elseif type(name) == "string" and name:find("\0", 1, true) then
     add("%s: %s name '%s' contains a NUL byte (\\0): names must be plain text, remove it", where, what,
         shown(name))
   end
@@ -96,7 +98,7 @@ local function check_usage(add, where, u)
   if type(u) ~= "string" then
     add("%s: usage must be a string (one of %s), got %s", where, usage_hint, type(u))
   elseif not usage_set[u] then
-    add("%s: unknown usage '%s' (expected one of %s)", where, u, usage_hint)
+    add("%s: unknown usage '%s' (expected one of %s)", where, shown(u), usage_hint)
   end
 end
 local function check_stage(add, where, s)
@@ -138,7 +140,8 @@ local function check_format(add, where, f, required)
   if f == nil then
     if required then add("%s: missing format (e.g. \"rgba8_unorm\")", where) end
   elseif type(f) ~= "string" or not format_set[f] then
-    add("%s: unknown format '%s' (expected one of %s)", where, tostring(f), format_hint)
+    add("%s: unknown format '%s' (expected one of %s)", where, type(f) == "string" and shown(f) or tostring(f),
+        format_hint)
   end
 end
 
@@ -348,6 +351,9 @@ local function check_node(add, node, i, dims)
     if type(node.rename) ~= "table" then
       add("%s: rename must be a table old = new, got %s", where, type(node.rename))
     else
+      for k in pairs(node.rename) do  -- rename = { "x" } would be skipped, silently
+        if type(k) ~= "string" then add("%s: rename: entries must be named (old = \"new\")", where) break end
+      end
       for _, k in ipairs(sorted_keys(node.rename)) do
         local v, rw = node.rename[k], string.format("%s: rename '%s'", where, shown(k))
         check_name(add, where .. ": rename", "resource", k)
@@ -420,7 +426,7 @@ local function check_dims(add, where, t)
   if type(t) ~= "table" then add("%s must be a table name = count", where) return end
   for k, v in pairs(t) do
     if type(k) ~= "string" then add("%s: names must be strings", where)
-    elseif k:find("\0", 1, true) then check_name(add, where, "dimension", k)
+    elseif k == "" or k:find("\0", 1, true) then check_name(add, where, "dimension", k)
     elseif not is_posint(v) or v > M.max_dimension_count then
       add("%s: '%s' must be a positive integer count (at most %d), got %s", where, k, M.max_dimension_count,
           tostring(v))
@@ -430,6 +436,9 @@ end
 local function check_resolutions(add, where, t)
   if t == nil then return end
   if type(t) ~= "table" then add("%s must be a table name = {width, height}", where) return end
+  for k in pairs(t) do
+    if type(k) ~= "string" then add("%s: entries must be named (name = {width, height})", where) break end
+  end
   for _, k in ipairs(sorted_keys(t)) do
     local v = t[k]
     check_name(add, where, "resolution", k)
@@ -495,6 +504,9 @@ function M.problems(pipeline, opts, entry)
   if pipeline.external ~= nil then
     if type(pipeline.external) ~= "table" then add("external must be a table name = {format=, size=, provide=}")
     else
+      for k in pairs(pipeline.external) do  -- external = { {...} } would be skipped, silently
+        if type(k) ~= "string" then add("external: entries must be named (name = {format=, size=, provide=})") break end
+      end
       for _, k in ipairs(sorted_keys(pipeline.external)) do
         local e, w = pipeline.external[k], string.format("external '%s'", shown(k))
         check_name(add, "external", "resource", k)

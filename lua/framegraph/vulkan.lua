@@ -34,10 +34,22 @@ local function check_opts(opts, where, allowed)
   return opts
 end
 
+-- A flag option: {validation = "no"} would be true by Lua's truth, so only
+-- true, false or nil are taken.
+local function check_bools(opts, where, names)
+  for _, k in ipairs(names) do
+    local v = opts[k]
+    if v ~= nil and type(v) ~= "boolean" then
+      error(("%s: opts.%s must be true or false, got %s"):format(where, k, type(v)), 3)
+    end
+  end
+end
+
 -- Opens a headless Vulkan 1.3 device. Raises when none can be opened: a
 -- pipeline cannot run without one, and the message says what was missing.
 function M.vulkan(opts)
   opts = check_opts(opts, "fg.vulkan", { validation = true, prefer = true, present = true, async_queue = true })
+  check_bools(opts, "fg.vulkan", { "validation", "present" })
   local aq = opts.async_queue or "auto"
   if aq ~= "auto" and aq ~= "off" and aq ~= "same" then
     error(("fg.vulkan: async_queue must be \"auto\", \"off\" or \"same\", got %q"):format(tostring(aq)), 2)
@@ -83,11 +95,14 @@ local function load_spirv(src)
   local dir = M.shader_dir()
   candidates[#candidates + 1] = dir .. "/" .. src
   if not src:match("%.spv$") then candidates[#candidates + 1] = dir .. "/" .. src .. ".spv" end
+  if src == "" then return nil, "fg.shader: argument #2 is empty; give SPIR-V bytes or a path" end
   for _, p in ipairs(candidates) do
     local f = io.open(p, "rb")
     if f then
-      local bytes = f:read("a")
+      local bytes, rerr = f:read("a")
       f:close()
+      -- a directory opens but does not read: the message said only its path
+      if not bytes then return nil, ("fg.shader: cannot read '%s': %s"):format(p, tostring(rerr)) end
       return bytes, p
     end
   end
@@ -116,6 +131,10 @@ function M.shader(dev, src, opts)
   end
   opts = check_opts(opts, "fg.shader", { fragment_only = true, name = true, vertex = true,
                                          depth_test = true, depth_write = true, blend = true })
+  check_bools(opts, "fg.shader", { "fragment_only", "depth_test", "depth_write", "blend" })
+  if opts.vertex ~= nil and type(opts.vertex) ~= "string" then
+    error(("fg.shader: opts.vertex must be SPIR-V bytes or a path, got %s"):format(type(opts.vertex)), 2)
+  end
   if opts.name ~= nil and (type(opts.name) ~= "string" or opts.name:find("\0", 1, true)) then
     error("fg.shader: opts.name must be a string without NUL bytes", 2)
   end

@@ -59,6 +59,7 @@ end
 
 function W:poll()
   if not self.rt then error("watcher is closed", 2) end
+  if self.polling then error("w:poll inside its own opts.reload is refused: the reload is already under way", 2) end
   local state = core.runtime_state(self.rt)
   if state == "closed" or state == "closing" then
     error("watcher is closed: the runtime it reloads was closed", 2)
@@ -83,7 +84,18 @@ function W:poll()
     self.text = text
   end
   local ok, changes
-  if self.reload then ok, changes = self.reload(self.rt, self.path)
+  if self.reload then
+    -- the host's reload: not re-entered from itself, and held to its contract
+    -- (a malformed answer was reported as "reloaded" or as an error without a message)
+    self.polling = true
+    local pok, a, b = pcall(self.reload, self.rt, self.path)
+    self.polling = false
+    if not pok then error(a, 0) end
+    if not ((a == true and type(b) == "table") or (a == nil and type(b) == "string")) then
+      error(("fg.watch: opts.reload must return true, changes (a table) or nil, message (a string); it returned %s, %s")
+              :format(type(a), type(b)), 2)
+    end
+    ok, changes = a, b
   else ok, changes = self.rt:reload(self.path) end
   if not ok then
     self.err = changes
