@@ -81,6 +81,22 @@ local cases = {
         create = { c = { format = "rgba8_uint", size = { 8, 8 }, usage = "transfer_dst" } },
         run = function(cmd) cmd:clear("c", { 2^40, 0, 0, 0 }) end } } })
       return rt:frame()]], "must be an integer in 0%.%.4294967295 for an integer format" },
+  { "clear of a buffer with more values than its one fill word", [[
+      local rt = fg.runtime(dev, { outputs = { "b" }, nodes = { { name = "n",
+        create = { b = { buffer = 64, usage = "transfer_dst" } },
+        run = function(cmd) cmd:clear("b", { 7, 8 }) end } } })
+      return rt:frame()]], "takes {value} %(one fill word%); got the key 2" },
+  { "clear of a colour image with a fifth value", [[
+      local rt = one(function(cmd) cmd:clear("o", { 1, 0, 0, 1, 5 }) end, "transfer_dst")
+      return rt:frame()]], "takes {r, g, b, a}; got the key 5" },
+  { "clear with a named key", [[
+      local rt = one(function(cmd) cmd:clear("o", { r = 1 }) end, "transfer_dst")
+      return rt:frame()]], "got the key 'r'" },
+  { "a texture upload longer than the texture", [[
+      local rt = fg.runtime(dev, { outputs = { "t" }, nodes = { { name = "n",
+        create = { t = { format = "rgba8_unorm", size = { 2, 2 }, usage = "transfer_dst" } },
+        run = function(cmd, ctx) cmd:copy(assert(ctx.upload(string.rep("\255", 20))), "t") end } } })
+      return rt:frame()]], "upload of 20 bytes is larger than texture 't'" },
   -- NUL bytes
   { "allocator kind with NUL", "return fg.allocator('tlsf\\0x', 4096)", "NUL" },
   { "fg.buffer usage with NUL", "return fg.buffer(dev, 64, { usage = 'index\\0x' })", "not a buffer usage" },

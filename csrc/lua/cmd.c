@@ -409,6 +409,23 @@ static int cmd_clear(lua_State *L) {
   fg_rt_res *r = use_res(L, c, u, name);
   double v[4] = {0, 0, 0, 0};
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  /* what the resource takes: a buffer one fill word, depth/stencil two,
+   * colour four; anything more (or a key that is no position) would be
+   * dropped silently */
+  int takes = !r->is_image ? 1 : (r->aspect & (VK_IMAGE_ASPECT_DEPTH_BIT | VK_IMAGE_ASPECT_STENCIL_BIT)) ? 2 : 4;
+  if (lua_istable(L, 3)) {
+    for (lua_pushnil(L); lua_next(L, 3); lua_pop(L, 1)) {
+      int isint = 0;
+      lua_Integer k = lua_tointegerx(L, -2, &isint);
+      if (lua_type(L, -2) != LUA_TNUMBER || !isint || k < 1 || k > takes) {
+        int str = lua_type(L, -2) == LUA_TSTRING;
+        const char *ks = str ? lua_tostring(L, -2) : luaL_tolstring(L, -2, NULL);
+        luaL_error(L, "node '%s': cmd:clear('%s'): takes %s; got the key %s%s%s", node_name(c), name,
+                   takes == 1 ? "{value} (one fill word)" : takes == 2 ? "{depth, stencil}" : "{r, g, b, a}",
+                   str ? "'" : "", ks, str ? "'" : "");
+      }
+    }
+  }
   if (lua_istable(L, 3))
     for (int i = 0; i < 4; i++) {
       lua_geti(L, 3, i + 1);

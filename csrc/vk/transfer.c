@@ -121,9 +121,10 @@ int fg_rt_cmd_copy_upload(fg_rt *rt, VkCommandBuffer cmd, uint32_t slot, uint32_
               name, fi->name);
       return -1;
     }
-    if (size < need) {
-      fg_errf(err, errlen, "node '%s': cmd:copy: upload of %d bytes is smaller than texture '%s' (%dx%d %s = %d bytes)",
-              node_name(rt, slot), (int)size, name, (int)d->width, (int)d->height, fi->name, (int)need);
+    if (size != need) { /* a longer upload's rest would be dropped silently */
+      fg_errf(err, errlen, "node '%s': cmd:copy: upload of %llu bytes is %s than texture '%s' (%ux%u %s = %llu bytes); "
+              "upload exactly the texture's bytes", node_name(rt, slot), (unsigned long long)size,
+              size < need ? "smaller" : "larger", name, d->width, d->height, fi->name, (unsigned long long)need);
       return -1;
     }
     /* vkCmdCopyBufferToImage wants bufferOffset a multiple of 4 and of the texel size. */
