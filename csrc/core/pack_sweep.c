@@ -300,8 +300,8 @@ static double u_area(const sw *w, uint32_t x, uint32_t end) {
   return (double)(w->until[x] - end + 1) * (double)w->size[x];
 }
 /* Of cand[0..got) (in t's order), the block and end (*top) for an item of
- * size at align freed at end; u: blocks free until a restart (the one back
- * soonest first) */
+ * size at align freed at end; u: blocks free until a restart (those of
+ * least idle area first) */
 static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_t size, uint64_t align,
                         uint32_t end, int u, int *top) {
   uint64_t lim = w->size[cand[0]] + size / SWEEP_LT_SLACK;
