@@ -45,8 +45,6 @@ typedef struct sw {
   nbmap top, bot;        /* live items by their top, by their bottom */
   const uint32_t *endt;  /* per item: when it frees (sweep time; INF_U never);
                             NULL: plain best fit */
-  uint32_t uslack;       /* blocks free until a restart back within this of
-                            the soonest tie (lifetime-aware fit) */
 } sw;
 
 /* the product's high bits (offsets are often multiples of a large power of two) */
@@ -261,14 +259,17 @@ static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t en
  * item) frees closest to when this item does: blocks that free together
  * sit together and merge into holes as large as they were, where plain
  * best fit at the bottom of a block checkerboards the heap. Of the blocks
- * free until a restart, those back within K / SWEEP_LT_USLACK of the
- * soonest (ties only: half the gain), scored the same way except that an
- * end against memory not freed meanwhile scores best. bench/scale.lua,
- * 30,000 items: line T=10000 short 1.050 -> 1.031 x LOAD, cycle T=1000 long
- * 1.052 -> 1.048 (journal, "Scale: lifetime-aware fit"). */
+ * free until a restart, those whose idle space-time after the item, (back -
+ * end + 1) x the block's size, is within SWEEP_LT_UAREA x the least, scored
+ * the same way except that an end against memory not freed meanwhile scores
+ * best: a block that comes back soon but is much larger than the item, or a
+ * tight one back much later, both leave memory idle until the restart.
+ * bench/scale.lua, 30,000 items: line T=10000 short 1.050 -> 1.031 x LOAD,
+ * cycle T=1000 long 1.052 -> 1.045 (journal, "Scale: lifetime-aware fit",
+ * "Scale: restart blocks by idle area"). */
 #define SWEEP_LT_FITS 8
 #define SWEEP_LT_SLACK 4
-#define SWEEP_LT_USLACK 64
+#define SWEEP_LT_UAREA 2.0
 
 /* the first f->want blocks of t free until end that hold size at align, in
  * t's order (by size, then offset); at most SWEEP_TRIES looked at */
@@ -294,21 +295,29 @@ static uint32_t nb_gap(const sw *w, uint32_t j, uint32_t end, uint32_t none) {
   uint32_t e = w->endt[j];
   return e > end ? e - end : end - e;
 }
+/* a block free until a restart: what stays idle of it after an item freed at end */
+static double u_area(const sw *w, uint32_t x, uint32_t end) {
+  return (double)(w->until[x] - end + 1) * (double)w->size[x];
+}
 /* Of cand[0..got) (in t's order), the block and end (*top) for an item of
- * size at align freed at end; u: blocks free until a restart (the one back
- * soonest first) */
+ * size at align freed at end; u: blocks free until a restart (those of
+ * least idle area first) */
 static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_t size, uint64_t align,
                         uint32_t end, int u, int *top) {
   uint64_t lim = w->size[cand[0]] + size / SWEEP_LT_SLACK;
-  uint32_t best = NIL, bs = UINT32_MAX, none = u ? 0 : UINT32_MAX, umin = INF_U;
-  if (u) { /* only the blocks back soonest (within uslack) are scored */
-    for (uint32_t k = 0; k < got; k++)
-      if (w->until[cand[k]] < umin) umin = w->until[cand[k]];
-    umin = umin + w->uslack < umin ? INF_U : umin + w->uslack;
+  uint32_t best = NIL, bs = UINT32_MAX, none = u ? 0 : UINT32_MAX;
+  double amax = 0; /* restart blocks: the idle area scored up to (doubles: sizes x times overflow 64 bits) */
+  if (u) {
+    double amin = -1;
+    for (uint32_t k = 0; k < got; k++) {
+      double a = u_area(w, cand[k], end);
+      if (amin < 0 || a < amin) amin = a;
+    }
+    amax = amin * SWEEP_LT_UAREA;
   }
   for (uint32_t k = 0; k < got; k++) {
     uint32_t x = cand[k];
-    if (u ? w->until[x] > umin : w->size[x] > lim) {
+    if (u ? u_area(w, x, end) > amax : w->size[x] > lim) {
       if (u) continue;
       break;
     }
@@ -416,7 +425,6 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
       endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
     }
     w.endt = endt;
-    w.uslack = K / SWEEP_LT_USLACK;
   }
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
@@ -711,7 +719,6 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
     h.endt = pk_mem_alloc(sizeof(uint32_t) * nn);
     if (!h.endt || nb_init(&h.w.top, n) || nb_init(&h.w.bot, n)) rc = -1;
     h.w.endt = h.endt;
-    h.w.uslack = in->K / SWEEP_LT_USLACK;
   }
   if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
       !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
