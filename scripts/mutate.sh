@@ -17,8 +17,10 @@ root=$PWD
 list=${1:-scripts/mutations.txt}
 case $list in /*) ;; *) list=$root/$list ;; esac
 scratch=$root/build-mutate
+# a fresh scratch copy of the tracked and new files (the working tree is never
+# touched); an old copy is removed first, or files deleted since would build too
+rm -rf "$scratch/src"
 mkdir -p "$scratch/src"
-# a scratch copy of the tracked and new files: the working tree is never touched
 git ls-files -co --exclude-standard -z | tar --null -T - -cf - | tar -xf - -C "$scratch/src"
 cd "$scratch/src"
 cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
