@@ -639,22 +639,10 @@ end
 
 -- the options of html/write_html: a misspelt key would be silently ignored
 local HTML_OPTS = { title = true, source = true, render = true, shots = true, device = true, graphviz = true }
-local function check_html_opts(opts, where)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then error(("%s: opts must be a table, got %s"):format(where, type(opts)), 3) end
-  for k in pairs(opts) do
-    if not HTML_OPTS[k] then
-      local names = {}
-      for n in pairs(HTML_OPTS) do names[#names + 1] = n end
-      table.sort(names)
-      error(("%s: unknown option '%s' (known: %s)"):format(where, tostring(k), table.concat(names, ", ")), 3)
-    end
-  end
-  return opts
-end
+local check_opts = require("framegraph.opts").check
 
 function M.html(graph, opts)
-  opts = check_html_opts(opts, "report.html")
+  opts = check_opts(opts, "report.html", HTML_OPTS)
   local stats = graph:stats()
   local T = stats.period
   local slot = slot_namer(graph)
@@ -761,7 +749,7 @@ function M.html(graph, opts)
 end
 
 function M.write_html(graph, path, opts)
-  check_html_opts(opts, "report.write_html")
+  check_opts(opts, "report.write_html", HTML_OPTS)
   if type(path) ~= "string" then error(("report.write_html: path must be a string, got %s"):format(type(path)), 2) end
   if path:find("\0", 1, true) then  -- io.open would stop at the NUL and write another file
     error(("report.write_html: the path '%s' holds a NUL byte; paths cannot contain NUL"):format(path:gsub("%z", "\\0")), 2)

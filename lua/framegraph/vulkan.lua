@@ -18,21 +18,7 @@ local core = require("framegraph.core")
 
 local M = {}
 
-local function check_opts(opts, where, allowed)
-  if opts == nil then return {} end
-  if type(opts) ~= "table" then
-    error(("%s: options must be a table, got %s"):format(where, type(opts)), 3)
-  end
-  for k in pairs(opts) do
-    if not allowed[k] then
-      local names = {}
-      for n in pairs(allowed) do names[#names + 1] = n end
-      table.sort(names)
-      error(("%s: unknown option '%s' (known: %s)"):format(where, tostring(k), table.concat(names, ", ")), 3)
-    end
-  end
-  return opts
-end
+local check_opts = require("framegraph.opts").check
 
 -- A flag option: {validation = "no"} would be true by Lua's truth, so only
 -- true, false or nil are taken.

@@ -37,13 +37,7 @@ function M.watch(rt, path, opts)
   end
   if type(path) ~= "string" then error("fg.watch: argument #2 must be the pipeline file's path", 2) end
   if path:find("\0", 1, true) then error("fg.watch: the path holds a NUL byte; paths cannot contain NUL", 2) end
-  opts = opts or {}
-  if type(opts) ~= "table" then error("fg.watch: options must be a table", 2) end
-  for k in pairs(opts) do
-    if k ~= "content" and k ~= "reload" then
-      error(("fg.watch: unknown option '%s' (known: content, reload)"):format(tostring(k)), 2)
-    end
-  end
+  opts = require("framegraph.opts").check(opts, "fg.watch", { content = true, reload = true })
   if opts.reload ~= nil and type(opts.reload) ~= "function" then
     error("fg.watch: opts.reload must be a function(rt, path)", 2)
   end
