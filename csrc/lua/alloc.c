@@ -76,19 +76,9 @@ static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
 
 /* Raises on a key of the options table at t that is not in `allowed`. */
 static void check_keys(lua_State *L, int t, int argn, const char *const *allowed, const char *list) {
-  if (lua_isnoneornil(L, t)) return;
-  lua_pushnil(L);
-  while (lua_next(L, t)) {
-    lua_pop(L, 1);
-    int ok = 0;
-    if (lua_type(L, -1) == LUA_TSTRING)
-      for (const char *const *a = allowed; *a; a++)
-        if (strcmp(lua_tostring(L, -1), *a) == 0) ok = 1;
-    if (!ok) {
-      const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
-      luaL_argerror(L, argn, lua_pushfstring(L, "unknown option '%s' (known: %s)", k, list));
-    }
-  }
+  if (lua_isnoneornil(L, t) || !fg_lua_unknown_key(L, t, allowed)) return;
+  const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
+  luaL_argerror(L, argn, lua_pushfstring(L, "unknown option '%s' (known: %s)", k, list));
 }
 
 static int l_allocator(lua_State *L) {

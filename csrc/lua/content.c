@@ -88,24 +88,16 @@ static int push_buffer(lua_State *L, fg_vk_device *dev, const void *data, size_t
 static void check_opts(lua_State *L, int idx, const char *what, const char *const *allowed) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
-  lua_pushnil(L);
-  while (lua_next(L, idx)) {
-    int ok = 0;
-    if (lua_type(L, -2) == LUA_TSTRING)
-      for (const char *const *a = allowed; *a; a++) ok |= !strcmp(*a, lua_tostring(L, -2));
-    if (!ok) {
-      luaL_Buffer b;
-      luaL_buffinit(L, &b);
-      for (const char *const *a = allowed; *a; a++) {
-        if (a != allowed) luaL_addstring(&b, ", ");
-        luaL_addstring(&b, *a);
-      }
-      luaL_pushresult(&b);
-      luaL_error(L, "%s: opts.%s: unknown field (the options are %s)", what,
-                 lua_type(L, -3) == LUA_TSTRING ? lua_tostring(L, -3) : "?", lua_tostring(L, -1));
-    }
-    lua_pop(L, 1);
+  if (!fg_lua_unknown_key(L, idx, allowed)) return;
+  luaL_Buffer b;
+  luaL_buffinit(L, &b);
+  for (const char *const *a = allowed; *a; a++) {
+    if (a != allowed) luaL_addstring(&b, ", ");
+    luaL_addstring(&b, *a);
   }
+  luaL_pushresult(&b);
+  luaL_error(L, "%s: opts.%s: unknown field (the options are %s)", what,
+             lua_type(L, -2) == LUA_TSTRING ? lua_tostring(L, -2) : "?", lua_tostring(L, -1));
 }
 
 /* The string at idx, or "" when it is not one or holds a NUL ("index\0x"

@@ -5,6 +5,7 @@
 #define FG_LUA_H
 #include <lua.h>
 #include <lauxlib.h>
+#include <string.h>
 
 /* luaL_checkinteger without Lua's string coercion: every integer argument
  * of the bindings is a number ("16" was taken by some calls and refused by
@@ -15,6 +16,21 @@ static inline lua_Integer fg_lua_checkint(lua_State *L, int idx) {
 }
 static inline lua_Integer fg_lua_optint(lua_State *L, int idx, lua_Integer dflt) {
   return lua_isnoneornil(L, idx) ? dflt : fg_lua_checkint(L, idx);
+}
+
+/* A misspelt key must raise, not be ignored: 1 with the first key of the
+ * table at t (an absolute index) that is not a string in `known` (NULL-
+ * terminated) left on the stack, for the caller's message; else 0. */
+static inline int fg_lua_unknown_key(lua_State *L, int t, const char *const *known) {
+  lua_pushnil(L);
+  while (lua_next(L, t)) {
+    lua_pop(L, 1);
+    int ok = 0;
+    if (lua_type(L, -1) == LUA_TSTRING)
+      for (const char *const *k = known; *k && !ok; k++) ok = !strcmp(lua_tostring(L, -1), *k);
+    if (!ok) return 1;
+  }
+  return 0;
 }
 
 /* Registers a userdata type the liolib way: metatable `name` with the `meta`

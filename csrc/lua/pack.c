@@ -58,18 +58,11 @@ static uint64_t opt_u64(lua_State *L, int idx, const char *key) {
 /* An item's fields are these six; {sise = 64} would otherwise be refused
  * only for the missing size, and {aling = 256} packed with align 1. */
 static void item_keys(lua_State *L, int arg, int t, size_t item) {
-  static const char *const known[] = {"start", "stop", "size", "align", "kind", "group"};
-  lua_pushnil(L);
-  while (lua_next(L, t)) {
-    lua_pop(L, 1);
-    int ok = 0;
-    if (lua_type(L, -1) == LUA_TSTRING)
-      for (size_t k = 0; k < sizeof known / sizeof *known && !ok; k++) ok = !strcmp(lua_tostring(L, -1), known[k]);
-    if (!ok)
-      luaL_argerror(L, arg, lua_pushfstring(L, "item %d: unknown field '%s' (the fields are start, stop, size, align, "
-                                               "kind, group)", (int)item,
-                                            lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1)));
-  }
+  static const char *const known[] = {"start", "stop", "size", "align", "kind", "group", NULL};
+  if (fg_lua_unknown_key(L, t, known))
+    luaL_argerror(L, arg, lua_pushfstring(L, "item %d: unknown field '%s' (the fields are start, stop, size, align, "
+                                             "kind, group)", (int)item,
+                                          lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1)));
 }
 
 /* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
