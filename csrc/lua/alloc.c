@@ -41,7 +41,7 @@ static uint64_t opt_field_u64(lua_State *L, int t, const char *name, int argn) {
   uint64_t v = 0;
   if (!lua_isnil(L, -1)) {
     int isint = 0;  /* numbers only: lua_tointegerx would take "16" */
-    lua_Integer i = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+    lua_Integer i = fg_lua_tointx(L, -1, &isint);
     if (!isint || i < 0) {
       lua_pop(L, 1);
       luaL_argerror(L, argn, lua_pushfstring(L, "opts.%s must be a non-negative integer", name));

@@ -295,7 +295,7 @@ static uint64_t int_field(lua_State *L, lcmd *c, int idx, const char *key, uint6
   uint64_t v = def;
   if (!lua_isnil(L, -1)) {
     int isint = 0;
-    lua_Integer i = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isint) : 0;
+    lua_Integer i = fg_lua_tointx(L, -1, &isint);
     if (!isint || i < 0 || (uint64_t)i > hi)
       luaL_error(L, "node '%s': cmd:draw_indexed: %s.%s must be an integer in 0..%I", node_name(c), which, key,
                  (lua_Integer)hi);

@@ -10,6 +10,13 @@
 /* luaL_checkinteger without Lua's string coercion: every integer argument
  * of the bindings is a number ("16" was taken by some calls and refused by
  * others); 2.0 still counts, 1.5 and NaN are refused by luaL_checkinteger. */
+/* lua_tointegerx for numbers only (a table field, an argument read by
+ * hand): "16" would convert; *isint is 0 for anything but an integral number. */
+static inline lua_Integer fg_lua_tointx(lua_State *L, int idx, int *isint) {
+  if (lua_type(L, idx) == LUA_TNUMBER) return lua_tointegerx(L, idx, isint);
+  *isint = 0;
+  return 0;
+}
 static inline lua_Integer fg_lua_checkint(lua_State *L, int idx) {
   if (lua_type(L, idx) != LUA_TNUMBER) luaL_typeerror(L, idx, "integer");
   return luaL_checkinteger(L, idx);

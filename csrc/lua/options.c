@@ -2,6 +2,7 @@
  * fg.pack and fg.check_packing (see fg_lua_options.h). Before, each entry
  * point had its own rule: fg.compile ignored time_budget_ms = "fast" or -5
  * while fg.pack rejected "fast" and let -5 through to the packer. */
+#include "fg_lua.h"
 #include "fg_lua_options.h"
 #include "fg_graph.h"
 #include "fg_pack.h"
@@ -53,7 +54,7 @@ static const char *fail(lua_State *L, int idx, const char *key, const char *expe
 /* period, granularity, node_budget, work_budget, seed: an integer >= 0 (3.0 counts). */
 static const char *opt_count(lua_State *L, int idx, const char *key) {
   int isint = 0;
-  lua_Integer v = lua_type(L, idx) == LUA_TNUMBER ? lua_tointegerx(L, idx, &isint) : 0;
+  lua_Integer v = fg_lua_tointx(L, idx, &isint);
   return isint && v >= 0 ? NULL : fail(L, idx, key, "an integer >= 0");
 }
 

@@ -13,7 +13,7 @@ static uint64_t int_field_in(lua_State *L, int arg, int idx, size_t item, const 
                              lua_Integer min, lua_Integer max) {
   lua_getfield(L, idx, key);
   int isnum = 0;  /* numbers only: lua_tointegerx would take "16" */
-  lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
+  lua_Integer v = fg_lua_tointx(L, -1, &isnum);
   int absent = lua_isnil(L, -1);
   lua_pop(L, 1);
   if (absent && def >= 0) return (uint64_t)def;
@@ -159,7 +159,7 @@ static int l_check_packing(lua_State *L) {
   for (size_t i = 0; i < n; i++) {
     lua_geti(L, 2, (lua_Integer)i + 1);
     int isnum = 0;
-    lua_Integer v = lua_type(L, -1) == LUA_TNUMBER ? lua_tointegerx(L, -1, &isnum) : 0;
+    lua_Integer v = fg_lua_tointx(L, -1, &isnum);
     if (!isnum || v < 0) return luaL_argerror(L, 2, lua_pushfstring(L, "offset %d must be an integer >= 0", (int)i + 1));
     off[i] = (uint64_t)v;
     lua_pop(L, 1);

@@ -230,7 +230,7 @@ int fg_lua_shader_pack(lua_State *L) {
   else {
     /* -1 is the push block inside; a negative or huge number must not become it through the cast */
     int isint = 0;
-    lua_Integer bn = lua_type(L, 2) == LUA_TNUMBER ? lua_tointegerx(L, 2, &isint) : 0;
+    lua_Integer bn = fg_lua_tointx(L, 2, &isint);
     if (!isint || bn < 0 || bn > INT32_MAX)
       return luaL_argerror(L, 2, lua_pushfstring(L, "sh:pack: binding must be \"push\" or a binding number in 0..%I, "
                                                     "got %s", (lua_Integer)INT32_MAX, luaL_tolstring(L, 2, NULL)));

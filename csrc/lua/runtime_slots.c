@@ -160,7 +160,7 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
     lua_pushinteger(L, (lua_Integer)s);
     lua_pushcclosure(L, l_ctx_upload, 2);
     lua_setfield(L, -2, "upload");
-    /* ctxs[-(s + 1)] = {blob, upload}: what each frame puts back (fg_lua_rt_reset_ctx) */
+    /* ctxs[-(s + 1)] = {blob, upload}: what each run puts back (runtime.c, reset_ctx) */
     lua_createtable(L, 2, 0);
     lua_getfield(L, -2, "blob");
     lua_rawseti(L, -2, 1);
