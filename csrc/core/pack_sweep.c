@@ -43,7 +43,7 @@ typedef struct sw {
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
   nbmap top, bot;        /* live items by their top, by their bottom */
-  const uint32_t *endt;  /* per item: when it frees (sweep time; INF_U never);
+  uint32_t *endt;        /* per item: when it frees (sweep time; INF_U never);
                             NULL: plain best fit */
 } sw;
 
@@ -389,6 +389,39 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
   return in->cyclic && (in->len[i] >= in->K || (in->s[i] != t0 && pk_contains(in, i, t0)));
 }
 
+/* The blocks' arrays and treaps for up to nb free blocks; with lt the
+ * lifetime-aware fit's state for n items too (endt, filled by the caller,
+ * and the live-neighbour maps). 0, or -1 out of memory (sw_release frees
+ * what was made either way). */
+static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
+  memset(w, 0, sizeof *w);
+  w->off = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w->size = pk_mem_alloc(sizeof(uint64_t) * nb);
+  w->until = pk_mem_alloc(sizeof(uint32_t) * nb);
+  w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
+  trp *ts[3] = {&w->S, &w->U, &w->O};
+  int ok = w->off && w->size && w->until && w->freeid;
+  for (int q = 0; q < 3; q++) {
+    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
+    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
+    ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
+    ts[q]->root = NIL;
+  }
+  w->S.bysize = w->U.bysize = 1;
+  if (ok && lt) {
+    w->endt = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
+    ok = w->endt && !nb_init(&w->top, n) && !nb_init(&w->bot, n);
+  }
+  return ok ? 0 : -1;
+}
+static void sw_release(sw *w) {
+  pk_mem_free(w->off); pk_mem_free(w->size); pk_mem_free(w->until); pk_mem_free(w->freeid);
+  trp *ts[3] = {&w->S, &w->U, &w->O};
+  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
+  nb_release(&w->top); nb_release(&w->bot); pk_mem_free(w->endt);
+}
+
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
 static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
@@ -398,34 +431,14 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   size_t *evs = pk_mem_alloc(sizeof(size_t) * 2 * nn), *slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
   /* free blocks at once: bounded by their edges, each an item's edge (2 a
    * live item) or a change of until (2 a crossing item's region) */
-  size_t nb = 4 * nn + 8;
   sw w;
-  memset(&w, 0, sizeof w);
-  w.off = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w.size = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w.until = pk_mem_alloc(sizeof(uint32_t) * nb);
-  w.freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
-  trp *ts[3] = {&w.S, &w.U, &w.O};
-  for (int q = 0; q < 3; q++) {
-    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
-  }
-  w.S.root = w.U.root = w.O.root = NIL;
-  w.S.bysize = w.U.bysize = 1;
-  uint32_t *endt = lt ? pk_mem_alloc(sizeof(uint32_t) * nn) : NULL;
   int rc = -1;
-  if (!key || !until || !bys || !ev || !evs || !slot || !w.off || !w.size || !w.until || !w.freeid ||
-      !w.S.l || !w.S.r || !w.U.l || !w.U.r || !w.U.mx || !w.O.l || !w.O.r ||
-      (lt && (!endt || nb_init(&w.top, n) || nb_init(&w.bot, n))))
-    goto out;
-  if (lt) { /* when each frees, in unrolled time (a crossing item: its end, once) */
+  if (sw_alloc(&w, 4 * nn + 8, n, lt) || !key || !until || !bys || !ev || !evs || !slot) goto out;
+  if (w.endt) /* when each frees, in unrolled time (a crossing item: its end, once) */
     for (size_t i = 0; i < n; i++) {
       uint32_t d = (in->s[i] + K - t0) % K;
-      endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
+      w.endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
     }
-    w.endt = endt;
-  }
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
@@ -493,9 +506,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   pk_charge((uint64_t)ne * 8);
 out:
   pk_mem_free(key); pk_mem_free(until); pk_mem_free(bys); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot);
-  pk_mem_free(w.off); pk_mem_free(w.size); pk_mem_free(w.until); pk_mem_free(w.freeid);
-  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
-  nb_release(&w.top); nb_release(&w.bot); pk_mem_free(endt);
+  sw_release(&w);
   return rc;
 }
 
@@ -549,30 +560,6 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts, int lt) {
  * what ends before. */
 
 #define NONE_T UINT32_MAX
-static int sw_alloc(sw *w, size_t nb) {
-  memset(w, 0, sizeof *w);
-  w->off = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->size = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->until = pk_mem_alloc(sizeof(uint32_t) * nb);
-  w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  int ok = w->off && w->size && w->until && w->freeid;
-  for (int q = 0; q < 3; q++) {
-    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL;
-    ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
-    ts[q]->root = NIL;
-  }
-  w->S.bysize = w->U.bysize = 1;
-  return ok ? 0 : -1;
-}
-static void sw_release(sw *w) {
-  pk_mem_free(w->off); pk_mem_free(w->size); pk_mem_free(w->until); pk_mem_free(w->freeid);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
-}
-
 /* What one half knows: role[i] 1 stacked (offv set; its block frees at
  * fr[i], 0 at the start, NONE_T never, and stays free until un[i]), 2 swept
  * (alive [ds, fr) of the half's time), 3 fixed (offv set, claims its block
@@ -584,7 +571,6 @@ typedef struct half {
   size_t *stk, ns, *fix, nf, *ev, *evs, *slot;
   const size_t *bys;
   uint64_t *offv;
-  uint32_t *endt;
   sw w;
 } half;
 
@@ -714,12 +700,7 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
   h.ev = pk_mem_alloc(sizeof(size_t) * 2 * nn); h.evs = pk_mem_alloc(sizeof(size_t) * 2 * nn);
   h.slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
   h.bys = bys;
-  int rc = sw_alloc(&h.w, 4 * nn + 8);
-  if (!rc && lt) {
-    h.endt = pk_mem_alloc(sizeof(uint32_t) * nn);
-    if (!h.endt || nb_init(&h.w.top, n) || nb_init(&h.w.bot, n)) rc = -1;
-    h.w.endt = h.endt;
-  }
+  int rc = sw_alloc(&h.w, 4 * nn + 8, n, lt);
   if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
       !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
     rc = -1;
@@ -780,9 +761,9 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
       pk_sort_kv(kv, h.nf);
       for (size_t k = 0; k < h.nf; k++) h.fix[k] = kv[k].i;
     }
-    if (h.endt) {
+    if (h.w.endt) {
       for (size_t i = 0; i < n; i++)
-        h.endt[i] = h.role[i] == 2 ? h.fr[i] : h.role[i] == 1 && h.fr[i] != NONE_T ? h.fr[i] : INF_U;
+        h.w.endt[i] = h.role[i] == 2 ? h.fr[i] : h.role[i] == 1 && h.fr[i] != NONE_T ? h.fr[i] : INF_U;
       nb_clear(&h.w.top);
       nb_clear(&h.w.bot);
     }
@@ -793,7 +774,6 @@ out:
   pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.until); pk_mem_free(h.key);
   pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev); pk_mem_free(h.evs); pk_mem_free(h.slot);
   sw_release(&h.w);
-  nb_release(&h.w.top); nb_release(&h.w.bot); pk_mem_free(h.endt);
   return rc;
 }
 
