@@ -26,11 +26,14 @@ function M.compile(pipeline, opts)
     end
     pipeline = p
   end
+  -- The graph keeps a copy (diff.copy): graph:update diffs against what was
+  -- compiled, whatever the caller does to its table afterwards.
+  local own = diff.copy(pipeline)
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
-  local ok, err = pcall(schema.check, pipeline, opts)
+  local ok, err = pcall(schema.check, own, opts)
   if not ok then error(M.locate(err, pipeline, path, 2), 0) end
   local graph
-  ok, graph = pcall(core.compile, pipeline, opts)
+  ok, graph = pcall(core.compile, own, opts)
   if not ok then error(M.locate(graph, pipeline, path, 2), 0) end
   return graph
 end
@@ -89,12 +92,17 @@ end
 -- compiles once. The new pipeline's schema is checked first; if the C
 -- compile then fails, the previous declarations are put back and compiled
 -- again, so a failing update raises and leaves the graph as it was.
+-- The graph keeps a copy of `new` (graph:pipeline() returns the graph's copy).
 -- changes = {added = {names}, removed = {names}, changed = {names}
 -- (declarations differ), run_changed = {names} (only the run function
 -- differs), recompiled = bool, full = bool (pipeline-level fields changed:
 -- everything re-declared)}.
 function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
+  -- diffed against the graph's own copy of what it compiled, and kept as a
+  -- copy: a caller that changes its table and passes it again gets the
+  -- change (the graph held the caller's table, so the diff saw none)
+  new = diff.copy(new)
   local old = self:pipeline()
   -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
   local checked, why = pcall(schema.check, new, hooks.opts(self))
