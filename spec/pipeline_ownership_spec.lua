@@ -148,6 +148,16 @@ describe("graph:update diffs against the graph's own copy", function()
     end
   end)
 
+  it("keeps a copy of the options: the caller's later change reaches no update", function()
+    local opts = { resolutions = { main = { 16, 16 } } }
+    local g = fg.compile(pipeline(), opts)
+    opts.resolutions.main = { 4, 4 }
+    local p = pipeline()
+    p.outputs = { "out", "x" }  -- a pipeline-level field: everything declared anew, with the options
+    assert.is_true(g:update(p).full)
+    for _, r in ipairs(g:resources()) do assert.are.equal(16, r.width) end
+  end)
+
   it("a change after update reaches neither the graph nor the next diff", function()
     local p = pipeline()
     local g = fg.compile(pipeline())
@@ -211,6 +221,21 @@ describe("the runtime keeps a copy of the pipeline it is given, each case in its
       return nil, rt:read("o") == before and "same pixels" or "other pixels"]])
     local _, msg = verdict(out, code)
     assert.are.equal("same pixels", msg, out)
+  end)
+
+  it("the caller's changes to the options given to fg.runtime reach no reload", function()
+    local code, out = child([[
+      local opts = { resolutions = { main = { 16, 16 } } }
+      local rt = fg.runtime(dev, P(3), opts)
+      opts.resolutions.main = { 4, 4 }
+      opts.solver = "none"
+      local ok, changes = rt:reload(P(4, true))
+      assert(ok, changes)
+      assert(changes.recompiled)
+      assert(rt:frame())
+      return nil, #rt:read("o") .. " bytes"]])
+    local _, msg = verdict(out, code)
+    assert.are.equal("1024 bytes", msg, out)
   end)
 
   it("shared subtables and a cycle in the table", function()

@@ -29,6 +29,7 @@ function M.compile(pipeline, opts)
   -- The graph keeps a copy (diff.copy): graph:update diffs against what was
   -- compiled, whatever the caller does to its table afterwards.
   local own = diff.copy(pipeline)
+  opts = diff.copy(opts)  -- kept too: graph:update checks and compiles with them
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
   local ok, err = pcall(schema.check, own, opts)
   if not ok then error(M.locate(err, pipeline, path, 2), 0) end

@@ -83,7 +83,9 @@ function M.runtime(dev, pipeline, opts)
     if not p then error("fg.runtime: " .. tostring(cache), 2) end
   end
   if type(p) ~= "table" then error("fg.runtime: pipeline must be a table or a file path", 2) end
-  p = diff.copy(p)  -- the runtime's own: the caller's later changes reach no re-plan (diff.copy)
+  -- the runtime's own (diff.copy): the caller's later changes to either reach
+  -- no re-plan (a reload compiles with these options)
+  p, opts = diff.copy(p), diff.copy(opts)
   schema.check(p, opts, "runtime")  -- the C runtime compiles without calling back into Lua
   local rt, err = core.runtime(dev, p, opts)
   if not rt then return rt, err end
