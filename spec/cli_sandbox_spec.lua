@@ -150,6 +150,12 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     assert(os.execute("mkdir -p " .. sh_quote(dir .. "/adir.lua")))
     local kinds = { { fifo, "fifo" }, { dir .. "/link_to_fifo.lua", "fifo" }, { dir .. "/adir.lua", "directory" },
                     { "/dev/zero", "special" } }
+    -- a socket, where python3 can bind one
+    local sock = dir .. "/sock.lua"
+    if os.execute("python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "
+                  .. sh_quote(sock) .. " 2>/dev/null") then
+      kinds[#kinds + 1] = { sock, "special" }
+    end
     local function quick(...)
       local args = {}
       for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
@@ -177,6 +183,7 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     assert.truthy(out:find(fifo .. ": cannot read the pipeline file: it is not a regular file (fifo)", 1, true), out)
     os.remove(dir .. "/link_to_fifo.lua")
     os.remove(fifo)
+    os.remove(sock)
     os.execute("rmdir " .. sh_quote(dir .. "/adir.lua"))
   end)
 
