@@ -406,4 +406,29 @@ describe("user code running while the runtime re-plans, each case in its own pro
     assert.truthy(msg:find("'graph' on bad self (runtime is closed", 1, true), out)
     names_no_internal(msg)
   end)
+
+  it("rt:reload, rt:graph and rt:frame after rt:close() in the same run name the call", function()
+    local code, out = child([[
+      local msgs = {}
+      local p = P(3)
+      local run = p.nodes[1].run
+      p.nodes[1].run = function(cmd, ctx)
+        run(cmd, ctx)
+        rt:close()
+        for _, f in ipairs({ function() return rt:reload(P(4)) end, function() return rt:graph() end,
+                             function() return rt:frame() end }) do
+          local ok, e = pcall(f)
+          msgs[#msgs + 1] = ok and "accepted" or tostring(e)
+        end
+      end
+      rt = fg.runtime(dev, p)
+      local stats = rt:frame()
+      return nil, type(stats) .. " | " .. table.concat(msgs, " | ")]])
+    local _, msg = verdict(out, code)
+    assert.truthy(msg:find("^table | "), out)
+    for _, m in ipairs({ "reload", "graph", "frame" }) do
+      assert.truthy(msg:find("'" .. m .. "' on bad self (runtime is closed (rt:close() was called in a node's run", 1, true), out)
+    end
+    names_no_internal(msg)
+  end)
 end)

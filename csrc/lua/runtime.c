@@ -586,10 +586,10 @@ static int rt_lua_call(lua_State *L, const char *name) {
   lua_call(L, n, LUA_MULTRET);
   return lua_gettop(L);
 }
-/* A closed runtime raises here, naming the method (the body's own checks
- * would name the hook they call: 'c_frame', 'dynamic'). */
+/* A closed (or closing) runtime raises here, naming the method (the body's
+ * own checks would name the hook they call: 'c_frame', 'c_graph', 'busy'). */
 static int rt_lua_method(lua_State *L, const char *name) {
-  if (!((lrt *)luaL_checkudata(L, 1, FG_LUA_RUNTIME))->rt) check_rt(L, 1);
+  check_rt(L, 1);
   return rt_lua_call(L, name);
 }
 static int rt_frame_m(lua_State *L) { return rt_lua_method(L, "frame"); }
