@@ -407,6 +407,59 @@ describe("user code running while the runtime re-plans, each case in its own pro
     names_no_internal(msg)
   end)
 
+  -- a graph of fg.compile: graph:update re-declares it from the tables
+  local GRAPH = [[
+    local function gp(fmt)
+      return { resolutions = { main = { 32, 32 } }, outputs = { "out" }, nodes = {
+        { name = "a", create = { x = { format = "rgba8_unorm", size = "main" } } },
+        { name = "b", read = { "x" }, create = { out = { format = fmt, size = "main" } } } } }
+    end
+    local g = fg.compile(gp("rgba8_unorm"))
+    local q = gp("rgba16_sfloat")
+    -- the n-th read of an absent field of node b runs `f` (15..23: inside the C declaration)
+    local function at(n, f)
+      local k = 0
+      setmetatable(q.nodes[2], { __index = function() k = k + 1 if k == n then f() end end })
+    end
+  ]]
+  for _, n in ipairs({ 1, 15, 20, 23 }) do
+    it("g:close() by a metamethod during graph:update (read " .. n .. ") closes at its end, which says so", function()
+      local code, out = child(GRAPH .. ([[
+        at(%d, function() g:close() end)
+        local ok, e = pcall(function() return g:update(q) end)
+        assert(not ok, "accepted")
+        local ok2, e2 = pcall(function() return g:order() end)
+        return nil, tostring(e) .. " | " .. tostring(ok2) .. " " .. tostring(e2)]]):format(n))
+      local _, msg = verdict(out, code)
+      assert.truthy(msg:find("graph:update: the graph was closed during the call (g:close() called by a metamethod",
+                             1, true), out)
+      assert.truthy(msg:find("| false .*'order'.*graph is closed"), out)
+      assert.falsy(msg:find("node_redeclare", 1, true), out)
+      assert.falsy(msg:find("recompile", 1, true), out)
+    end)
+  end
+
+  it("graph methods and graph:update from a metamethod during graph:update are refused", function()
+    local code, out = child(GRAPH .. [[
+      local got = {}
+      at(16, function()
+        for _, f in ipairs({ function() return g:update(gp("rgba8_unorm")) end, function() return g:order() end,
+                             function() return g:set_resolution("main", 8, 8) end, function() return g:stats() end }) do
+          local ok, e = pcall(f)
+          got[#got + 1] = ok and "accepted" or tostring(e)
+        end
+      end)
+      local c = g:update(q)
+      assert(c.recompiled)
+      for _, r in ipairs(g:resources()) do if r.name == "out" then assert(r.format == "rgba16_sfloat") end end
+      return nil, table.concat(got, " | ")]])
+    local _, msg = verdict(out, code)
+    assert.truthy(msg:find("graph:update during graph:update is refused", 1, true), out)
+    for _, m in ipairs({ "order", "set_resolution", "stats" }) do
+      assert.truthy(msg:find("graph:" .. m .. " during graph:update is refused", 1, true), out)
+    end
+  end)
+
   it("rt:reload, rt:graph and rt:frame after rt:close() in the same run name the call", function()
     local code, out = child([[
       local msgs = {}
