@@ -101,6 +101,7 @@ int best_lineize(best_run *r);
 int best_starts(best_run *r);
 
 /* ---- pack_dive.c: canonical dives ---- */
+int best_first_keys(best_run *r, double *key);
 int best_dives(best_run *r, int first);
 
 /* ---- pack_best_improve.c: ruin and recreate, exact search, decision search ---- */

@@ -167,6 +167,25 @@ static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t
   pk_mem_free(pre);
   return 0;
 }
+/* The first dive's keys (each span at its middle, no noise) for the items
+ * of bord, in key[]: what pk_skyline_dive ranks by above LARGE_N. 0, or -1
+ * on OOM. */
+int best_first_keys(best_run *r, double *key) {
+  const pk_inst *in = &r->in;
+  size_t n = r->n, m = r->m;
+  if (!r->dv_t && (!(r->dv_t = pk_mem_alloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t)))
+    return -1;
+  const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
+  double mid = in->cyclic ? DIVE_FIRST_MID : 0;
+  double beta = 1 + (in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE) * mid;
+  double gamma = in->cyclic ? DIVE_GAMMA_SPAN * mid : 0, delta = in->cyclic ? DIVE_DELTA_SPAN * mid : 0;
+  double omega = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN * mid : 0;
+  for (size_t k = 0; k < m; k++) {
+    size_t i = r->bord[k];
+    key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i];
+  }
+  return 0;
+}
 /* A uniform draw in [0, 1), and a key exponent in [0, span) for dive d:
  * the first dive (and a span of 0, which draws nothing) takes span x mid. */
 static double dive_unit(uint64_t *rng) { return (double)(fg_splitmix64(rng) >> 11) * 0x1p-53; }

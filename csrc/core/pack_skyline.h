@@ -1,0 +1,12 @@
+/* pack_skyline: best's canonical dive in about O(n log n) (pack_skyline.c). */
+#ifndef FG_PACK_SKYLINE_H
+#define FG_PACK_SKYLINE_H
+#include "pack_inst.h"
+
+/* Places the m items ord[0..m) (none whole-cycle) from lo0 up, each on top
+ * of the highest placed item it meets, the least such offset first, ties to
+ * the highest key[i]; writes off[i] for them. Returns the top of the heap
+ * (at least lo0), UINT64_MAX out of memory. */
+uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const double *key, uint64_t lo0,
+                         uint64_t *off);
+#endif
