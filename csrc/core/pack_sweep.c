@@ -28,17 +28,27 @@
 #define NIL UINT32_MAX
 #define INF_U UINT32_MAX
 
-/* a treap over block ids; mx[x] (U's only): the latest until in x's
- * subtree, so a best-fit query skips subtrees of blocks all freed too
- * briefly */
-typedef struct trp { uint32_t *l, *r, *mx, root; int bysize; } trp;
+/* a free block, node of two treaps: one by (size, off) (S or U: its until
+ * never changes, so it is in one of them for life), one by off. The fields
+ * an update or a lookup touches together sit together (one or two cache
+ * lines a node, where eleven arrays took one each). pr: the treap
+ * priority; mx (U's only): the latest until in its U subtree, so a
+ * best-fit query skips subtrees of blocks all freed too briefly; c[0]: the
+ * by-size treap's children, c[1] the by-offset one's. */
+typedef struct blk {
+  uint64_t off, size;
+  uint32_t until, pr, mx;
+  uint32_t c[2][2];
+} blk;
+/* a treap: its root, which children (0 by size, 1 by off), mx kept (U) */
+typedef struct trp { uint32_t root; int by, hasmx; } trp;
 /* live items by an edge offset (open addressing, linear probing; grows at
  * half full, so it stays the size of what lives at once, in cache) */
 typedef struct nbslot { uint64_t key; uint32_t val; } nbslot;
 typedef struct nbmap { nbslot *t; uint32_t *at; uint64_t mask, cnt; int shift; } nbmap; /* at: each item's slot */
 typedef struct sw {
-  uint64_t *off, *size;  /* per block */
-  uint32_t *until;
+  blk *b;                /* per block */
+  uint32_t *path;        /* a treap update's visited nodes (at most every block) */
   uint32_t *freeid, nfree, nblk;
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
@@ -128,57 +138,79 @@ static uint32_t prio(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
   return x;
 }
-static void pull_mx(const sw *w, trp *t, uint32_t x) {
-  uint32_t m = w->until[x];
-  if (t->l[x] != NIL && t->mx[t->l[x]] > m) m = t->mx[t->l[x]];
-  if (t->r[x] != NIL && t->mx[t->r[x]] > m) m = t->mx[t->r[x]];
-  t->mx[x] = m;
+static void pull_mx(blk *B, uint32_t x) {
+  uint32_t m = B[x].until, l = B[x].c[0][0], r = B[x].c[0][1];
+  if (l != NIL && B[l].mx > m) m = B[l].mx;
+  if (r != NIL && B[r].mx > m) m = B[r].mx;
+  B[x].mx = m;
 }
-/* only U's nodes carry mx (the call is the cost on the others) */
-#define pull(w, t, x) do { if ((t)->mx) pull_mx(w, t, x); } while (0)
-
 /* a < b in the treap's order */
-static int tless(const sw *w, const trp *t, uint32_t a, uint32_t b) {
-  if (t->bysize && w->size[a] != w->size[b]) return w->size[a] < w->size[b];
-  return w->off[a] < w->off[b];
+static int tless(const blk *B, const trp *t, uint32_t a, uint32_t b) {
+  if (!t->by && B[a].size != B[b].size) return B[a].size < B[b].size;
+  return B[a].off < B[b].off;
 }
-/* split by key of node k: left < k <= right */
-static void tsplit(const sw *w, trp *t, uint32_t x, uint32_t k, uint32_t *a, uint32_t *b) {
-  if (x == NIL) { *a = *b = NIL; return; }
-  if (tless(w, t, x, k)) { *a = x; tsplit(w, t, t->r[x], k, &t->r[x], b); }
-  else { *b = x; tsplit(w, t, t->l[x], k, a, &t->l[x]); }
-  pull(w, t, x);
+/* The treap of the same keys and priorities is one tree whatever builds
+ * it: these iterative updates make the tree the recursive split and merge
+ * made, at a fraction of the cost (one descent, no priority recomputed). */
+static void tinsert(sw *w, trp *t, uint32_t k) {
+  blk *B = w->b;
+  int c = t->by;
+  uint32_t *link = &t->root, pk = B[k].pr, u = B[k].until;
+  /* down to where k's priority puts it; an ancestor's mx takes k's until */
+  while (*link != NIL && B[*link].pr > pk) {
+    uint32_t x = *link;
+    if (t->hasmx && B[x].mx < u) B[x].mx = u;
+    link = &B[x].c[c][!tless(B, t, k, x)];
+  }
+  /* what was there split by k's key: the left part below k, the right
+   * part above it (each split node's child moves: its mx from the bottom) */
+  uint32_t x = *link, *L = &B[k].c[c][0], *R = &B[k].c[c][1], np = 0;
+  while (x != NIL) {
+    if (t->hasmx) w->path[np++] = x;
+    if (tless(B, t, x, k)) { *L = x; L = &B[x].c[c][1]; x = *L; }
+    else { *R = x; R = &B[x].c[c][0]; x = *R; }
+  }
+  *L = *R = NIL;
+  *link = k;
+  if (t->hasmx) {
+    while (np) pull_mx(B, w->path[--np]);
+    pull_mx(B, k);
+  }
 }
-static uint32_t tmerge(const sw *w, trp *t, uint32_t a, uint32_t b) {
-  if (a == NIL) return b;
-  if (b == NIL) return a;
-  if (prio(a) > prio(b)) { t->r[a] = tmerge(w, t, t->r[a], b); pull(w, t, a); return a; }
-  t->l[b] = tmerge(w, t, a, t->l[b]);
-  pull(w, t, b);
-  return b;
+static void terase(sw *w, trp *t, uint32_t k) {
+  blk *B = w->b;
+  int c = t->by;
+  uint32_t *link = &t->root, np = 0;
+  while (*link != k) { /* k is in t */
+    uint32_t x = *link;
+    if (t->hasmx) w->path[np++] = x;
+    link = &B[x].c[c][!tless(B, t, k, x)];
+  }
+  /* k's children merged in its place (the higher priority on top) */
+  uint32_t a = B[k].c[c][0], b = B[k].c[c][1], na = np;
+  while (a != NIL && b != NIL) {
+    if (B[a].pr > B[b].pr) { *link = a; link = &B[a].c[c][1]; if (t->hasmx) w->path[np++] = a; a = *link; }
+    else { *link = b; link = &B[b].c[c][0]; if (t->hasmx) w->path[np++] = b; b = *link; }
+  }
+  *link = a != NIL ? a : b;
+  if (!t->hasmx) return;
+  while (np > na) pull_mx(B, w->path[--np]);
+  /* the ancestors: from the first whose mx stays, none changes */
+  while (np) {
+    uint32_t x = w->path[--np], m = B[x].mx;
+    pull_mx(B, x);
+    if (B[x].mx == m) break;
+  }
 }
-static void tinsert(const sw *w, trp *t, uint32_t k) {
-  uint32_t a, b;
-  t->l[k] = t->r[k] = NIL;
-  if (t->mx) t->mx[k] = w->until[k];
-  tsplit(w, t, t->root, k, &a, &b);
-  t->root = tmerge(w, t, tmerge(w, t, a, k), b);
-}
-static uint32_t terase_at(const sw *w, trp *t, uint32_t x, uint32_t k) {
-  if (x == k) return tmerge(w, t, t->l[k], t->r[k]);
-  if (tless(w, t, k, x)) t->l[x] = terase_at(w, t, t->l[x], k);
-  else t->r[x] = terase_at(w, t, t->r[x], k);
-  pull(w, t, x);
-  return x;
-}
-static void terase(const sw *w, trp *t, uint32_t k) { t->root = terase_at(w, t, t->root, k); }
 
 static uint32_t blk_new(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   uint32_t k = w->nfree ? w->freeid[--w->nfree] : w->nblk++;
-  w->off[k] = off; w->size[k] = size; w->until[k] = until;
+  blk *x = &w->b[k];
+  if (k + 1 == w->nblk) x->pr = prio(k); /* a new id (a reused one keeps its priority) */
+  x->off = off; x->size = size; x->until = until;
   return k;
 }
-static trp *by_size(sw *w, uint32_t k) { return w->until[k] == INF_U ? &w->S : &w->U; }
+static trp *by_size(sw *w, uint32_t k) { return w->b[k].until == INF_U ? &w->S : &w->U; }
 static void blk_del(sw *w, uint32_t k) {
   terase(w, by_size(w, k), k);
   terase(w, &w->O, k);
@@ -190,19 +222,19 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   /* the neighbours: the last block below off and the first above */
   uint32_t lo = NIL, hi = NIL;
   for (uint32_t x = w->O.root; x != NIL;) {
-    if (w->off[x] < off) { lo = x; x = w->O.r[x]; }
-    else { hi = x; x = w->O.l[x]; }
+    if (w->b[x].off < off) { lo = x; x = w->b[x].c[1][1]; }
+    else { hi = x; x = w->b[x].c[1][0]; }
   }
-  int mlo = lo != NIL && w->until[lo] == until && w->off[lo] + w->size[lo] == off;
-  int mhi = hi != NIL && w->until[hi] == until && off + size == w->off[hi];
+  int mlo = lo != NIL && w->b[lo].until == until && w->b[lo].off + w->b[lo].size == off;
+  int mhi = hi != NIL && w->b[hi].until == until && off + size == w->b[hi].off;
   /* a merge grows a neighbour in place: its place by offset stays (no
    * other block lies between), only its place by size moves */
   if (mlo || mhi) {
     uint32_t k = mlo ? lo : hi;
     terase(w, by_size(w, k), k);
-    if (mlo && mhi) { size += w->size[hi]; blk_del(w, hi); }
-    if (mlo) w->size[k] += size;
-    else { w->off[k] = off; w->size[k] += size; }
+    if (mlo && mhi) { size += w->b[hi].size; blk_del(w, hi); }
+    if (mlo) w->b[k].size += size;
+    else { w->b[k].off = off; w->b[k].size += size; }
     tinsert(w, by_size(w, k), k);
     return k;
   }
@@ -220,19 +252,19 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
 typedef struct fitw { uint32_t best, got, seen; } fitw;
 static void fit_walk(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end,
                      uint32_t want, fitw *f) {
-  while (x != NIL && f->got < want && f->seen < SWEEP_TRIES && (!t->mx || t->mx[x] >= end)) {
-    if (w->size[x] >= size) {
-      fit_walk(w, t, t->l[x], size, align, end, want, f);
+  while (x != NIL && f->got < want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
+    if (w->b[x].size >= size) {
+      fit_walk(w, t, w->b[x].c[0][0], size, align, end, want, f);
       if (f->got >= want || f->seen >= SWEEP_TRIES) return;
-      if (w->until[x] >= end) {
+      if (w->b[x].until >= end) {
         f->seen++;
-        if (pk_align_up(w->off[x], align) + size <= w->off[x] + w->size[x]) {
-          if (f->best == NIL || w->until[x] < w->until[f->best]) f->best = x;
+        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) {
+          if (f->best == NIL || w->b[x].until < w->b[f->best].until) f->best = x;
           f->got++;
         }
       }
     }
-    x = t->r[x];
+    x = w->b[x].c[0][1];
   }
 }
 static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
@@ -275,16 +307,16 @@ static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t en
  * t's order (by size, then offset); at most SWEEP_TRIES looked at */
 typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
 static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
-  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->mx || t->mx[x] >= end)) {
-    if (w->size[x] >= size) {
-      fit_list(w, t, t->l[x], size, align, end, f);
+  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
+    if (w->b[x].size >= size) {
+      fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
       if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
-      if (w->until[x] >= end) {
+      if (w->b[x].until >= end) {
         f->seen++;
-        if (pk_align_up(w->off[x], align) + size <= w->off[x] + w->size[x]) f->c[f->got++] = x;
+        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) f->c[f->got++] = x;
       }
     }
-    x = t->r[x];
+    x = w->b[x].c[0][1];
   }
 }
 static uint64_t align_down(uint64_t x, uint64_t a) { return (a & (a - 1)) ? x - x % a : x & ~(a - 1); }
@@ -297,14 +329,14 @@ static uint32_t nb_gap(const sw *w, uint32_t j, uint32_t end, uint32_t none) {
 }
 /* a block free until a restart: what stays idle of it after an item freed at end */
 static double u_area(const sw *w, uint32_t x, uint32_t end) {
-  return (double)(w->until[x] - end + 1) * (double)w->size[x];
+  return (double)(w->b[x].until - end + 1) * (double)w->b[x].size;
 }
 /* Of cand[0..got) (in t's order), the block and end (*top) for an item of
  * size at align freed at end; u: blocks free until a restart (those of
  * least idle area first) */
 static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_t size, uint64_t align,
                         uint32_t end, int u, int *top) {
-  uint64_t lim = w->size[cand[0]] + size / SWEEP_LT_SLACK;
+  uint64_t lim = w->b[cand[0]].size + size / SWEEP_LT_SLACK;
   uint32_t best = NIL, bs = UINT32_MAX, none = u ? 0 : UINT32_MAX;
   double amax = 0; /* restart blocks: the idle area scored up to (doubles: sizes x times overflow 64 bits) */
   if (u) {
@@ -317,11 +349,11 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
   }
   for (uint32_t k = 0; k < got; k++) {
     uint32_t x = cand[k];
-    if (u ? u_area(w, x, end) > amax : w->size[x] > lim) {
+    if (u ? u_area(w, x, end) > amax : w->b[x].size > lim) {
       if (u) continue;
       break;
     }
-    uint64_t bo = w->off[x], be = bo + w->size[x];
+    uint64_t bo = w->b[x].off, be = bo + w->b[x].size;
     uint32_t s0 = nb_gap(w, nb_get(&w->top, bo), end, none);
     if (s0 < bs || best == NIL) { bs = s0; best = x; *top = 0; }
     uint64_t o = align_down(be - size, align);
@@ -354,18 +386,18 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
   uint32_t b = place_fit(w, sz, al, end, &top);
   uint64_t o;
   if (b != NIL) {
-    uint64_t bo = w->off[b], bs = w->size[b];
+    uint64_t bo = w->b[b].off, bs = w->b[b].size;
     o = top ? align_down(bo + bs - sz, al) : pk_align_up(bo, al);
-    *u = w->until[b];
+    *u = w->b[b].until;
     if (o == bo && bs > sz) { /* the rest keeps b's place by offset */
       trp *t = by_size(w, b);
       terase(w, t, b);
-      w->off[b] = o + sz; w->size[b] = bs - sz;
+      w->b[b].off = o + sz; w->b[b].size = bs - sz;
       tinsert(w, t, b);
     } else if (top && o > bo) { /* at its top end: the rest keeps b's offset */
       trp *t = by_size(w, b);
       terase(w, t, b);
-      w->size[b] = o - bo;
+      w->b[b].size = o - bo;
       tinsert(w, t, b);
     } else {
       uint32_t uu = *u;
@@ -395,20 +427,13 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
  * what was made either way). */
 static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   memset(w, 0, sizeof *w);
-  w->off = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->size = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->until = pk_mem_alloc(sizeof(uint32_t) * nb);
+  w->b = pk_mem_alloc(sizeof(blk) * nb);
+  w->path = pk_mem_alloc(sizeof(uint32_t) * nb);
   w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  int ok = w->off && w->size && w->until && w->freeid;
-  for (int q = 0; q < 3; q++) {
-    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
-    ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
-    ts[q]->root = NIL;
-  }
-  w->S.bysize = w->U.bysize = 1;
+  int ok = w->b && w->path && w->freeid;
+  w->S.root = w->U.root = w->O.root = NIL;
+  w->O.by = 1;
+  w->U.hasmx = 1;
   if (ok && lt) {
     w->endt = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
     ok = w->endt && !nb_init(&w->top, n) && !nb_init(&w->bot, n);
@@ -416,9 +441,7 @@ static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   return ok ? 0 : -1;
 }
 static void sw_release(sw *w) {
-  pk_mem_free(w->off); pk_mem_free(w->size); pk_mem_free(w->until); pk_mem_free(w->freeid);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
+  pk_mem_free(w->b); pk_mem_free(w->path); pk_mem_free(w->freeid);
   nb_release(&w->top); nb_release(&w->bot); pk_mem_free(w->endt);
 }
 
@@ -495,7 +518,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
     if (!(e & 1)) { /* free */
       live_del(&w, (uint32_t)i, sz);
       uint32_t b = blk_add(&w, offv[i], sz, until[i]);
-      if (w.until[b] == INF_U && w.off[b] + w.size[b] == H) { H = w.off[b]; blk_del(&w, b); }
+      if (w.b[b].until == INF_U && w.b[b].off + w.b[b].size == H) { H = w.b[b].off; blk_del(&w, b); }
       continue;
     }
     uint32_t end = key[evs[k]] / 2 + in->len[i];
@@ -601,11 +624,11 @@ static int carve(sw *w, uint64_t o, uint64_t sz) {
   for (;;) {
     uint32_t x = NIL; /* the last block below e */
     for (uint32_t y = w->O.root; y != NIL;) {
-      if (w->off[y] < e) { x = y; y = w->O.r[y]; } else y = w->O.l[y];
+      if (w->b[y].off < e) { x = y; y = w->b[y].c[1][1]; } else y = w->b[y].c[1][0];
     }
-    if (x == NIL || w->off[x] + w->size[x] <= o) break;
-    uint64_t bo = w->off[x], be = bo + w->size[x];
-    uint32_t u = w->until[x];
+    if (x == NIL || w->b[x].off + w->b[x].size <= o) break;
+    uint64_t bo = w->b[x].off, be = bo + w->b[x].size;
+    uint32_t u = w->b[x].until;
     blk_del(w, x);
     got += (be < e ? be : e) - (bo > o ? bo : o);
     if (bo < o) blk_add(w, bo, o - bo, u);
@@ -657,11 +680,11 @@ static int sweep_half(half *h, uint64_t H0) {
       if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
         add_split(h, offv[i], offv[i] + sz, h->until[i]);
         b = NIL;
-        for (uint32_t y = w->O.root; y != NIL; y = w->O.r[y]) b = y; /* the top block */
+        for (uint32_t y = w->O.root; y != NIL; y = w->b[y].c[1][1]) b = y; /* the top block */
       } else
         b = blk_add(w, offv[i], sz, h->until[i]);
       /* a block free for good at the top lowers the heap */
-      if (b != NIL && w->until[b] == INF_U && w->off[b] + w->size[b] == H) { H = w->off[b]; blk_del(w, b); }
+      if (b != NIL && w->b[b].until == INF_U && w->b[b].off + w->b[b].size == H) { H = w->b[b].off; blk_del(w, b); }
       continue;
     }
     if (h->role[i] == 3) {
