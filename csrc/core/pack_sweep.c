@@ -43,9 +43,10 @@ typedef struct blk {
 /* a treap: its root, which children (0 by size, 1 by off), mx kept (U) */
 typedef struct trp { uint32_t root; int by, hasmx; } trp;
 /* live items by an edge offset (open addressing, linear probing; grows at
- * half full, so it stays the size of what lives at once, in cache) */
-typedef struct nbslot { uint64_t key; uint32_t val; } nbslot;
-typedef struct nbmap { nbslot *t; uint32_t *at; uint64_t mask, cnt; int shift; } nbmap; /* at: each item's slot */
+ * half full, so it stays the size of what lives at once, in cache), each
+ * with when it frees: a lookup reads no per-item array */
+typedef struct nbslot { uint64_t key; uint32_t val, endt; } nbslot;
+typedef struct nbmap { nbslot *t; uint64_t mask, cnt; int shift; } nbmap;
 typedef struct sw {
   blk *b;                /* per block */
   uint32_t *path;        /* a treap update's visited nodes (at most every block) */
@@ -53,8 +54,9 @@ typedef struct sw {
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
   nbmap top, bot;        /* live items by their top, by their bottom */
-  uint32_t *endt;        /* per item: when it frees (sweep time; INF_U never);
-                            NULL: plain best fit */
+  int lt;                /* the lifetime-aware fit (else plain best fit) */
+  uint32_t *endt;        /* with lt, per item: when it frees (sweep time;
+                            INF_U never), for what the caller makes live */
 } sw;
 
 /* the product's high bits (offsets are often multiples of a large power of two) */
@@ -65,49 +67,47 @@ static nbslot *nb_table(uint64_t c) {
     for (uint64_t q = 0; q < c; q++) t[q].val = NIL;
   return t;
 }
-static int nb_init(nbmap *m, size_t n) {
+static int nb_init(nbmap *m) {
   m->mask = 1023;
   m->shift = 64 - 10;
   m->cnt = 0;
   m->t = nb_table(m->mask + 1);
-  m->at = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
-  if (!m->t || !m->at) return -1;
-  memset(m->at, 0xff, sizeof(uint32_t) * n);
-  return 0;
+  return m->t ? 0 : -1;
 }
 static void nb_clear(nbmap *m) {
   for (uint64_t q = 0; q <= m->mask; q++) m->t[q].val = NIL;
   m->cnt = 0;
 }
-static void nb_release(nbmap *m) { pk_mem_free(m->t); pk_mem_free(m->at); }
-static void nb_ins(nbmap *m, uint64_t k, uint32_t v) {
-  uint64_t q = nb_hash(m, k);
+static void nb_release(nbmap *m) { pk_mem_free(m->t); }
+static void nb_ins(nbmap *m, nbslot e) {
+  uint64_t q = nb_hash(m, e.key);
   while (m->t[q].val != NIL) q = (q + 1) & m->mask;
-  m->t[q] = (nbslot){k, v};
-  m->at[v] = (uint32_t)q;
+  m->t[q] = e;
   m->cnt++;
 }
-static void nb_put(nbmap *m, uint64_t k, uint32_t v) {
+static void nb_put(nbmap *m, uint64_t k, uint32_t v, uint32_t endt) {
   if (2 * (m->cnt + 1) > m->mask + 1) { /* grow; out of memory it keeps what it has (a hint, not the packing) */
     nbslot *old = m->t, *g = nb_table(2 * (m->mask + 1));
     if (!g) return;
     uint64_t oc = m->mask + 1;
     m->t = g; m->mask = 2 * oc - 1; m->cnt = 0; m->shift--;
     for (uint64_t q = 0; q < oc; q++)
-      if (old[q].val != NIL) nb_ins(m, old[q].key, old[q].val);
+      if (old[q].val != NIL) nb_ins(m, old[q]);
     pk_mem_free(old);
   }
-  nb_ins(m, k, v);
+  nb_ins(m, (nbslot){k, v, endt});
 }
-static uint32_t nb_get(const nbmap *m, uint64_t k) {
+/* when the live item with edge k frees (INF_U: none there, or never) */
+static uint32_t nb_endt(const nbmap *m, uint64_t k) {
   for (uint64_t q = nb_hash(m, k); m->t[q].val != NIL; q = (q + 1) & m->mask)
-    if (m->t[q].key == k) return m->t[q].val;
-  return NIL;
+    if (m->t[q].key == k) return m->t[q].endt;
+  return INF_U;
 }
-/* item v out, from its slot; backward-shift deletion: no tombstones */
-static void nb_del(nbmap *m, uint32_t v) {
-  uint64_t q = m->at[v];
-  if (q > m->mask || m->t[q].val != v) return; /* not in (a grow that failed) */
+/* item v, at edge k, out; backward-shift deletion: no tombstones */
+static void nb_del(nbmap *m, uint64_t k, uint32_t v) {
+  uint64_t q = nb_hash(m, k);
+  for (; m->t[q].val != v || m->t[q].key != k; q = (q + 1) & m->mask)
+    if (m->t[q].val == NIL) return; /* not in (a grow that failed) */
   m->cnt--;
   for (uint64_t j = q;;) {
     m->t[q].val = NIL;
@@ -119,19 +119,18 @@ static void nb_del(nbmap *m, uint32_t v) {
       if (q <= j ? (h <= q || h > j) : (h <= q && h > j)) break;
     }
     m->t[q] = m->t[j];
-    m->at[m->t[q].val] = (uint32_t)q;
     q = j;
   }
 }
-static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
-  if (!w->endt || !sz) return;
-  nb_put(&w->top, o + sz, i);
-  nb_put(&w->bot, o, i);
+static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz, uint32_t endt) {
+  if (!w->lt || !sz) return;
+  nb_put(&w->top, o + sz, i, endt);
+  nb_put(&w->bot, o, i, endt);
 }
-static void live_del(sw *w, uint32_t i, uint64_t sz) {
-  if (!w->endt || !sz) return;
-  nb_del(&w->top, i);
-  nb_del(&w->bot, i);
+static void live_del(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
+  if (!w->lt || !sz) return;
+  nb_del(&w->top, o + sz, i);
+  nb_del(&w->bot, o, i);
 }
 
 static uint32_t prio(uint32_t x) {
@@ -320,11 +319,10 @@ static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint6
   }
 }
 static uint64_t align_down(uint64_t x, uint64_t a) { return (a & (a - 1)) ? x - x % a : x & ~(a - 1); }
-/* how far apart item j (NIL: none) and one freed at end free; `none` when
- * j is no item or never freed */
-static uint32_t nb_gap(const sw *w, uint32_t j, uint32_t end, uint32_t none) {
-  if (j == NIL || w->endt[j] == INF_U) return none;
-  uint32_t e = w->endt[j];
+/* how far apart a live neighbour freed at e (INF_U: none, or never) and an
+ * item freed at end free; `none` when there is none or it is never freed */
+static uint32_t nb_gap(uint32_t e, uint32_t end, uint32_t none) {
+  if (e == INF_U) return none;
   return e > end ? e - end : end - e;
 }
 /* a block free until a restart: what stays idle of it after an item freed at end */
@@ -354,11 +352,11 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
       break;
     }
     uint64_t bo = w->b[x].off, be = bo + w->b[x].size;
-    uint32_t s0 = nb_gap(w, nb_get(&w->top, bo), end, none);
+    uint32_t s0 = nb_gap(nb_endt(&w->top, bo), end, none);
     if (s0 < bs || best == NIL) { bs = s0; best = x; *top = 0; }
     uint64_t o = align_down(be - size, align);
     if (bs && o >= bo && o + size == be) {
-      uint32_t s1 = nb_gap(w, nb_get(&w->bot, be), end, none);
+      uint32_t s1 = nb_gap(nb_endt(&w->bot, be), end, none);
       if (s1 < bs) { bs = s1; best = x; *top = 1; }
     }
     if (!bs) break; /* none better */
@@ -369,7 +367,7 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
  * the heap), at its top end when *top */
 static uint32_t place_fit(const sw *w, uint64_t size, uint64_t align, uint32_t end, int *top) {
   *top = 0;
-  if (!w->endt) return best_fit(w, size, align, end);
+  if (!w->lt) return best_fit(w, size, align, end);
   uint32_t cand[SWEEP_TIGHT > SWEEP_LT_FITS ? SWEEP_TIGHT : SWEEP_LT_FITS];
   fitl f = {cand, 0, 0, SWEEP_TIGHT};
   fit_list(w, &w->U, w->U.root, size, align, end, &f);
@@ -411,7 +409,7 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
     *H = o + sz;
     *u = INF_U;
   }
-  live_add(w, i, o, sz);
+  live_add(w, i, o, sz, end);
   return o;
 }
 
@@ -435,8 +433,9 @@ static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   w->O.by = 1;
   w->U.hasmx = 1;
   if (ok && lt) {
+    w->lt = 1;
     w->endt = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
-    ok = w->endt && !nb_init(&w->top, n) && !nb_init(&w->bot, n);
+    ok = w->endt && !nb_init(&w->top) && !nb_init(&w->bot);
   }
   return ok ? 0 : -1;
 }
@@ -445,23 +444,25 @@ static void sw_release(sw *w) {
   nb_release(&w->top); nb_release(&w->bot); pk_mem_free(w->endt);
 }
 
+/* A sweep event, in the order the sweep meets them: a start (fe: where its
+ * item's free is) carries what placing needs (a: the alignment, t: when it
+ * frees), a free (fe NIL) what the placing wrote into it (a: the offset,
+ * t: the until), so the loop reads events one after another where it
+ * looked each item up (a cache miss a field). */
+typedef struct swev { uint64_t size, a; uint32_t i, t, fe, pad; } swev;
+
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
 static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
-  uint32_t *key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn), *until = pk_mem_alloc(sizeof(uint32_t) * nn);
-  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn), *ev = pk_mem_alloc(sizeof(size_t) * 2 * nn);
-  size_t *evs = pk_mem_alloc(sizeof(size_t) * 2 * nn), *slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn), *cord = pk_mem_alloc(sizeof(size_t) * nn);
+  size_t *cnt = pk_mem_calloc((size_t)2 * K + 3, sizeof(size_t));
+  swev *ev = pk_mem_alloc(sizeof(swev) * 2 * nn);
   /* free blocks at once: bounded by their edges, each an item's edge (2 a
    * live item) or a change of until (2 a crossing item's region) */
   sw w;
   int rc = -1;
-  if (sw_alloc(&w, 4 * nn + 8, n, lt) || !key || !until || !bys || !ev || !evs || !slot) goto out;
-  if (w.endt) /* when each frees, in unrolled time (a crossing item: its end, once) */
-    for (size_t i = 0; i < n; i++) {
-      uint32_t d = (in->s[i] + K - t0) % K;
-      w.endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
-    }
+  if (sw_alloc(&w, 4 * nn + 8, n, lt) || !bys || !cord || !cnt || !ev) goto out;
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
@@ -469,8 +470,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
    * come back at, the latest lowest (then by size): the blocks they free are
    * free until the same point side by side, so they merge (by size alone:
    * 30,000 items on a cycle of 100 points 1.047 -> 1.044 x LOAD, of 1000
-   * points 1.072 -> 1.064). slot is free until the events are made. */
-  size_t *cord = slot;
+   * points 1.072 -> 1.064). */
   if (in->cyclic) {
     pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
     if (!kv) { rc = -1; goto out; }
@@ -490,45 +490,53 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
       offv[i] = pk_align_up(H, in->align[i]);
       if (offv[i] > H) blk_add(&w, H, offv[i] - H, INF_U); /* padding below: free for good */
       H = offv[i] + in->size[i];
-      live_add(&w, (uint32_t)i, offv[i], in->size[i]);
+      /* it frees at its end, once (whole-cycle items never) */
+      live_add(&w, (uint32_t)i, offv[i], in->size[i], whole ? INF_U : (in->e[i] + K - t0) % K);
       if (pk_cut(in, offv, i)) { rc = 1; goto out; }
     }
-  /* events in unrolled time d = t - t0 (mod K): ends (0) before starts (1),
-   * each kind by size, larger first: stable counting sort of size order */
+  /* events in unrolled time d = t - t0 (mod K) at 2d: ends (2d) before
+   * starts (2d + 1), each kind by size, larger first: a stable counting
+   * sort of size order, each event made in its place */
   size_t ne = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t i = bys[k];
-    uint32_t d = (in->s[i] + K - t0) % K, len = in->len[i];
-    if (crosses(in, i, t0)) {
-      if (len >= K) continue;                       /* never freed */
-      uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
-      until[i] = d;
-      key[ne] = 2 * de; ev[ne++] = 2 * i;
-      continue;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 0; k < n; k++) {
+      size_t i = bys[k];
+      uint32_t d = (in->s[i] + K - t0) % K, len = in->len[i];
+      uint64_t sz = in->size[i];
+      if (crosses(in, i, t0)) {
+        if (len >= K) continue;                       /* never freed */
+        uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
+        if (!pass) { cnt[2 * de + 1]++; ne++; }
+        else ev[cnt[2 * de]++] = (swev){sz, offv[i], (uint32_t)i, d, NIL, 0};
+        continue;
+      }
+      uint32_t ks = 2 * d + 1, ke = 2 * (d + len);
+      if (!pass) { cnt[ks + 1]++; cnt[ke + 1]++; ne += 2; continue; }
+      size_t ps = cnt[ks]++, pe = cnt[ke]++;
+      ev[ps] = (swev){sz, in->align[i], (uint32_t)i, d + len, (uint32_t)pe, 0};
+      ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, 0};
     }
-    key[ne] = 2 * d + 1; ev[ne++] = 2 * i + 1;
-    key[ne] = 2 * (d + len); ev[ne++] = 2 * i;
+    if (!pass)
+      for (uint32_t q = 0; q < 2 * K + 2; q++) cnt[q + 1] += cnt[q];
   }
-  for (size_t q = 0; q < ne; q++) slot[q] = q;
-  if (pk_csort(key, 2 * K + 2, slot, ne, evs)) { rc = -1; goto out; }
-  uint64_t top = H;
   for (size_t k = 0; k < ne; k++) {
-    size_t e = ev[evs[k]], i = e >> 1;
-    uint64_t sz = in->size[i], al = in->align[i];
-    if (!(e & 1)) { /* free */
-      live_del(&w, (uint32_t)i, sz);
-      uint32_t b = blk_add(&w, offv[i], sz, until[i]);
+    const swev *e = &ev[k];
+    uint32_t i = e->i;
+    if (e->fe == NIL) { /* free */
+      live_del(&w, i, e->a, e->size);
+      uint32_t b = blk_add(&w, e->a, e->size, e->t);
       if (w.b[b].until == INF_U && w.b[b].off + w.b[b].size == H) { H = w.b[b].off; blk_del(&w, b); }
       continue;
     }
-    uint32_t end = key[evs[k]] / 2 + in->len[i];
-    offv[i] = sw_place(&w, (uint32_t)i, sz, al, end, &H, &until[i]);
-    if (H > top) top = H;
+    uint32_t u;
+    uint64_t o = offv[i] = sw_place(&w, i, e->size, e->a, e->t, &H, &u);
+    ev[e->fe].a = o;
+    ev[e->fe].t = u;
     if (pk_cut(in, offv, i)) { rc = 1; goto out; }
   }
   pk_charge((uint64_t)ne * 8);
 out:
-  pk_mem_free(key); pk_mem_free(until); pk_mem_free(bys); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot);
+  pk_mem_free(bys); pk_mem_free(cord); pk_mem_free(cnt); pk_mem_free(ev);
   sw_release(&w);
   return rc;
 }
@@ -651,7 +659,7 @@ static int sweep_half(half *h, uint64_t H0) {
     H = offv[i] + in->size[i];
     h->until[i] = h->un[i];
     if (h->fr[i] == 0) add_split(h, offv[i], H, h->un[i]);
-    else live_add(w, (uint32_t)i, offv[i], in->size[i]);
+    else live_add(w, (uint32_t)i, offv[i], in->size[i], w->lt ? w->endt[i] : INF_U);
   }
   H = H0;
   if (h->nf) { /* fixed items above the stack: the top starts above them */
@@ -676,7 +684,7 @@ static int sweep_half(half *h, uint64_t H0) {
     uint64_t sz = in->size[i], al = in->align[i];
     if (!(e & 1)) {
       uint32_t b;
-      live_del(w, (uint32_t)i, sz);
+      live_del(w, (uint32_t)i, offv[i], sz);
       if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
         add_split(h, offv[i], offv[i] + sz, h->until[i]);
         b = NIL;
@@ -689,7 +697,7 @@ static int sweep_half(half *h, uint64_t H0) {
     }
     if (h->role[i] == 3) {
       if (!carve(w, offv[i], sz)) return 1;
-      live_add(w, (uint32_t)i, offv[i], sz);
+      live_add(w, (uint32_t)i, offv[i], sz, w->lt ? w->endt[i] : INF_U);
       continue;
     }
     offv[i] = sw_place(w, (uint32_t)i, sz, al, h->fr[i], &H, &h->until[i]);
@@ -784,7 +792,7 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
       pk_sort_kv(kv, h.nf);
       for (size_t k = 0; k < h.nf; k++) h.fix[k] = kv[k].i;
     }
-    if (h.w.endt) {
+    if (h.w.lt) {
       for (size_t i = 0; i < n; i++)
         h.w.endt[i] = h.role[i] == 2 ? h.fr[i] : h.role[i] == 1 && h.fr[i] != NONE_T ? h.fr[i] : INF_U;
       nb_clear(&h.w.top);
