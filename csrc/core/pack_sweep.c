@@ -26,6 +26,14 @@
 #define SWEEP_TRIES 32
 #define SWEEP_TIGHT 16
 #define NIL UINT32_MAX
+/* a free this many events ahead has its live-neighbour slots fetched (a
+ * hint: the maps outgrow the core's own cache) */
+#define SWEEP_AHEAD 8
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
 #define INF_U UINT32_MAX
 
 /* a free block, node of two treaps: one by (size, off) (S or U: its until
@@ -526,7 +534,11 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
       for (uint32_t q = 0; q < 2 * K + 2; q++) cnt[q + 1] += cnt[q];
   }
   for (size_t k = 0; k < ne; k++) {
-    const swev *e = &ev[k];
+    const swev *e = &ev[k], *f = e + SWEEP_AHEAD;
+    if (w.lt && k + SWEEP_AHEAD < ne && f->fe == NIL) { /* its offset is there once it starts (else a wasted hint) */
+      PREFETCH(&w.top.t[nb_hash(&w.top, f->a + f->size)]);
+      PREFETCH(&w.bot.t[nb_hash(&w.bot, f->a)]);
+    }
     uint32_t i = e->i;
     if (e->fe == NIL) { /* free */
       live_del(&w, i, e->a, e->size);
