@@ -464,7 +464,21 @@ static void sw_release(sw *w) {
  * frees), a free (fe NIL) what the placing wrote into it (a: the offset,
  * t: the until), so the loop reads events one after another where it
  * looked each item up (a cache miss a field). */
-typedef struct swev { uint64_t size, a; uint32_t i, t, fe, pad; } swev;
+typedef struct swev { uint64_t size, a; uint32_t i, t, fe, kind; } swev;
+/* kinds: a free, a start; a peak sweep's half also a stacked item's free
+ * (a: its offset, t: until) and a fixed item's claim (a: its offset, t:
+ * when it frees) */
+enum { EV_FREE, EV_SFREE, EV_START, EV_CLAIM };
+/* event k + SWEEP_AHEAD of ne, a free, has its live-neighbour slots fetched
+ * (its offset is there once it has started; else a wasted hint) */
+static void ev_ahead(const sw *w, const swev *ev, size_t k, size_t ne) {
+  if (!w->lt || k + SWEEP_AHEAD >= ne) return;
+  const swev *f = &ev[k + SWEEP_AHEAD];
+  if (f->kind == EV_FREE || f->kind == EV_SFREE) {
+    PREFETCH(&w->top.t[nb_hash(&w->top, f->a + f->size)]);
+    PREFETCH(&w->bot.t[nb_hash(&w->bot, f->a)]);
+  }
+}
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
 static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
@@ -521,24 +535,21 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
         if (len >= K) continue;                       /* never freed */
         uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
         if (!pass) { cnt[2 * de + 1]++; ne++; }
-        else ev[cnt[2 * de]++] = (swev){sz, offv[i], (uint32_t)i, d, NIL, 0};
+        else ev[cnt[2 * de]++] = (swev){sz, offv[i], (uint32_t)i, d, NIL, EV_FREE};
         continue;
       }
       uint32_t ks = 2 * d + 1, ke = 2 * (d + len);
       if (!pass) { cnt[ks + 1]++; cnt[ke + 1]++; ne += 2; continue; }
       size_t ps = cnt[ks]++, pe = cnt[ke]++;
-      ev[ps] = (swev){sz, in->align[i], (uint32_t)i, d + len, (uint32_t)pe, 0};
-      ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, 0};
+      ev[ps] = (swev){sz, in->align[i], (uint32_t)i, d + len, (uint32_t)pe, EV_START};
+      ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, EV_FREE};
     }
     if (!pass)
       for (uint32_t q = 0; q < 2 * K + 2; q++) cnt[q + 1] += cnt[q];
   }
   for (size_t k = 0; k < ne; k++) {
-    const swev *e = &ev[k], *f = e + SWEEP_AHEAD;
-    if (w.lt && k + SWEEP_AHEAD < ne && f->fe == NIL) { /* its offset is there once it starts (else a wasted hint) */
-      PREFETCH(&w.top.t[nb_hash(&w.top, f->a + f->size)]);
-      PREFETCH(&w.bot.t[nb_hash(&w.bot, f->a)]);
-    }
+    const swev *e = &ev[k];
+    ev_ahead(&w, ev, k, ne);
     uint32_t i = e->i;
     if (e->fe == NIL) { /* free */
       live_del(&w, i, e->a, e->size);
@@ -616,8 +627,9 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts, int lt) {
 typedef struct half {
   const pk_inst *in;
   uint8_t *role;
-  uint32_t *ds, *fr, *un, *until, *key;
-  size_t *stk, ns, *fix, nf, *ev, *evs, *slot;
+  uint32_t *ds, *fr, *un;
+  size_t *stk, ns, *fix, nf, *cnt; /* cnt: a counting sort's, 2 K + 7 */
+  swev *ev;                        /* the events (kind: EV_*) */
   const size_t *bys;
   uint64_t *offv;
   sw w;
@@ -675,7 +687,6 @@ static int sweep_half(half *h, uint64_t H0) {
     size_t i = h->stk[k];
     if (offv[i] > H) add_split(h, H, offv[i], INF_U);
     H = offv[i] + in->size[i];
-    h->until[i] = h->un[i];
     if (h->fr[i] == 0) add_split(h, offv[i], H, h->un[i]);
     else live_add(w, (uint32_t)i, offv[i], in->size[i], w->lt ? w->endt[i] : INF_U);
   }
@@ -685,40 +696,60 @@ static int sweep_half(half *h, uint64_t H0) {
     uint64_t FH = offv[f] + in->size[f];
     if (FH > H) { add_split(h, H, FH, INF_U); H = FH; }
   }
-  size_t ne = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t i = h->bys[k];
-    uint8_t ro = h->role[i];
-    if (ro == 1 && h->fr[i] != 0 && h->fr[i] != NONE_T) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
-    else if (ro >= 2) {
-      h->key[ne] = 2 * h->ds[i] + 1; h->ev[ne++] = 2 * i + 1;
-      if (ro == 2) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
+  /* the events in time order (ends before starts, each by size, larger
+   * first), made in their places by a stable counting sort of size order */
+  size_t ne = 0, *cnt = h->cnt;
+  swev *ev = h->ev;
+  memset(cnt, 0, sizeof(size_t) * (2 * (size_t)in->K + 7));
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 0; k < n; k++) {
+      size_t i = h->bys[k];
+      uint8_t ro = h->role[i];
+      if (!ro) continue;
+      uint32_t ks = ro >= 2 ? 2 * h->ds[i] + 1 : 0, ke = ro != 3 ? 2 * h->fr[i] : 0;
+      uint64_t sz = in->size[i];
+      if (ro == 1 && h->fr[i] != 0 && h->fr[i] != NONE_T) {
+        if (!pass) { cnt[ke + 1]++; ne++; }
+        else ev[cnt[ke]++] = (swev){sz, offv[i], (uint32_t)i, h->un[i], NIL, EV_SFREE};
+      } else if (ro == 3) {
+        if (!pass) { cnt[ks + 1]++; ne++; }
+        else ev[cnt[ks]++] = (swev){sz, offv[i], (uint32_t)i, w->lt ? w->endt[i] : INF_U, NIL, EV_CLAIM};
+      } else if (ro == 2) {
+        if (!pass) { cnt[ks + 1]++; cnt[ke + 1]++; ne += 2; continue; }
+        size_t ps = cnt[ks]++, pe = cnt[ke]++;
+        ev[ps] = (swev){sz, in->align[i], (uint32_t)i, h->fr[i], (uint32_t)pe, EV_START};
+        ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, EV_FREE};
+      }
     }
+    if (!pass)
+      for (size_t q = 0; q + 1 < 2 * (size_t)in->K + 7; q++) cnt[q + 1] += cnt[q];
   }
-  for (size_t q = 0; q < ne; q++) h->slot[q] = q;
-  if (pk_csort(h->key, 2 * in->K + 6, h->slot, ne, h->evs)) return -1;
   for (size_t k = 0; k < ne; k++) {
-    size_t e = h->ev[h->evs[k]], i = e >> 1;
-    uint64_t sz = in->size[i], al = in->align[i];
-    if (!(e & 1)) {
+    const swev *e = &ev[k];
+    uint32_t i = e->i;
+    ev_ahead(w, ev, k, ne);
+    if (e->kind == EV_FREE || e->kind == EV_SFREE) {
       uint32_t b;
-      live_del(w, (uint32_t)i, offv[i], sz);
-      if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
-        add_split(h, offv[i], offv[i] + sz, h->until[i]);
+      live_del(w, i, e->a, e->size);
+      if (e->kind == EV_SFREE) { /* a stacked block: fixed items' parts of it only until they claim them */
+        add_split(h, e->a, e->a + e->size, e->t);
         b = NIL;
         for (uint32_t y = w->O.root; y != NIL; y = w->b[y].c[1][1]) b = y; /* the top block */
       } else
-        b = blk_add(w, offv[i], sz, h->until[i]);
+        b = blk_add(w, e->a, e->size, e->t);
       /* a block free for good at the top lowers the heap */
       if (b != NIL && w->b[b].until == INF_U && w->b[b].off + w->b[b].size == H) { H = w->b[b].off; blk_del(w, b); }
       continue;
     }
-    if (h->role[i] == 3) {
-      if (!carve(w, offv[i], sz)) return 1;
-      live_add(w, (uint32_t)i, offv[i], sz, w->lt ? w->endt[i] : INF_U);
+    if (e->kind == EV_CLAIM) {
+      if (!carve(w, e->a, e->size)) return 1;
+      live_add(w, i, e->a, e->size, e->t);
       continue;
     }
-    offv[i] = sw_place(w, (uint32_t)i, sz, al, h->fr[i], &H, &h->until[i]);
+    uint32_t u;
+    uint64_t o = offv[i] = sw_place(w, i, e->size, e->a, e->t, &H, &u);
+    ev[e->fe].a = o;
+    ev[e->fe].t = u;
     if (pk_cut(in, offv, i)) return 1;
   }
   pk_charge((uint64_t)ne * 8);
@@ -743,15 +774,14 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
   pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
   h.role = pk_mem_alloc(nn);
   h.ds = pk_mem_alloc(sizeof(uint32_t) * nn); h.fr = pk_mem_alloc(sizeof(uint32_t) * nn);
-  h.un = pk_mem_alloc(sizeof(uint32_t) * nn); h.until = pk_mem_alloc(sizeof(uint32_t) * nn);
-  h.key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn);
+  h.un = pk_mem_alloc(sizeof(uint32_t) * nn);
+  h.cnt = pk_mem_alloc(sizeof(size_t) * (2 * (size_t)K + 7));
   h.stk = pk_mem_alloc(sizeof(size_t) * nn); h.fix = pk_mem_alloc(sizeof(size_t) * nn);
-  h.ev = pk_mem_alloc(sizeof(size_t) * 2 * nn); h.evs = pk_mem_alloc(sizeof(size_t) * 2 * nn);
-  h.slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  h.ev = pk_mem_alloc(sizeof(swev) * 2 * nn);
   h.bys = bys;
   int rc = sw_alloc(&h.w, 4 * nn + 8, n, lt);
-  if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
-      !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
+  if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.cnt || !h.stk ||
+      !h.fix || !h.ev || pk_size_order(in, NULL, 0, bys)) {
     rc = -1;
     goto out;
   }
@@ -820,8 +850,8 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
   }
 out:
   pk_mem_free(d); pk_mem_free(cr); pk_mem_free(bys); pk_mem_free(kv);
-  pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.until); pk_mem_free(h.key);
-  pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev); pk_mem_free(h.evs); pk_mem_free(h.slot);
+  pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.cnt);
+  pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev);
   sw_release(&h.w);
   return rc;
 }
