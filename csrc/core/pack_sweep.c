@@ -41,12 +41,12 @@
  * an update or a lookup touches together sit together (one or two cache
  * lines a node, where eleven arrays took one each). pr: the treap
  * priority; mx (U's only): the latest until in its U subtree, so a
- * best-fit query skips subtrees of blocks all freed too briefly; c[0]: the
- * by-size treap's children, c[1] the by-offset one's. */
+ * best-fit query skips subtrees of blocks all freed too briefly; c[0], p[0]:
+ * the by-size treap's children and parent, c[1], p[1] the by-offset one's. */
 typedef struct blk {
   uint64_t off, size;
   uint32_t until, pr, mx;
-  uint32_t c[2][2];
+  uint32_t c[2][2], p[2]; /* children, parent */
 } blk;
 /* a treap: its root, which children (0 by size, 1 by off), mx kept (U) */
 typedef struct trp { uint32_t root; int by, hasmx; } trp;
@@ -57,7 +57,6 @@ typedef struct nbslot { uint64_t key; uint32_t val, endt; } nbslot;
 typedef struct nbmap { nbslot *t; uint64_t mask, cnt; int shift; } nbmap;
 typedef struct sw {
   blk *b;                /* per block */
-  uint32_t *path;        /* a treap update's visited nodes (at most every block) */
   uint32_t *freeid, nfree, nblk;
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
@@ -157,57 +156,83 @@ static int tless(const blk *B, const trp *t, uint32_t a, uint32_t b) {
   return B[a].off < B[b].off;
 }
 /* The treap of the same keys and priorities is one tree whatever builds
- * it: these iterative updates make the tree the recursive split and merge
- * made, at a fraction of the cost (one descent, no priority recomputed). */
+ * it: these updates make the tree the recursive split and merge made, at a
+ * fraction of the cost: an insert descends once (no priority recomputed),
+ * an erase starts at the node (parent links) and mx is pulled only along
+ * the changed paths, stopped where it stays. */
+static uint32_t *tlink(blk *B, trp *t, uint32_t x) { /* the link that points to x */
+  uint32_t q = B[x].p[t->by];
+  return q == NIL ? &t->root : &B[q].c[t->by][B[q].c[t->by][1] == x];
+}
+/* mx pulled from x up to (not) stop, then on while it changes */
+static void tpull_up(blk *B, trp *t, uint32_t x, uint32_t stop) {
+  for (; x != stop; x = B[x].p[0]) pull_mx(B, x);
+  for (; x != NIL; x = B[x].p[0]) {
+    uint32_t m = B[x].mx;
+    pull_mx(B, x);
+    if (B[x].mx == m) break;
+  }
+}
 static void tinsert(sw *w, trp *t, uint32_t k) {
   blk *B = w->b;
   int c = t->by;
-  uint32_t *link = &t->root, pk = B[k].pr, u = B[k].until;
+  uint32_t *link = &t->root, pk = B[k].pr, u = B[k].until, up = NIL;
   /* down to where k's priority puts it; an ancestor's mx takes k's until */
   while (*link != NIL && B[*link].pr > pk) {
     uint32_t x = *link;
     if (t->hasmx && B[x].mx < u) B[x].mx = u;
+    up = x;
     link = &B[x].c[c][!tless(B, t, k, x)];
   }
   /* what was there split by k's key: the left part below k, the right
    * part above it (each split node's child moves: its mx from the bottom) */
-  uint32_t x = *link, *L = &B[k].c[c][0], *R = &B[k].c[c][1], np = 0;
+  uint32_t x = *link, *L = &B[k].c[c][0], *R = &B[k].c[c][1], lp = k, rp = k;
   while (x != NIL) {
-    if (t->hasmx) w->path[np++] = x;
-    if (tless(B, t, x, k)) { *L = x; L = &B[x].c[c][1]; x = *L; }
-    else { *R = x; R = &B[x].c[c][0]; x = *R; }
+    if (tless(B, t, x, k)) { *L = x; B[x].p[c] = lp; lp = x; L = &B[x].c[c][1]; x = *L; }
+    else { *R = x; B[x].p[c] = rp; rp = x; R = &B[x].c[c][0]; x = *R; }
   }
   *L = *R = NIL;
   *link = k;
+  B[k].p[c] = up;
   if (t->hasmx) {
-    while (np) pull_mx(B, w->path[--np]);
+    for (; lp != k; lp = B[lp].p[0]) pull_mx(B, lp);
+    for (; rp != k; rp = B[rp].p[0]) pull_mx(B, rp);
     pull_mx(B, k);
+  }
+}
+/* k, whose place in t is known (no key compared): a new leaf under q
+ * (NIL: the root) on side d, then rotated up to where its priority puts it */
+static void tinsert_at(sw *w, trp *t, uint32_t k, uint32_t q, int d) {
+  blk *B = w->b;
+  int c = t->by; /* only where no mx is kept */
+  B[k].c[c][0] = B[k].c[c][1] = NIL;
+  B[k].p[c] = q;
+  *(q == NIL ? &t->root : &B[q].c[c][d]) = k;
+  while ((q = B[k].p[c]) != NIL && B[q].pr < B[k].pr) {
+    int s = B[q].c[c][1] == k; /* k is q's child on side s: q goes to k's other side */
+    uint32_t m = B[k].c[c][!s], *ql = tlink(B, t, q);
+    B[q].c[c][s] = m;
+    if (m != NIL) B[m].p[c] = q;
+    B[k].c[c][!s] = q;
+    B[k].p[c] = B[q].p[c];
+    B[q].p[c] = k;
+    *ql = k;
   }
 }
 static void terase(sw *w, trp *t, uint32_t k) {
   blk *B = w->b;
   int c = t->by;
-  uint32_t *link = &t->root, np = 0;
-  while (*link != k) { /* k is in t */
-    uint32_t x = *link;
-    if (t->hasmx) w->path[np++] = x;
-    link = &B[x].c[c][!tless(B, t, k, x)];
-  }
+  uint32_t up = B[k].p[c], *link = tlink(B, t, k), par = up;
   /* k's children merged in its place (the higher priority on top) */
-  uint32_t a = B[k].c[c][0], b = B[k].c[c][1], na = np;
+  uint32_t a = B[k].c[c][0], b = B[k].c[c][1];
   while (a != NIL && b != NIL) {
-    if (B[a].pr > B[b].pr) { *link = a; link = &B[a].c[c][1]; if (t->hasmx) w->path[np++] = a; a = *link; }
-    else { *link = b; link = &B[b].c[c][0]; if (t->hasmx) w->path[np++] = b; b = *link; }
+    if (B[a].pr > B[b].pr) { *link = a; B[a].p[c] = par; par = a; link = &B[a].c[c][1]; a = *link; }
+    else { *link = b; B[b].p[c] = par; par = b; link = &B[b].c[c][0]; b = *link; }
   }
-  *link = a != NIL ? a : b;
-  if (!t->hasmx) return;
-  while (np > na) pull_mx(B, w->path[--np]);
-  /* the ancestors: from the first whose mx stays, none changes */
-  while (np) {
-    uint32_t x = w->path[--np], m = B[x].mx;
-    pull_mx(B, x);
-    if (B[x].mx == m) break;
-  }
+  a = a != NIL ? a : b;
+  *link = a;
+  if (a != NIL) B[a].p[c] = par;
+  if (t->hasmx) tpull_up(B, t, par, up);
 }
 
 static uint32_t blk_new(sw *w, uint64_t off, uint64_t size, uint32_t until) {
@@ -227,10 +252,12 @@ static void blk_del(sw *w, uint32_t k) {
  * neighbours in memory of the same until; returns its id */
 static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   /* the neighbours: the last block below off and the first above */
-  uint32_t lo = NIL, hi = NIL;
+  uint32_t lo = NIL, hi = NIL, q = NIL; /* q: the last visited, on side d */
+  int d = 0;
   for (uint32_t x = w->O.root; x != NIL;) {
-    if (w->b[x].off < off) { lo = x; x = w->b[x].c[1][1]; }
-    else { hi = x; x = w->b[x].c[1][0]; }
+    q = x;
+    if (w->b[x].off < off) { lo = x; x = w->b[x].c[1][d = 1]; }
+    else { hi = x; x = w->b[x].c[1][d = 0]; }
   }
   int mlo = lo != NIL && w->b[lo].until == until && w->b[lo].off + w->b[lo].size == off;
   int mhi = hi != NIL && w->b[hi].until == until && off + size == w->b[hi].off;
@@ -247,7 +274,7 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   }
   uint32_t k = blk_new(w, off, size, until);
   tinsert(w, by_size(w, k), k);
-  tinsert(w, &w->O, k);
+  tinsert_at(w, &w->O, k, q, d); /* where the search ended */
   return k;
 }
 
@@ -412,9 +439,13 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
       tinsert(w, t, b);
       /* it merges with nothing: b merged with what lies against it when made */
       if (bo + bs > o + sz) {
-        uint32_t k = blk_new(w, o + sz, bo + bs - o - sz, *u);
+        uint32_t k = blk_new(w, o + sz, bo + bs - o - sz, *u), q = b;
         tinsert(w, t, k);
-        tinsert(w, &w->O, k);
+        /* next after b by offset: b's right child, else the leftmost below it */
+        int d = w->b[q].c[1][1] != NIL ? 0 : 1;
+        if (!d)
+          for (q = w->b[q].c[1][1]; w->b[q].c[1][0] != NIL;) q = w->b[q].c[1][0];
+        tinsert_at(w, &w->O, k, q, d);
       }
     } else /* all of it */
       blk_del(w, b);
@@ -441,9 +472,8 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
 static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   memset(w, 0, sizeof *w);
   w->b = pk_mem_alloc(sizeof(blk) * nb);
-  w->path = pk_mem_alloc(sizeof(uint32_t) * nb);
   w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
-  int ok = w->b && w->path && w->freeid;
+  int ok = w->b && w->freeid;
   w->S.root = w->U.root = w->O.root = NIL;
   w->O.by = 1;
   w->U.hasmx = 1;
@@ -455,7 +485,7 @@ static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   return ok ? 0 : -1;
 }
 static void sw_release(sw *w) {
-  pk_mem_free(w->b); pk_mem_free(w->path); pk_mem_free(w->freeid);
+  pk_mem_free(w->b); pk_mem_free(w->freeid);
   nb_release(&w->top); nb_release(&w->bot); pk_mem_free(w->endt);
 }
 
