@@ -134,6 +134,10 @@ static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz, uint32_t endt) 
   nb_put(&w->top, o + sz, i, endt);
   nb_put(&w->bot, o, i, endt);
 }
+/* the slots an item at o of sz takes, fetched ahead */
+#define LIVE_AHEAD(w, o, sz) do { \
+    if ((w)->lt) { PREFETCH(&(w)->top.t[nb_hash(&(w)->top, (o) + (sz))]); PREFETCH(&(w)->bot.t[nb_hash(&(w)->bot, (o))]); } \
+  } while (0)
 static void live_del(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
   if (!w->lt || !sz) return;
   nb_del(&w->top, o + sz, i);
@@ -278,33 +282,33 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   return k;
 }
 
-/* Best fit in t, in one in-order walk from the first block of at least
- * size: of the first `want` blocks free until end that hold size at align,
- * the one back soonest; at most SWEEP_TRIES blocks free until end looked
+/* The first f->want blocks of t free until end that hold size at align, in
+ * t's order (by size, then offset), in one in-order walk from the first
+ * block of at least size; at most SWEEP_TRIES blocks free until end looked
  * at (an alignment that wastes too much of each). mx prunes subtrees of
  * blocks all freed too briefly. */
-typedef struct fitw { uint32_t best, got, seen; } fitw;
-static void fit_walk(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end,
-                     uint32_t want, fitw *f) {
-  while (x != NIL && f->got < want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
+typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
+static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
+  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
     if (w->b[x].size >= size) {
-      fit_walk(w, t, w->b[x].c[0][0], size, align, end, want, f);
-      if (f->got >= want || f->seen >= SWEEP_TRIES) return;
+      fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
+      if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
       if (w->b[x].until >= end) {
         f->seen++;
-        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) {
-          if (f->best == NIL || w->b[x].until < w->b[f->best].until) f->best = x;
-          f->got++;
-        }
+        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) f->c[f->got++] = x;
       }
     }
     x = w->b[x].c[0][1];
   }
 }
+/* Best fit in t: of those (want <= SWEEP_TIGHT), the one back soonest */
 static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
-  fitw f = {NIL, 0, 0};
-  fit_walk(w, t, t->root, size, align, end, want, &f);
-  return f.best;
+  uint32_t cand[SWEEP_TIGHT], best = NIL;
+  fitl f = {cand, 0, 0, want};
+  fit_list(w, t, t->root, size, align, end, &f);
+  for (uint32_t k = 0; k < f.got; k++)
+    if (best == NIL || w->b[cand[k]].until < w->b[best].until) best = cand[k];
+  return best;
 }
 /* The blocks free for good and those free until a restart apart, so the
  * latter (many on a cycle, most too short-lived) never hide the former.
@@ -337,22 +341,6 @@ static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t en
 #define SWEEP_LT_SLACK 4
 #define SWEEP_LT_UAREA 2.0
 
-/* the first f->want blocks of t free until end that hold size at align, in
- * t's order (by size, then offset); at most SWEEP_TRIES looked at */
-typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
-static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
-  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
-    if (w->b[x].size >= size) {
-      fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
-      if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
-      if (w->b[x].until >= end) {
-        f->seen++;
-        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) f->c[f->got++] = x;
-      }
-    }
-    x = w->b[x].c[0][1];
-  }
-}
 static uint64_t align_down(uint64_t x, uint64_t a) { return (a & (a - 1)) ? x - x % a : x & ~(a - 1); }
 /* how far apart a live neighbour freed at e (INF_U: none, or never) and an
  * item freed at end free; `none` when there is none or it is never freed */
@@ -421,6 +409,7 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
   if (b != NIL) {
     uint64_t bo = w->b[b].off, bs = w->b[b].size;
     o = top ? align_down(bo + bs - sz, al) : pk_align_up(bo, al);
+    LIVE_AHEAD(w, o, sz);
     *u = w->b[b].until;
     if (o == bo && bs > sz) { /* the rest keeps b's place by offset */
       trp *t = by_size(w, b);
@@ -451,6 +440,7 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
       blk_del(w, b);
   } else {
     o = pk_align_up(*H, al);
+    LIVE_AHEAD(w, o, sz);
     if (o > *H) blk_add(w, *H, o - *H, INF_U);
     *H = o + sz;
     *u = INF_U;
@@ -500,15 +490,14 @@ typedef struct swev { uint64_t size, a; uint32_t i, t, fe, kind; } swev;
  * when it frees) */
 enum { EV_FREE, EV_SFREE, EV_START, EV_CLAIM };
 /* event k + SWEEP_AHEAD of ne, a free, has its live-neighbour slots fetched
- * (its offset is there once it has started; else a wasted hint) */
-static void ev_ahead(const sw *w, const swev *ev, size_t k, size_t ne) {
-  if (!w->lt || k + SWEEP_AHEAD >= ne) return;
-  const swev *f = &ev[k + SWEEP_AHEAD];
-  if (f->kind == EV_FREE || f->kind == EV_SFREE) {
-    PREFETCH(&w->top.t[nb_hash(&w->top, f->a + f->size)]);
-    PREFETCH(&w->bot.t[nb_hash(&w->bot, f->a)]);
-  }
-}
+ * (its offset is there once it has started; else a wasted hint). Macros:
+ * gcc deletes calls of a static function that only prefetches. */
+#define EV_AHEAD(w, ev, k, ne) do { \
+    if ((w)->lt && (k) + SWEEP_AHEAD < (ne)) { \
+      const swev *f_ = &(ev)[(k) + SWEEP_AHEAD]; \
+      if (f_->kind == EV_FREE || f_->kind == EV_SFREE) LIVE_AHEAD(w, f_->a, f_->size); \
+    } \
+  } while (0)
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
 static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
@@ -579,7 +568,7 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   }
   for (size_t k = 0; k < ne; k++) {
     const swev *e = &ev[k];
-    ev_ahead(&w, ev, k, ne);
+    EV_AHEAD(&w, ev, k, ne);
     uint32_t i = e->i;
     if (e->fe == NIL) { /* free */
       live_del(&w, i, e->a, e->size);
@@ -757,7 +746,7 @@ static int sweep_half(half *h, uint64_t H0) {
   for (size_t k = 0; k < ne; k++) {
     const swev *e = &ev[k];
     uint32_t i = e->i;
-    ev_ahead(w, ev, k, ne);
+    EV_AHEAD(w, ev, k, ne);
     if (e->kind == EV_FREE || e->kind == EV_SFREE) {
       uint32_t b;
       live_del(w, i, e->a, e->size);
