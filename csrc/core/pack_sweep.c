@@ -40,12 +40,13 @@
  * never changes, so it is in one of them for life), one by off. The fields
  * an update or a lookup touches together sit together (one or two cache
  * lines a node, where eleven arrays took one each). pr: the treap
- * priority; mx (U's only): the latest until in its U subtree, so a
+ * priority; mx[d] (U's only): the latest until in its U child's subtree
+ * on side d (0 none), so a
  * best-fit query skips subtrees of blocks all freed too briefly; c[0], p[0]:
  * the by-size treap's children and parent, c[1], p[1] the by-offset one's. */
 typedef struct blk {
   uint64_t off, size;
-  uint32_t until, pr, mx;
+  uint32_t until, pr, mx[2];
   uint32_t c[2][2], p[2]; /* children, parent */
 } blk;
 /* a treap: its root, which children (0 by size, 1 by off), mx kept (U) */
@@ -148,11 +149,15 @@ static uint32_t prio(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
   return x;
 }
+/* the latest until in x's subtree (x NIL: 0) */
+static uint32_t mx_of(const blk *B, uint32_t x) {
+  if (x == NIL) return 0;
+  uint32_t m = B[x].until > B[x].mx[0] ? B[x].until : B[x].mx[0];
+  return m > B[x].mx[1] ? m : B[x].mx[1];
+}
 static void pull_mx(blk *B, uint32_t x) {
-  uint32_t m = B[x].until, l = B[x].c[0][0], r = B[x].c[0][1];
-  if (l != NIL && B[l].mx > m) m = B[l].mx;
-  if (r != NIL && B[r].mx > m) m = B[r].mx;
-  B[x].mx = m;
+  B[x].mx[0] = mx_of(B, B[x].c[0][0]);
+  B[x].mx[1] = mx_of(B, B[x].c[0][1]);
 }
 /* a < b in the treap's order */
 static int tless(const blk *B, const trp *t, uint32_t a, uint32_t b) {
@@ -172,9 +177,9 @@ static uint32_t *tlink(blk *B, trp *t, uint32_t x) { /* the link that points to 
 static void tpull_up(blk *B, trp *t, uint32_t x, uint32_t stop) {
   for (; x != stop; x = B[x].p[0]) pull_mx(B, x);
   for (; x != NIL; x = B[x].p[0]) {
-    uint32_t m = B[x].mx;
+    uint32_t m = mx_of(B, x);
     pull_mx(B, x);
-    if (B[x].mx == m) break;
+    if (mx_of(B, x) == m) break;
   }
 }
 static void tinsert(sw *w, trp *t, uint32_t k) {
@@ -184,9 +189,10 @@ static void tinsert(sw *w, trp *t, uint32_t k) {
   /* down to where k's priority puts it; an ancestor's mx takes k's until */
   while (*link != NIL && B[*link].pr > pk) {
     uint32_t x = *link;
-    if (t->hasmx && B[x].mx < u) B[x].mx = u;
+    int d = !tless(B, t, k, x);
+    if (t->hasmx && B[x].mx[d] < u) B[x].mx[d] = u;
     up = x;
-    link = &B[x].c[c][!tless(B, t, k, x)];
+    link = &B[x].c[c][d];
   }
   /* what was there split by k's key: the left part below k, the right
    * part above it (each split node's child moves: its mx from the bottom) */
@@ -289,15 +295,16 @@ static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
  * blocks all freed too briefly. */
 typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
 static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
-  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->hasmx || w->b[x].mx >= end)) {
+  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES) {
     if (w->b[x].size >= size) {
-      fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
+      if (!t->hasmx || w->b[x].mx[0] >= end) fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
       if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
       if (w->b[x].until >= end) {
         f->seen++;
         if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) f->c[f->got++] = x;
       }
     }
+    if (t->hasmx && w->b[x].mx[1] < end) return;
     x = w->b[x].c[0][1];
   }
 }
