@@ -39,11 +39,11 @@
 /* a free block, node of two treaps: one by (size, off) (S or U: its until
  * never changes, so it is in one of them for life), one by off. The fields
  * an update or a lookup touches together sit together (one or two cache
- * lines a node, where eleven arrays took one each). pr: the treap
- * priority; mx[d] (U's only): the latest until in its U child's subtree
- * on side d (0 none), so a
- * best-fit query skips subtrees of blocks all freed too briefly; c[0], p[0]:
- * the by-size treap's children and parent, c[1], p[1] the by-offset one's. */
+ * lines a node, where ten arrays took one each). pr: the treap priority;
+ * mx[d] (U's only): the latest until in the subtree of its child on side d
+ * (0 none), so a best-fit query skips subtrees of blocks all freed too
+ * briefly without loading them; c[0], p[0]: the by-size treap's children
+ * and parent, c[1], p[1] the by-offset one's. */
 typedef struct blk {
   uint64_t off, size;
   uint32_t until, pr, mx[2];
