@@ -26,25 +26,45 @@
 #define SWEEP_TRIES 32
 #define SWEEP_TIGHT 16
 #define NIL UINT32_MAX
+/* a free this many events ahead has its live-neighbour slots fetched (a
+ * hint: the maps outgrow the core's own cache) */
+#define SWEEP_AHEAD 8
+#if defined(__GNUC__)
+#define PREFETCH(p) __builtin_prefetch(p)
+#else
+#define PREFETCH(p) ((void)0)
+#endif
 #define INF_U UINT32_MAX
 
-/* a treap over block ids; mx[x] (U's only): the latest until in x's
- * subtree, so a best-fit query skips subtrees of blocks all freed too
- * briefly */
-typedef struct trp { uint32_t *l, *r, *mx, root; int bysize; } trp;
+/* a free block, node of two treaps: one by (size, off) (S or U: its until
+ * never changes, so it is in one of them for life), one by off. The fields
+ * an update or a lookup touches together sit together (one or two cache
+ * lines a node, where ten arrays took one each). pr: the treap priority;
+ * mx[d] (U's only): the latest until in the subtree of its child on side d
+ * (0 none), so a best-fit query skips subtrees of blocks all freed too
+ * briefly without loading them; c[0], p[0]: the by-size treap's children
+ * and parent, c[1], p[1] the by-offset one's. */
+typedef struct blk {
+  uint64_t off, size;
+  uint32_t until, pr, mx[2];
+  uint32_t c[2][2], p[2]; /* children, parent */
+} blk;
+/* a treap: its root, which children (0 by size, 1 by off), mx kept (U) */
+typedef struct trp { uint32_t root; int by, hasmx; } trp;
 /* live items by an edge offset (open addressing, linear probing; grows at
- * half full, so it stays the size of what lives at once, in cache) */
-typedef struct nbslot { uint64_t key; uint32_t val; } nbslot;
-typedef struct nbmap { nbslot *t; uint32_t *at; uint64_t mask, cnt; int shift; } nbmap; /* at: each item's slot */
+ * half full, so it stays the size of what lives at once, in cache), each
+ * with when it frees: a lookup reads no per-item array */
+typedef struct nbslot { uint64_t key; uint32_t val, endt; } nbslot;
+typedef struct nbmap { nbslot *t; uint64_t mask, cnt; int shift; } nbmap;
 typedef struct sw {
-  uint64_t *off, *size;  /* per block */
-  uint32_t *until;
+  blk *b;                /* per block */
   uint32_t *freeid, nfree, nblk;
   trp S, U, O;           /* by (size, off): free for good, free until a
                             restart; all by off */
   nbmap top, bot;        /* live items by their top, by their bottom */
-  uint32_t *endt;        /* per item: when it frees (sweep time; INF_U never);
-                            NULL: plain best fit */
+  int lt;                /* the lifetime-aware fit (else plain best fit) */
+  uint32_t *endt;        /* with lt, per item: when it frees (sweep time;
+                            INF_U never), for what the caller makes live */
 } sw;
 
 /* the product's high bits (offsets are often multiples of a large power of two) */
@@ -55,49 +75,47 @@ static nbslot *nb_table(uint64_t c) {
     for (uint64_t q = 0; q < c; q++) t[q].val = NIL;
   return t;
 }
-static int nb_init(nbmap *m, size_t n) {
+static int nb_init(nbmap *m) {
   m->mask = 1023;
   m->shift = 64 - 10;
   m->cnt = 0;
   m->t = nb_table(m->mask + 1);
-  m->at = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
-  if (!m->t || !m->at) return -1;
-  memset(m->at, 0xff, sizeof(uint32_t) * n);
-  return 0;
+  return m->t ? 0 : -1;
 }
 static void nb_clear(nbmap *m) {
   for (uint64_t q = 0; q <= m->mask; q++) m->t[q].val = NIL;
   m->cnt = 0;
 }
-static void nb_release(nbmap *m) { pk_mem_free(m->t); pk_mem_free(m->at); }
-static void nb_ins(nbmap *m, uint64_t k, uint32_t v) {
-  uint64_t q = nb_hash(m, k);
+static void nb_release(nbmap *m) { pk_mem_free(m->t); }
+static void nb_ins(nbmap *m, nbslot e) {
+  uint64_t q = nb_hash(m, e.key);
   while (m->t[q].val != NIL) q = (q + 1) & m->mask;
-  m->t[q] = (nbslot){k, v};
-  m->at[v] = (uint32_t)q;
+  m->t[q] = e;
   m->cnt++;
 }
-static void nb_put(nbmap *m, uint64_t k, uint32_t v) {
+static void nb_put(nbmap *m, uint64_t k, uint32_t v, uint32_t endt) {
   if (2 * (m->cnt + 1) > m->mask + 1) { /* grow; out of memory it keeps what it has (a hint, not the packing) */
     nbslot *old = m->t, *g = nb_table(2 * (m->mask + 1));
     if (!g) return;
     uint64_t oc = m->mask + 1;
     m->t = g; m->mask = 2 * oc - 1; m->cnt = 0; m->shift--;
     for (uint64_t q = 0; q < oc; q++)
-      if (old[q].val != NIL) nb_ins(m, old[q].key, old[q].val);
+      if (old[q].val != NIL) nb_ins(m, old[q]);
     pk_mem_free(old);
   }
-  nb_ins(m, k, v);
+  nb_ins(m, (nbslot){k, v, endt});
 }
-static uint32_t nb_get(const nbmap *m, uint64_t k) {
+/* when the live item with edge k frees (INF_U: none there, or never) */
+static uint32_t nb_endt(const nbmap *m, uint64_t k) {
   for (uint64_t q = nb_hash(m, k); m->t[q].val != NIL; q = (q + 1) & m->mask)
-    if (m->t[q].key == k) return m->t[q].val;
-  return NIL;
+    if (m->t[q].key == k) return m->t[q].endt;
+  return INF_U;
 }
-/* item v out, from its slot; backward-shift deletion: no tombstones */
-static void nb_del(nbmap *m, uint32_t v) {
-  uint64_t q = m->at[v];
-  if (q > m->mask || m->t[q].val != v) return; /* not in (a grow that failed) */
+/* item v, at edge k, out; backward-shift deletion: no tombstones */
+static void nb_del(nbmap *m, uint64_t k, uint32_t v) {
+  uint64_t q = nb_hash(m, k);
+  for (; m->t[q].val != v || m->t[q].key != k; q = (q + 1) & m->mask)
+    if (m->t[q].val == NIL) return; /* not in (a grow that failed) */
   m->cnt--;
   for (uint64_t j = q;;) {
     m->t[q].val = NIL;
@@ -109,76 +127,132 @@ static void nb_del(nbmap *m, uint32_t v) {
       if (q <= j ? (h <= q || h > j) : (h <= q && h > j)) break;
     }
     m->t[q] = m->t[j];
-    m->at[m->t[q].val] = (uint32_t)q;
     q = j;
   }
 }
-static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
-  if (!w->endt || !sz) return;
-  nb_put(&w->top, o + sz, i);
-  nb_put(&w->bot, o, i);
+static void live_add(sw *w, uint32_t i, uint64_t o, uint64_t sz, uint32_t endt) {
+  if (!w->lt || !sz) return;
+  nb_put(&w->top, o + sz, i, endt);
+  nb_put(&w->bot, o, i, endt);
 }
-static void live_del(sw *w, uint32_t i, uint64_t sz) {
-  if (!w->endt || !sz) return;
-  nb_del(&w->top, i);
-  nb_del(&w->bot, i);
+/* the slots an item at o of sz takes, fetched ahead */
+#define LIVE_AHEAD(w, o, sz) do { \
+    if ((w)->lt) { PREFETCH(&(w)->top.t[nb_hash(&(w)->top, (o) + (sz))]); PREFETCH(&(w)->bot.t[nb_hash(&(w)->bot, (o))]); } \
+  } while (0)
+static void live_del(sw *w, uint32_t i, uint64_t o, uint64_t sz) {
+  if (!w->lt || !sz) return;
+  nb_del(&w->top, o + sz, i);
+  nb_del(&w->bot, o, i);
 }
 
 static uint32_t prio(uint32_t x) {
   x ^= x >> 16; x *= 0x7feb352du; x ^= x >> 15; x *= 0x846ca68bu; x ^= x >> 16;
   return x;
 }
-static void pull_mx(const sw *w, trp *t, uint32_t x) {
-  uint32_t m = w->until[x];
-  if (t->l[x] != NIL && t->mx[t->l[x]] > m) m = t->mx[t->l[x]];
-  if (t->r[x] != NIL && t->mx[t->r[x]] > m) m = t->mx[t->r[x]];
-  t->mx[x] = m;
+/* the latest until in x's subtree (x NIL: 0) */
+static uint32_t mx_of(const blk *B, uint32_t x) {
+  if (x == NIL) return 0;
+  uint32_t m = B[x].until > B[x].mx[0] ? B[x].until : B[x].mx[0];
+  return m > B[x].mx[1] ? m : B[x].mx[1];
 }
-/* only U's nodes carry mx (the call is the cost on the others) */
-#define pull(w, t, x) do { if ((t)->mx) pull_mx(w, t, x); } while (0)
-
+static void pull_mx(blk *B, uint32_t x) {
+  B[x].mx[0] = mx_of(B, B[x].c[0][0]);
+  B[x].mx[1] = mx_of(B, B[x].c[0][1]);
+}
 /* a < b in the treap's order */
-static int tless(const sw *w, const trp *t, uint32_t a, uint32_t b) {
-  if (t->bysize && w->size[a] != w->size[b]) return w->size[a] < w->size[b];
-  return w->off[a] < w->off[b];
+static int tless(const blk *B, const trp *t, uint32_t a, uint32_t b) {
+  if (!t->by && B[a].size != B[b].size) return B[a].size < B[b].size;
+  return B[a].off < B[b].off;
 }
-/* split by key of node k: left < k <= right */
-static void tsplit(const sw *w, trp *t, uint32_t x, uint32_t k, uint32_t *a, uint32_t *b) {
-  if (x == NIL) { *a = *b = NIL; return; }
-  if (tless(w, t, x, k)) { *a = x; tsplit(w, t, t->r[x], k, &t->r[x], b); }
-  else { *b = x; tsplit(w, t, t->l[x], k, a, &t->l[x]); }
-  pull(w, t, x);
+/* The treap of the same keys and priorities is one tree whatever builds
+ * it: these updates make the tree the recursive split and merge made, at a
+ * fraction of the cost: an insert descends once (no priority recomputed),
+ * an erase starts at the node (parent links) and mx is pulled only along
+ * the changed paths, stopped where it stays. */
+static uint32_t *tlink(blk *B, trp *t, uint32_t x) { /* the link that points to x */
+  uint32_t q = B[x].p[t->by];
+  return q == NIL ? &t->root : &B[q].c[t->by][B[q].c[t->by][1] == x];
 }
-static uint32_t tmerge(const sw *w, trp *t, uint32_t a, uint32_t b) {
-  if (a == NIL) return b;
-  if (b == NIL) return a;
-  if (prio(a) > prio(b)) { t->r[a] = tmerge(w, t, t->r[a], b); pull(w, t, a); return a; }
-  t->l[b] = tmerge(w, t, a, t->l[b]);
-  pull(w, t, b);
-  return b;
+/* mx pulled from x up to (not) stop, then on while it changes */
+static void tpull_up(blk *B, trp *t, uint32_t x, uint32_t stop) {
+  for (; x != stop; x = B[x].p[0]) pull_mx(B, x);
+  for (; x != NIL; x = B[x].p[0]) {
+    uint32_t m = mx_of(B, x);
+    pull_mx(B, x);
+    if (mx_of(B, x) == m) break;
+  }
 }
-static void tinsert(const sw *w, trp *t, uint32_t k) {
-  uint32_t a, b;
-  t->l[k] = t->r[k] = NIL;
-  if (t->mx) t->mx[k] = w->until[k];
-  tsplit(w, t, t->root, k, &a, &b);
-  t->root = tmerge(w, t, tmerge(w, t, a, k), b);
+static void tinsert(sw *w, trp *t, uint32_t k) {
+  blk *B = w->b;
+  int c = t->by;
+  uint32_t *link = &t->root, pk = B[k].pr, u = B[k].until, up = NIL;
+  /* down to where k's priority puts it; an ancestor's mx takes k's until */
+  while (*link != NIL && B[*link].pr > pk) {
+    uint32_t x = *link;
+    int d = !tless(B, t, k, x);
+    if (t->hasmx && B[x].mx[d] < u) B[x].mx[d] = u;
+    up = x;
+    link = &B[x].c[c][d];
+  }
+  /* what was there split by k's key: the left part below k, the right
+   * part above it (each split node's child moves: its mx from the bottom) */
+  uint32_t x = *link, *L = &B[k].c[c][0], *R = &B[k].c[c][1], lp = k, rp = k;
+  while (x != NIL) {
+    if (tless(B, t, x, k)) { *L = x; B[x].p[c] = lp; lp = x; L = &B[x].c[c][1]; x = *L; }
+    else { *R = x; B[x].p[c] = rp; rp = x; R = &B[x].c[c][0]; x = *R; }
+  }
+  *L = *R = NIL;
+  *link = k;
+  B[k].p[c] = up;
+  if (t->hasmx) {
+    for (; lp != k; lp = B[lp].p[0]) pull_mx(B, lp);
+    for (; rp != k; rp = B[rp].p[0]) pull_mx(B, rp);
+    pull_mx(B, k);
+  }
 }
-static uint32_t terase_at(const sw *w, trp *t, uint32_t x, uint32_t k) {
-  if (x == k) return tmerge(w, t, t->l[k], t->r[k]);
-  if (tless(w, t, k, x)) t->l[x] = terase_at(w, t, t->l[x], k);
-  else t->r[x] = terase_at(w, t, t->r[x], k);
-  pull(w, t, x);
-  return x;
+/* k, whose place in t is known (no key compared): a new leaf under q
+ * (NIL: the root) on side d, then rotated up to where its priority puts it */
+static void tinsert_at(sw *w, trp *t, uint32_t k, uint32_t q, int d) {
+  blk *B = w->b;
+  int c = t->by; /* only where no mx is kept */
+  B[k].c[c][0] = B[k].c[c][1] = NIL;
+  B[k].p[c] = q;
+  *(q == NIL ? &t->root : &B[q].c[c][d]) = k;
+  while ((q = B[k].p[c]) != NIL && B[q].pr < B[k].pr) {
+    int s = B[q].c[c][1] == k; /* k is q's child on side s: q goes to k's other side */
+    uint32_t m = B[k].c[c][!s], *ql = tlink(B, t, q);
+    B[q].c[c][s] = m;
+    if (m != NIL) B[m].p[c] = q;
+    B[k].c[c][!s] = q;
+    B[k].p[c] = B[q].p[c];
+    B[q].p[c] = k;
+    *ql = k;
+  }
 }
-static void terase(const sw *w, trp *t, uint32_t k) { t->root = terase_at(w, t, t->root, k); }
+static void terase(sw *w, trp *t, uint32_t k) {
+  blk *B = w->b;
+  int c = t->by;
+  uint32_t up = B[k].p[c], *link = tlink(B, t, k), par = up;
+  /* k's children merged in its place (the higher priority on top) */
+  uint32_t a = B[k].c[c][0], b = B[k].c[c][1];
+  while (a != NIL && b != NIL) {
+    if (B[a].pr > B[b].pr) { *link = a; B[a].p[c] = par; par = a; link = &B[a].c[c][1]; a = *link; }
+    else { *link = b; B[b].p[c] = par; par = b; link = &B[b].c[c][0]; b = *link; }
+  }
+  a = a != NIL ? a : b;
+  *link = a;
+  if (a != NIL) B[a].p[c] = par;
+  if (t->hasmx) tpull_up(B, t, par, up);
+}
 
 static uint32_t blk_new(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   uint32_t k = w->nfree ? w->freeid[--w->nfree] : w->nblk++;
-  w->off[k] = off; w->size[k] = size; w->until[k] = until;
+  blk *x = &w->b[k];
+  if (k + 1 == w->nblk) x->pr = prio(k); /* a new id (a reused one keeps its priority) */
+  x->off = off; x->size = size; x->until = until;
   return k;
 }
-static trp *by_size(sw *w, uint32_t k) { return w->until[k] == INF_U ? &w->S : &w->U; }
+static trp *by_size(sw *w, uint32_t k) { return w->b[k].until == INF_U ? &w->S : &w->U; }
 static void blk_del(sw *w, uint32_t k) {
   terase(w, by_size(w, k), k);
   terase(w, &w->O, k);
@@ -188,57 +262,60 @@ static void blk_del(sw *w, uint32_t k) {
  * neighbours in memory of the same until; returns its id */
 static uint32_t blk_add(sw *w, uint64_t off, uint64_t size, uint32_t until) {
   /* the neighbours: the last block below off and the first above */
-  uint32_t lo = NIL, hi = NIL;
+  uint32_t lo = NIL, hi = NIL, q = NIL; /* q: the last visited, on side d */
+  int d = 0;
   for (uint32_t x = w->O.root; x != NIL;) {
-    if (w->off[x] < off) { lo = x; x = w->O.r[x]; }
-    else { hi = x; x = w->O.l[x]; }
+    q = x;
+    if (w->b[x].off < off) { lo = x; x = w->b[x].c[1][d = 1]; }
+    else { hi = x; x = w->b[x].c[1][d = 0]; }
   }
-  int mlo = lo != NIL && w->until[lo] == until && w->off[lo] + w->size[lo] == off;
-  int mhi = hi != NIL && w->until[hi] == until && off + size == w->off[hi];
+  int mlo = lo != NIL && w->b[lo].until == until && w->b[lo].off + w->b[lo].size == off;
+  int mhi = hi != NIL && w->b[hi].until == until && off + size == w->b[hi].off;
   /* a merge grows a neighbour in place: its place by offset stays (no
    * other block lies between), only its place by size moves */
   if (mlo || mhi) {
     uint32_t k = mlo ? lo : hi;
     terase(w, by_size(w, k), k);
-    if (mlo && mhi) { size += w->size[hi]; blk_del(w, hi); }
-    if (mlo) w->size[k] += size;
-    else { w->off[k] = off; w->size[k] += size; }
+    if (mlo && mhi) { size += w->b[hi].size; blk_del(w, hi); }
+    if (mlo) w->b[k].size += size;
+    else { w->b[k].off = off; w->b[k].size += size; }
     tinsert(w, by_size(w, k), k);
     return k;
   }
   uint32_t k = blk_new(w, off, size, until);
   tinsert(w, by_size(w, k), k);
-  tinsert(w, &w->O, k);
+  tinsert_at(w, &w->O, k, q, d); /* where the search ended */
   return k;
 }
 
-/* Best fit in t, in one in-order walk from the first block of at least
- * size: of the first `want` blocks free until end that hold size at align,
- * the one back soonest; at most SWEEP_TRIES blocks free until end looked
+/* The first f->want blocks of t free until end that hold size at align, in
+ * t's order (by size, then offset), in one in-order walk from the first
+ * block of at least size; at most SWEEP_TRIES blocks free until end looked
  * at (an alignment that wastes too much of each). mx prunes subtrees of
  * blocks all freed too briefly. */
-typedef struct fitw { uint32_t best, got, seen; } fitw;
-static void fit_walk(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end,
-                     uint32_t want, fitw *f) {
-  while (x != NIL && f->got < want && f->seen < SWEEP_TRIES && (!t->mx || t->mx[x] >= end)) {
-    if (w->size[x] >= size) {
-      fit_walk(w, t, t->l[x], size, align, end, want, f);
-      if (f->got >= want || f->seen >= SWEEP_TRIES) return;
-      if (w->until[x] >= end) {
+typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
+static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
+  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES) {
+    if (w->b[x].size >= size) {
+      if (!t->hasmx || w->b[x].mx[0] >= end) fit_list(w, t, w->b[x].c[0][0], size, align, end, f);
+      if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
+      if (w->b[x].until >= end) {
         f->seen++;
-        if (pk_align_up(w->off[x], align) + size <= w->off[x] + w->size[x]) {
-          if (f->best == NIL || w->until[x] < w->until[f->best]) f->best = x;
-          f->got++;
-        }
+        if (pk_align_up(w->b[x].off, align) + size <= w->b[x].off + w->b[x].size) f->c[f->got++] = x;
       }
     }
-    x = t->r[x];
+    if (t->hasmx && w->b[x].mx[1] < end) return;
+    x = w->b[x].c[0][1];
   }
 }
+/* Best fit in t: of those (want <= SWEEP_TIGHT), the one back soonest */
 static uint32_t fit_in(const sw *w, const trp *t, uint64_t size, uint64_t align, uint32_t end, uint32_t want) {
-  fitw f = {NIL, 0, 0};
-  fit_walk(w, t, t->root, size, align, end, want, &f);
-  return f.best;
+  uint32_t cand[SWEEP_TIGHT], best = NIL;
+  fitl f = {cand, 0, 0, want};
+  fit_list(w, t, t->root, size, align, end, &f);
+  for (uint32_t k = 0; k < f.got; k++)
+    if (best == NIL || w->b[cand[k]].until < w->b[best].until) best = cand[k];
+  return best;
 }
 /* The blocks free for good and those free until a restart apart, so the
  * latter (many on a cycle, most too short-lived) never hide the former.
@@ -271,40 +348,23 @@ static uint32_t best_fit(const sw *w, uint64_t size, uint64_t align, uint32_t en
 #define SWEEP_LT_SLACK 4
 #define SWEEP_LT_UAREA 2.0
 
-/* the first f->want blocks of t free until end that hold size at align, in
- * t's order (by size, then offset); at most SWEEP_TRIES looked at */
-typedef struct fitl { uint32_t *c, got, seen, want; } fitl;
-static void fit_list(const sw *w, const trp *t, uint32_t x, uint64_t size, uint64_t align, uint32_t end, fitl *f) {
-  while (x != NIL && f->got < f->want && f->seen < SWEEP_TRIES && (!t->mx || t->mx[x] >= end)) {
-    if (w->size[x] >= size) {
-      fit_list(w, t, t->l[x], size, align, end, f);
-      if (f->got >= f->want || f->seen >= SWEEP_TRIES) return;
-      if (w->until[x] >= end) {
-        f->seen++;
-        if (pk_align_up(w->off[x], align) + size <= w->off[x] + w->size[x]) f->c[f->got++] = x;
-      }
-    }
-    x = t->r[x];
-  }
-}
 static uint64_t align_down(uint64_t x, uint64_t a) { return (a & (a - 1)) ? x - x % a : x & ~(a - 1); }
-/* how far apart item j (NIL: none) and one freed at end free; `none` when
- * j is no item or never freed */
-static uint32_t nb_gap(const sw *w, uint32_t j, uint32_t end, uint32_t none) {
-  if (j == NIL || w->endt[j] == INF_U) return none;
-  uint32_t e = w->endt[j];
+/* how far apart a live neighbour freed at e (INF_U: none, or never) and an
+ * item freed at end free; `none` when there is none or it is never freed */
+static uint32_t nb_gap(uint32_t e, uint32_t end, uint32_t none) {
+  if (e == INF_U) return none;
   return e > end ? e - end : end - e;
 }
 /* a block free until a restart: what stays idle of it after an item freed at end */
 static double u_area(const sw *w, uint32_t x, uint32_t end) {
-  return (double)(w->until[x] - end + 1) * (double)w->size[x];
+  return (double)(w->b[x].until - end + 1) * (double)w->b[x].size;
 }
 /* Of cand[0..got) (in t's order), the block and end (*top) for an item of
  * size at align freed at end; u: blocks free until a restart (those of
  * least idle area first) */
 static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_t size, uint64_t align,
                         uint32_t end, int u, int *top) {
-  uint64_t lim = w->size[cand[0]] + size / SWEEP_LT_SLACK;
+  uint64_t lim = w->b[cand[0]].size + size / SWEEP_LT_SLACK;
   uint32_t best = NIL, bs = UINT32_MAX, none = u ? 0 : UINT32_MAX;
   double amax = 0; /* restart blocks: the idle area scored up to (doubles: sizes x times overflow 64 bits) */
   if (u) {
@@ -317,16 +377,16 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
   }
   for (uint32_t k = 0; k < got; k++) {
     uint32_t x = cand[k];
-    if (u ? u_area(w, x, end) > amax : w->size[x] > lim) {
+    if (u ? u_area(w, x, end) > amax : w->b[x].size > lim) {
       if (u) continue;
       break;
     }
-    uint64_t bo = w->off[x], be = bo + w->size[x];
-    uint32_t s0 = nb_gap(w, nb_get(&w->top, bo), end, none);
+    uint64_t bo = w->b[x].off, be = bo + w->b[x].size;
+    uint32_t s0 = nb_gap(nb_endt(&w->top, bo), end, none);
     if (s0 < bs || best == NIL) { bs = s0; best = x; *top = 0; }
     uint64_t o = align_down(be - size, align);
     if (bs && o >= bo && o + size == be) {
-      uint32_t s1 = nb_gap(w, nb_get(&w->bot, be), end, none);
+      uint32_t s1 = nb_gap(nb_endt(&w->bot, be), end, none);
       if (s1 < bs) { bs = s1; best = x; *top = 1; }
     }
     if (!bs) break; /* none better */
@@ -337,7 +397,7 @@ static uint32_t lt_pick(const sw *w, const uint32_t *cand, uint32_t got, uint64_
  * the heap), at its top end when *top */
 static uint32_t place_fit(const sw *w, uint64_t size, uint64_t align, uint32_t end, int *top) {
   *top = 0;
-  if (!w->endt) return best_fit(w, size, align, end);
+  if (!w->lt) return best_fit(w, size, align, end);
   uint32_t cand[SWEEP_TIGHT > SWEEP_LT_FITS ? SWEEP_TIGHT : SWEEP_LT_FITS];
   fitl f = {cand, 0, 0, SWEEP_TIGHT};
   fit_list(w, &w->U, w->U.root, size, align, end, &f);
@@ -354,32 +414,45 @@ static uint64_t sw_place(sw *w, uint32_t i, uint64_t sz, uint64_t al, uint32_t e
   uint32_t b = place_fit(w, sz, al, end, &top);
   uint64_t o;
   if (b != NIL) {
-    uint64_t bo = w->off[b], bs = w->size[b];
+    uint64_t bo = w->b[b].off, bs = w->b[b].size;
     o = top ? align_down(bo + bs - sz, al) : pk_align_up(bo, al);
-    *u = w->until[b];
+    LIVE_AHEAD(w, o, sz);
+    *u = w->b[b].until;
     if (o == bo && bs > sz) { /* the rest keeps b's place by offset */
       trp *t = by_size(w, b);
       terase(w, t, b);
-      w->off[b] = o + sz; w->size[b] = bs - sz;
+      w->b[b].off = o + sz; w->b[b].size = bs - sz;
       tinsert(w, t, b);
     } else if (top && o > bo) { /* at its top end: the rest keeps b's offset */
       trp *t = by_size(w, b);
       terase(w, t, b);
-      w->size[b] = o - bo;
+      w->b[b].size = o - bo;
       tinsert(w, t, b);
-    } else {
-      uint32_t uu = *u;
+    } else if (o > bo) { /* within, past padding: b keeps the padding, a new block the rest */
+      trp *t = by_size(w, b);
+      terase(w, t, b);
+      w->b[b].size = o - bo;
+      tinsert(w, t, b);
+      /* it merges with nothing: b merged with what lies against it when made */
+      if (bo + bs > o + sz) {
+        uint32_t k = blk_new(w, o + sz, bo + bs - o - sz, *u), q = b;
+        tinsert(w, t, k);
+        /* next after b by offset: b's right child, else the leftmost below it */
+        int d = w->b[q].c[1][1] != NIL ? 0 : 1;
+        if (!d)
+          for (q = w->b[q].c[1][1]; w->b[q].c[1][0] != NIL;) q = w->b[q].c[1][0];
+        tinsert_at(w, &w->O, k, q, d);
+      }
+    } else /* all of it */
       blk_del(w, b);
-      if (o > bo) blk_add(w, bo, o - bo, uu);
-      if (bo + bs > o + sz) blk_add(w, o + sz, bo + bs - o - sz, uu);
-    }
   } else {
     o = pk_align_up(*H, al);
+    LIVE_AHEAD(w, o, sz);
     if (o > *H) blk_add(w, *H, o - *H, INF_U);
     *H = o + sz;
     *u = INF_U;
   }
-  live_add(w, i, o, sz);
+  live_add(w, i, o, sz, end);
   return o;
 }
 
@@ -395,50 +468,56 @@ static int crosses(const pk_inst *in, size_t i, uint32_t t0) {
  * what was made either way). */
 static int sw_alloc(sw *w, size_t nb, size_t n, int lt) {
   memset(w, 0, sizeof *w);
-  w->off = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->size = pk_mem_alloc(sizeof(uint64_t) * nb);
-  w->until = pk_mem_alloc(sizeof(uint32_t) * nb);
+  w->b = pk_mem_alloc(sizeof(blk) * nb);
   w->freeid = pk_mem_alloc(sizeof(uint32_t) * nb);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  int ok = w->off && w->size && w->until && w->freeid;
-  for (int q = 0; q < 3; q++) {
-    ts[q]->l = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->r = pk_mem_alloc(sizeof(uint32_t) * nb);
-    ts[q]->mx = q == 1 ? pk_mem_alloc(sizeof(uint32_t) * nb) : NULL; /* U's only */
-    ok = ok && ts[q]->l && ts[q]->r && (q != 1 || ts[q]->mx);
-    ts[q]->root = NIL;
-  }
-  w->S.bysize = w->U.bysize = 1;
+  int ok = w->b && w->freeid;
+  w->S.root = w->U.root = w->O.root = NIL;
+  w->O.by = 1;
+  w->U.hasmx = 1;
   if (ok && lt) {
+    w->lt = 1;
     w->endt = pk_mem_alloc(sizeof(uint32_t) * (n ? n : 1));
-    ok = w->endt && !nb_init(&w->top, n) && !nb_init(&w->bot, n);
+    ok = w->endt && !nb_init(&w->top) && !nb_init(&w->bot);
   }
   return ok ? 0 : -1;
 }
 static void sw_release(sw *w) {
-  pk_mem_free(w->off); pk_mem_free(w->size); pk_mem_free(w->until); pk_mem_free(w->freeid);
-  trp *ts[3] = {&w->S, &w->U, &w->O};
-  for (int q = 0; q < 3; q++) { pk_mem_free(ts[q]->l); pk_mem_free(ts[q]->r); pk_mem_free(ts[q]->mx); }
+  pk_mem_free(w->b); pk_mem_free(w->freeid);
   nb_release(&w->top); nb_release(&w->bot); pk_mem_free(w->endt);
 }
+
+/* A sweep event, in the order the sweep meets them: a start (fe: where its
+ * item's free is) carries what placing needs (a: the alignment, t: when it
+ * frees), a free (fe NIL) what the placing wrote into it (a: the offset,
+ * t: the until), so the loop reads events one after another where it
+ * looked each item up (a cache miss a field). */
+typedef struct swev { uint64_t size, a; uint32_t i, t, fe, kind; } swev;
+/* kinds: a free, a start; a peak sweep's half also a stacked item's free
+ * (a: its offset, t: until) and a fixed item's claim (a: its offset, t:
+ * when it frees) */
+enum { EV_FREE, EV_SFREE, EV_START, EV_CLAIM };
+/* event k + SWEEP_AHEAD of ne, a free, has its live-neighbour slots fetched
+ * (its offset is there once it has started; else a wasted hint). Macros:
+ * gcc deletes calls of a static function that only prefetches. */
+#define EV_AHEAD(w, ev, k, ne) do { \
+    if ((w)->lt && (k) + SWEEP_AHEAD < (ne)) { \
+      const swev *f_ = &(ev)[(k) + SWEEP_AHEAD]; \
+      if (f_->kind == EV_FREE || f_->kind == EV_SFREE) LIVE_AHEAD(w, f_->a, f_->size); \
+    } \
+  } while (0)
 
 /* One sweep from t0: what crosses t0 stacked at the bottom first. */
 static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
   size_t n = in->n, nn = n ? n : 1;
   uint32_t K = in->K;
-  uint32_t *key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn), *until = pk_mem_alloc(sizeof(uint32_t) * nn);
-  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn), *ev = pk_mem_alloc(sizeof(size_t) * 2 * nn);
-  size_t *evs = pk_mem_alloc(sizeof(size_t) * 2 * nn), *slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  size_t *bys = pk_mem_alloc(sizeof(size_t) * nn), *cord = pk_mem_alloc(sizeof(size_t) * nn);
+  size_t *cnt = pk_mem_calloc((size_t)2 * K + 3, sizeof(size_t));
+  swev *ev = pk_mem_alloc(sizeof(swev) * 2 * nn);
   /* free blocks at once: bounded by their edges, each an item's edge (2 a
    * live item) or a change of until (2 a crossing item's region) */
   sw w;
   int rc = -1;
-  if (sw_alloc(&w, 4 * nn + 8, n, lt) || !key || !until || !bys || !ev || !evs || !slot) goto out;
-  if (w.endt) /* when each frees, in unrolled time (a crossing item: its end, once) */
-    for (size_t i = 0; i < n; i++) {
-      uint32_t d = (in->s[i] + K - t0) % K;
-      w.endt[i] = in->len[i] >= K ? INF_U : crosses(in, i, t0) ? (in->e[i] + K - t0) % K : d + in->len[i];
-    }
+  if (sw_alloc(&w, 4 * nn + 8, n, lt) || !bys || !cord || !cnt || !ev) goto out;
   if (pk_size_order(in, NULL, 0, bys)) goto out;
   uint64_t H = 0;
   rc = 0;
@@ -446,66 +525,73 @@ static int sweep_run(const pk_inst *in, uint32_t t0, int lt, uint64_t *offv) {
    * come back at, the latest lowest (then by size): the blocks they free are
    * free until the same point side by side, so they merge (by size alone:
    * 30,000 items on a cycle of 100 points 1.047 -> 1.044 x LOAD, of 1000
-   * points 1.072 -> 1.064). slot is free until the events are made. */
-  size_t *cord = slot;
+   * points 1.072 -> 1.064): a stable counting sort of size order by the
+   * point (d, relative to t0) they start at again, the largest first. */
+  size_t nc = 0;
   if (in->cyclic) {
-    pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
-    if (!kv) { rc = -1; goto out; }
-    for (size_t k = 0; k < n; k++) {
-      size_t i = bys[k];
-      kv[k] = (pk_kv){K - (in->s[i] + K - t0) % K, k, i};
-    }
-    pk_sort_kv(kv, n);
-    for (size_t k = 0; k < n; k++) cord[k] = kv[k].i;
-    pk_mem_free(kv);
+    for (size_t k = 0; k < n; k++)
+      if (crosses(in, bys[k], t0)) { cnt[K - 1 - (in->s[bys[k]] + K - t0) % K + 1]++; nc++; }
+    for (uint32_t q = 0; q < K; q++) cnt[q + 1] += cnt[q];
+    for (size_t k = 0; k < n; k++)
+      if (crosses(in, bys[k], t0)) cord[cnt[K - 1 - (in->s[bys[k]] + K - t0) % K]++] = bys[k];
+    memset(cnt, 0, sizeof(size_t) * (K + 1));
   }
-  for (int pass = 0; pass < 2 && in->cyclic; pass++)
-    for (size_t k = 0; k < n; k++) {
+  for (int pass = 0; pass < 2; pass++)
+    for (size_t k = 0; k < nc; k++) {
       size_t i = cord[k];
       int whole = in->len[i] >= K;
       if (whole != !pass || !crosses(in, i, t0)) continue;
       offv[i] = pk_align_up(H, in->align[i]);
       if (offv[i] > H) blk_add(&w, H, offv[i] - H, INF_U); /* padding below: free for good */
       H = offv[i] + in->size[i];
-      live_add(&w, (uint32_t)i, offv[i], in->size[i]);
+      /* it frees at its end, once (whole-cycle items never) */
+      live_add(&w, (uint32_t)i, offv[i], in->size[i], whole ? INF_U : (in->e[i] + K - t0) % K);
       if (pk_cut(in, offv, i)) { rc = 1; goto out; }
     }
-  /* events in unrolled time d = t - t0 (mod K): ends (0) before starts (1),
-   * each kind by size, larger first: stable counting sort of size order */
+  /* events in unrolled time d = t - t0 (mod K) at 2d: ends (2d) before
+   * starts (2d + 1), each kind by size, larger first: a stable counting
+   * sort of size order, each event made in its place */
   size_t ne = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t i = bys[k];
-    uint32_t d = (in->s[i] + K - t0) % K, len = in->len[i];
-    if (crosses(in, i, t0)) {
-      if (len >= K) continue;                       /* never freed */
-      uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
-      until[i] = d;
-      key[ne] = 2 * de; ev[ne++] = 2 * i;
-      continue;
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 0; k < n; k++) {
+      size_t i = bys[k];
+      uint32_t d = (in->s[i] + K - t0) % K, len = in->len[i];
+      uint64_t sz = in->size[i];
+      if (crosses(in, i, t0)) {
+        if (len >= K) continue;                       /* never freed */
+        uint32_t de = (in->e[i] + K - t0) % K;        /* dies at de, back at d */
+        if (!pass) { cnt[2 * de + 1]++; ne++; }
+        else ev[cnt[2 * de]++] = (swev){sz, offv[i], (uint32_t)i, d, NIL, EV_FREE};
+        continue;
+      }
+      uint32_t ks = 2 * d + 1, ke = 2 * (d + len);
+      if (!pass) { cnt[ks + 1]++; cnt[ke + 1]++; ne += 2; continue; }
+      size_t ps = cnt[ks]++, pe = cnt[ke]++;
+      ev[ps] = (swev){sz, in->align[i], (uint32_t)i, d + len, (uint32_t)pe, EV_START};
+      ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, EV_FREE};
     }
-    key[ne] = 2 * d + 1; ev[ne++] = 2 * i + 1;
-    key[ne] = 2 * (d + len); ev[ne++] = 2 * i;
+    if (!pass)
+      for (uint32_t q = 0; q < 2 * K + 2; q++) cnt[q + 1] += cnt[q];
   }
-  for (size_t q = 0; q < ne; q++) slot[q] = q;
-  if (pk_csort(key, 2 * K + 2, slot, ne, evs)) { rc = -1; goto out; }
-  uint64_t top = H;
   for (size_t k = 0; k < ne; k++) {
-    size_t e = ev[evs[k]], i = e >> 1;
-    uint64_t sz = in->size[i], al = in->align[i];
-    if (!(e & 1)) { /* free */
-      live_del(&w, (uint32_t)i, sz);
-      uint32_t b = blk_add(&w, offv[i], sz, until[i]);
-      if (w.until[b] == INF_U && w.off[b] + w.size[b] == H) { H = w.off[b]; blk_del(&w, b); }
+    const swev *e = &ev[k];
+    EV_AHEAD(&w, ev, k, ne);
+    uint32_t i = e->i;
+    if (e->fe == NIL) { /* free */
+      live_del(&w, i, e->a, e->size);
+      uint32_t b = blk_add(&w, e->a, e->size, e->t);
+      if (w.b[b].until == INF_U && w.b[b].off + w.b[b].size == H) { H = w.b[b].off; blk_del(&w, b); }
       continue;
     }
-    uint32_t end = key[evs[k]] / 2 + in->len[i];
-    offv[i] = sw_place(&w, (uint32_t)i, sz, al, end, &H, &until[i]);
-    if (H > top) top = H;
+    uint32_t u;
+    uint64_t o = offv[i] = sw_place(&w, i, e->size, e->a, e->t, &H, &u);
+    ev[e->fe].a = o;
+    ev[e->fe].t = u;
     if (pk_cut(in, offv, i)) { rc = 1; goto out; }
   }
   pk_charge((uint64_t)ne * 8);
 out:
-  pk_mem_free(key); pk_mem_free(until); pk_mem_free(bys); pk_mem_free(ev); pk_mem_free(evs); pk_mem_free(slot);
+  pk_mem_free(bys); pk_mem_free(cord); pk_mem_free(cnt); pk_mem_free(ev);
   sw_release(&w);
   return rc;
 }
@@ -567,8 +653,9 @@ int pk_sweep_cuts(const pk_inst *in, uint64_t *off, int cuts, int lt) {
 typedef struct half {
   const pk_inst *in;
   uint8_t *role;
-  uint32_t *ds, *fr, *un, *until, *key;
-  size_t *stk, ns, *fix, nf, *ev, *evs, *slot;
+  uint32_t *ds, *fr, *un;
+  size_t *stk, ns, *fix, nf, *cnt; /* cnt: a counting sort's, 2 K + 7 */
+  swev *ev;                        /* the events (kind: EV_*) */
   const size_t *bys;
   uint64_t *offv;
   sw w;
@@ -601,11 +688,11 @@ static int carve(sw *w, uint64_t o, uint64_t sz) {
   for (;;) {
     uint32_t x = NIL; /* the last block below e */
     for (uint32_t y = w->O.root; y != NIL;) {
-      if (w->off[y] < e) { x = y; y = w->O.r[y]; } else y = w->O.l[y];
+      if (w->b[y].off < e) { x = y; y = w->b[y].c[1][1]; } else y = w->b[y].c[1][0];
     }
-    if (x == NIL || w->off[x] + w->size[x] <= o) break;
-    uint64_t bo = w->off[x], be = bo + w->size[x];
-    uint32_t u = w->until[x];
+    if (x == NIL || w->b[x].off + w->b[x].size <= o) break;
+    uint64_t bo = w->b[x].off, be = bo + w->b[x].size;
+    uint32_t u = w->b[x].until;
     blk_del(w, x);
     got += (be < e ? be : e) - (bo > o ? bo : o);
     if (bo < o) blk_add(w, bo, o - bo, u);
@@ -626,9 +713,8 @@ static int sweep_half(half *h, uint64_t H0) {
     size_t i = h->stk[k];
     if (offv[i] > H) add_split(h, H, offv[i], INF_U);
     H = offv[i] + in->size[i];
-    h->until[i] = h->un[i];
     if (h->fr[i] == 0) add_split(h, offv[i], H, h->un[i]);
-    else live_add(w, (uint32_t)i, offv[i], in->size[i]);
+    else live_add(w, (uint32_t)i, offv[i], in->size[i], w->lt ? w->endt[i] : INF_U);
   }
   H = H0;
   if (h->nf) { /* fixed items above the stack: the top starts above them */
@@ -636,40 +722,60 @@ static int sweep_half(half *h, uint64_t H0) {
     uint64_t FH = offv[f] + in->size[f];
     if (FH > H) { add_split(h, H, FH, INF_U); H = FH; }
   }
-  size_t ne = 0;
-  for (size_t k = 0; k < n; k++) {
-    size_t i = h->bys[k];
-    uint8_t ro = h->role[i];
-    if (ro == 1 && h->fr[i] != 0 && h->fr[i] != NONE_T) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
-    else if (ro >= 2) {
-      h->key[ne] = 2 * h->ds[i] + 1; h->ev[ne++] = 2 * i + 1;
-      if (ro == 2) { h->key[ne] = 2 * h->fr[i]; h->ev[ne++] = 2 * i; }
+  /* the events in time order (ends before starts, each by size, larger
+   * first), made in their places by a stable counting sort of size order */
+  size_t ne = 0, *cnt = h->cnt;
+  swev *ev = h->ev;
+  memset(cnt, 0, sizeof(size_t) * (2 * (size_t)in->K + 7));
+  for (int pass = 0; pass < 2; pass++) {
+    for (size_t k = 0; k < n; k++) {
+      size_t i = h->bys[k];
+      uint8_t ro = h->role[i];
+      if (!ro) continue;
+      uint32_t ks = ro >= 2 ? 2 * h->ds[i] + 1 : 0, ke = ro != 3 ? 2 * h->fr[i] : 0;
+      uint64_t sz = in->size[i];
+      if (ro == 1 && h->fr[i] != 0 && h->fr[i] != NONE_T) {
+        if (!pass) { cnt[ke + 1]++; ne++; }
+        else ev[cnt[ke]++] = (swev){sz, offv[i], (uint32_t)i, h->un[i], NIL, EV_SFREE};
+      } else if (ro == 3) {
+        if (!pass) { cnt[ks + 1]++; ne++; }
+        else ev[cnt[ks]++] = (swev){sz, offv[i], (uint32_t)i, w->lt ? w->endt[i] : INF_U, NIL, EV_CLAIM};
+      } else if (ro == 2) {
+        if (!pass) { cnt[ks + 1]++; cnt[ke + 1]++; ne += 2; continue; }
+        size_t ps = cnt[ks]++, pe = cnt[ke]++;
+        ev[ps] = (swev){sz, in->align[i], (uint32_t)i, h->fr[i], (uint32_t)pe, EV_START};
+        ev[pe] = (swev){sz, 0, (uint32_t)i, 0, NIL, EV_FREE};
+      }
     }
+    if (!pass)
+      for (size_t q = 0; q + 1 < 2 * (size_t)in->K + 7; q++) cnt[q + 1] += cnt[q];
   }
-  for (size_t q = 0; q < ne; q++) h->slot[q] = q;
-  if (pk_csort(h->key, 2 * in->K + 6, h->slot, ne, h->evs)) return -1;
   for (size_t k = 0; k < ne; k++) {
-    size_t e = h->ev[h->evs[k]], i = e >> 1;
-    uint64_t sz = in->size[i], al = in->align[i];
-    if (!(e & 1)) {
+    const swev *e = &ev[k];
+    uint32_t i = e->i;
+    EV_AHEAD(w, ev, k, ne);
+    if (e->kind == EV_FREE || e->kind == EV_SFREE) {
       uint32_t b;
-      live_del(w, (uint32_t)i, sz);
-      if (h->role[i] == 1) { /* a stacked block: fixed items' parts of it only until they claim them */
-        add_split(h, offv[i], offv[i] + sz, h->until[i]);
+      live_del(w, i, e->a, e->size);
+      if (e->kind == EV_SFREE) { /* a stacked block: fixed items' parts of it only until they claim them */
+        add_split(h, e->a, e->a + e->size, e->t);
         b = NIL;
-        for (uint32_t y = w->O.root; y != NIL; y = w->O.r[y]) b = y; /* the top block */
+        for (uint32_t y = w->O.root; y != NIL; y = w->b[y].c[1][1]) b = y; /* the top block */
       } else
-        b = blk_add(w, offv[i], sz, h->until[i]);
+        b = blk_add(w, e->a, e->size, e->t);
       /* a block free for good at the top lowers the heap */
-      if (b != NIL && w->until[b] == INF_U && w->off[b] + w->size[b] == H) { H = w->off[b]; blk_del(w, b); }
+      if (b != NIL && w->b[b].until == INF_U && w->b[b].off + w->b[b].size == H) { H = w->b[b].off; blk_del(w, b); }
       continue;
     }
-    if (h->role[i] == 3) {
-      if (!carve(w, offv[i], sz)) return 1;
-      live_add(w, (uint32_t)i, offv[i], sz);
+    if (e->kind == EV_CLAIM) {
+      if (!carve(w, e->a, e->size)) return 1;
+      live_add(w, i, e->a, e->size, e->t);
       continue;
     }
-    offv[i] = sw_place(w, (uint32_t)i, sz, al, h->fr[i], &H, &h->until[i]);
+    uint32_t u;
+    uint64_t o = offv[i] = sw_place(w, i, e->size, e->a, e->t, &H, &u);
+    ev[e->fe].a = o;
+    ev[e->fe].t = u;
     if (pk_cut(in, offv, i)) return 1;
   }
   pk_charge((uint64_t)ne * 8);
@@ -694,15 +800,14 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
   pk_kv *kv = pk_mem_alloc(sizeof(pk_kv) * nn);
   h.role = pk_mem_alloc(nn);
   h.ds = pk_mem_alloc(sizeof(uint32_t) * nn); h.fr = pk_mem_alloc(sizeof(uint32_t) * nn);
-  h.un = pk_mem_alloc(sizeof(uint32_t) * nn); h.until = pk_mem_alloc(sizeof(uint32_t) * nn);
-  h.key = pk_mem_alloc(sizeof(uint32_t) * 2 * nn);
+  h.un = pk_mem_alloc(sizeof(uint32_t) * nn);
+  h.cnt = pk_mem_alloc(sizeof(size_t) * (2 * (size_t)K + 7));
   h.stk = pk_mem_alloc(sizeof(size_t) * nn); h.fix = pk_mem_alloc(sizeof(size_t) * nn);
-  h.ev = pk_mem_alloc(sizeof(size_t) * 2 * nn); h.evs = pk_mem_alloc(sizeof(size_t) * 2 * nn);
-  h.slot = pk_mem_alloc(sizeof(size_t) * 2 * nn);
+  h.ev = pk_mem_alloc(sizeof(swev) * 2 * nn);
   h.bys = bys;
   int rc = sw_alloc(&h.w, 4 * nn + 8, n, lt);
-  if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.until || !h.key || !h.stk ||
-      !h.fix || !h.ev || !h.evs || !h.slot || pk_size_order(in, NULL, 0, bys)) {
+  if (rc || !d || !cr || !bys || !kv || !h.role || !h.ds || !h.fr || !h.un || !h.cnt || !h.stk ||
+      !h.fix || !h.ev || pk_size_order(in, NULL, 0, bys)) {
     rc = -1;
     goto out;
   }
@@ -761,7 +866,7 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
       pk_sort_kv(kv, h.nf);
       for (size_t k = 0; k < h.nf; k++) h.fix[k] = kv[k].i;
     }
-    if (h.w.endt) {
+    if (h.w.lt) {
       for (size_t i = 0; i < n; i++)
         h.w.endt[i] = h.role[i] == 2 ? h.fr[i] : h.role[i] == 1 && h.fr[i] != NONE_T ? h.fr[i] : INF_U;
       nb_clear(&h.w.top);
@@ -771,8 +876,8 @@ static int sweep_peak_at(const pk_inst *in, uint32_t p, uint32_t m, int stack, i
   }
 out:
   pk_mem_free(d); pk_mem_free(cr); pk_mem_free(bys); pk_mem_free(kv);
-  pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.until); pk_mem_free(h.key);
-  pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev); pk_mem_free(h.evs); pk_mem_free(h.slot);
+  pk_mem_free(h.role); pk_mem_free(h.ds); pk_mem_free(h.fr); pk_mem_free(h.un); pk_mem_free(h.cnt);
+  pk_mem_free(h.stk); pk_mem_free(h.fix); pk_mem_free(h.ev);
   sw_release(&h.w);
   return rc;
 }
