@@ -208,31 +208,31 @@ int best_bound(best_run *r) {
  * n) or a clique weighs more than LOAD (the structure it is made for);
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
-/* Above LARGE_N on a cycle, where the budget holds it (an explicit one: the
- * default's is far less), the first canonical dive (pack_dive.c) in its
- * O(n K) form (pack_skyline.c): random cycles of 30,000-100,000 items
- * 1.010-1.028 x LOAD where the sweeps reach 1.023-1.056, for about 2x
- * their time (bench/cycle_seeds.lua, journal "Scale: the skyline dive").
- * Its cost, estimated from the groups and lengths it scans per placement,
- * decides whether it runs; what it does is charged to the work clock. */
-static int quick_skyline(best_run *r) {
-  const pk_inst *in = &r->in;
-  uint32_t maxlen = 0;
-  for (size_t k = 0; k < r->m; k++) if (in->len[r->bord[k]] > maxlen) maxlen = in->len[r->bord[k]];
-  uint64_t now = pk_now(), est = (uint64_t)r->m * ((uint64_t)in->K + 2 * (uint64_t)maxlen) * SKYLINE_NS;
-  if (!r->m || now >= r->deadline || r->deadline - now < est) return 0;
+/* Above LARGE_N on a cycle, the first canonical dive (pack_dive.c) in its
+ * O(n K) form (pack_skyline.c), beside the sweeps, the lower kept: within
+ * SKYLINE_ITEM_WORK per item by default, or what an explicit budget has
+ * left. bench/scale.lua at 30,000 items: cycle T=100 long 1.027 -> 1.009,
+ * cycle T=1000 short 1.006 -> 1.003 (0.07-0.08 s); cycle T=1000 long
+ * reaches 1.015 in 0.4 s, past the default's share, so it gives up there
+ * early (journal, "Scale: the skyline dive"). */
+static int quick_skyline(best_run *r) { /* 1 done, 0 gave up, -1 OOM */
+  if (!r->m) return 0;
+  uint64_t now = pk_now(), cap = SKYLINE_ITEM_WORK * (uint64_t)r->n;
+  uint64_t left = r->deadline > now ? (r->deadline - now) / SKYLINE_NS : 0;
+  if (left > cap) cap = left;
   double *key = pk_mem_alloc(sizeof(double) * r->n);
   if (!key || best_first_keys(r, key)) { pk_mem_free(key); return -1; }
   memcpy(r->tmp, r->b.off, sizeof(uint64_t) * r->n); /* whole-cycle items keep their stack */
-  uint64_t M = pk_skyline_dive(in, r->bord, r->m, key, r->b.lo0, r->tmp);
+  uint64_t M = pk_skyline_dive(&r->in, r->bord, r->m, key, r->b.lo0, cap, r->tmp);
   pk_mem_free(key);
   if (M == UINT64_MAX) return -1;
+  if (M == SKYLINE_GAVE_UP) return 0;
   uint64_t mk = pk_makespan(r->in0, r->tmp);
   if (mk < r->realBest) {
     r->realBest = mk;
     memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
   }
-  return 0;
+  return 1;
 }
 
 /* The sweep (O(n log n)), from SMALL_BITS_N items on: above LARGE_N the one
@@ -242,6 +242,14 @@ static int quick_sweep(best_run *r) {
     /* above LARGE_N a cycle's cuts sweep with the lifetime-aware fit too;
      * below it the incumbent keeps plain best fit (the baselines decide) */
     int cuts = r->n > LARGE_N ? (int)(SWEEP_CUT_ITEMS / r->n) : 1;
+    /* a cycle's skyline dive first: where it ends within its share, one cut
+     * (it beats the sweeps by far there; the cut stays as insurance) */
+    if (r->in.cyclic && r->n > LARGE_N) {
+      int sk = quick_skyline(r);
+      if (sk < 0) return -1;
+      if (r->realBest <= r->reallb) return BEST_PROVED;
+      if (sk) cuts = 1;
+    }
     /* above LARGE_N a line's sweeps (nearly all that runs) are peak sweeps
      * (pk_sweep_peak), SWEEP_RUN_ITEMS / n of them (1 to 3), the lowest
      * kept: the latest start lowest with the lifetime-aware fit, then with
@@ -264,8 +272,6 @@ static int quick_sweep(best_run *r) {
         memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
       }
     }
-    if (r->realBest <= r->reallb) return BEST_PROVED;
-    if (r->in.cyclic && r->n > LARGE_N && quick_skyline(r) < 0) return -1;
     if (r->realBest <= r->reallb) return BEST_PROVED;
   }
   return BEST_ON;

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SKY_B 32 /* groups per block of the least-offset search */
 typedef struct skyd {
   const pk_inst *in;
   uint32_t K;
@@ -68,7 +69,7 @@ static uint32_t group_first(skyd *d, uint32_t g) {
 }
 
 uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const double *key, uint64_t lo0,
-                         uint64_t *off) {
+                         uint64_t cap, uint64_t *off) {
   uint32_t K = in->K ? in->K : 1;
   skyd d;
   memset(&d, 0, sizeof d);
@@ -93,8 +94,14 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   /* cand[g]: the position that goes from group g at f[g] (UINT32_MAX: to be
    * found again), kept until the skyline changes within the group's reach */
   uint32_t *cand = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 1)), *crun = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 1));
+  /* the keys of cand[g] and of the group's best unplaced item, beside them
+   * (pkey's random reads were a fifth of the time) */
+  uint32_t nbk = (K + SKY_B - 1) / SKY_B;
+  uint64_t *bmin = pk_mem_alloc(sizeof(uint64_t) * (nbk + 1));
+  uint8_t *bdirty = pk_mem_alloc(nbk + 1);
+  double *ckey = pk_mem_alloc(sizeof(double) * ((size_t)K + 1)), *gkey = pk_mem_alloc(sizeof(double) * ((size_t)K + 1));
   uint64_t M = UINT64_MAX;
-  if (!mt || !f || !wl || !gof || !d.it || !d.gbeg || !d.gfirst || !d.done || !d.pkey || !d.plen || !d.pbest || !cnt || !tmp || !gstart || !ties || !cand || !crun)
+  if (!mt || !f || !wl || !gof || !d.it || !d.gbeg || !d.gfirst || !d.done || !d.pkey || !d.plen || !d.pbest || !cnt || !tmp || !gstart || !ties || !cand || !crun || !ckey || !gkey || !bmin || !bdirty)
     goto out;
   /* by length, then (stable) by start: counting sorts */
   uint32_t maxlen = 0;
@@ -128,32 +135,61 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     f[g] = lo0;
     wl[g] = in->len[d.it[d.gbeg[g]]];
     cand[g] = UINT32_MAX;
+    gkey[g] = d.pkey[d.pbest[d.gbeg[g + 1] - 1]];
   }
+  nbk = (ng + SKY_B - 1) / SKY_B;
+  memset(bdirty, 1, nbk + 1);
   M = lo0;
   uint64_t work = 0;
   for (size_t placed = 0; placed < m; placed++) {
-    /* the least f, and the groups at it */
+    /* past the cap, or bound past twice it at this rate (from a sixteenth
+     * on): give up (work, not time: the same on any machine) */
+    if (work > cap || (placed >= m / 16 && placed && (double)work * (double)m / (double)placed > 2.0 * (double)cap)) {
+      M = SKYLINE_GAVE_UP;
+      break;
+    }
+    /* the least f, and the groups at it: by blocks of SKY_B groups, each
+     * with its least f, found again only where an f in it rose */
     uint64_t F = UINT64_MAX;
     uint32_t nt = 0;
-    for (uint32_t g = 0; g < ng; g++) {
-      if (f[g] < F) { F = f[g]; nt = 0; }
-      if (f[g] == F) ties[nt++] = g;
+    for (uint32_t x = 0; x < nbk; x++) {
+      if (bdirty[x]) {
+        uint64_t v = UINT64_MAX;
+        for (uint32_t g = x * SKY_B; g < (x + 1) * SKY_B && g < ng; g++) if (f[g] < v) v = f[g];
+        bmin[x] = v;
+        bdirty[x] = 0;
+        work += SKY_B;
+      }
+      if (bmin[x] < F) F = bmin[x];
     }
-    work += ng;
+    for (uint32_t x = 0; x < nbk; x++)
+      if (bmin[x] == F) {
+        for (uint32_t g = x * SKY_B; g < (x + 1) * SKY_B && g < ng; g++) if (f[g] == F) ties[nt++] = g;
+        work += SKY_B;
+      }
+    work += nbk;
     /* of each, the items no longer than the run of points from its start
      * whose skyline stays at most F; the highest key of all */
     /* the groups found already first; of the others only those whose best
      * item of all could beat what is found (most cannot: keys grow fast
      * with the length, and the longest items seldom fit the run) */
     uint32_t bp = UINT32_MAX, nl = 0;
+    double bk = -INFINITY;
     for (uint32_t q = 0; q < nt; q++) {
       uint32_t g = ties[q];
-      if (cand[g] != UINT32_MAX) bp = kbetter(&d, bp, cand[g]);
-      else ties[nl++] = g;
+      if (cand[g] == UINT32_MAX) ties[nl++] = g;
+      else if (ckey[g] > bk || (ckey[g] == bk && cand[g] < bp)) { bk = ckey[g]; bp = cand[g]; }
+    }
+    /* the one whose best of all is highest first: its candidate usually
+     * stands, and the others' bests then fall below it */
+    if (nl > 1) {
+      uint32_t qm = 0;
+      for (uint32_t q = 1; q < nl; q++) if (gkey[ties[q]] > gkey[ties[qm]]) qm = q;
+      uint32_t x = ties[0]; ties[0] = ties[qm]; ties[qm] = x;
     }
     for (uint32_t q = 0; q < nl; q++) {
       uint32_t g = ties[q], a = gstart[g], b = d.gfirst[g], end = d.gbeg[g + 1];
-      if (bp != UINT32_MAX && kbetter(&d, bp, d.pbest[end - 1]) == bp) continue;
+      if (gkey[g] < bk) continue; /* its best of all cannot beat what is found */
       uint32_t lim = d.plen[end - 1], run = wl[g];
       if (run < lim) {
         uint32_t qq = mt_above(mt, SZ, a + run, F);
@@ -165,9 +201,10 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
         if (d.plen[mid] <= run) lo = mid + 1; else hi = mid;
       }
       cand[g] = d.pbest[lo - 1];
-      work += 16;
+      ckey[g] = d.pkey[cand[g]];
+      work += 48;
       crun[g] = run;
-      bp = kbetter(&d, bp, cand[g]);
+      if (ckey[g] > bk || (ckey[g] == bk && cand[g] < bp)) { bk = ckey[g]; bp = cand[g]; }
     }
     uint32_t i = d.it[bp], g = gof[in->s[i]], a = in->s[i], len = in->len[i];
     uint64_t o = pk_align_up(F, in->align[i]), top = o + in->size[i];
@@ -177,11 +214,13 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     for (uint32_t k = a; k < a + len; k++) skyv[k] = top;
     for (uint32_t k = a + K; k < (a + len < K ? a + len : K) + K; k++) skyv[k] = top;
     for (uint32_t k = 0; k + K < a + len; k++) skyv[k] = top;
+    work += 4 * (uint64_t)len + nt;
     mt_fix(mt, SZ, a, a + len);
     if (a + len < K) mt_fix(mt, SZ, a + K, a + len + K);
     else { mt_fix(mt, SZ, a + K, 2 * K); mt_fix(mt, SZ, 0, a + len - K); }
     d.done[bp] = 1;
     for (uint32_t q = bp; q < d.gbeg[g + 1]; q++) d.pbest[q] = kbetter(&d, q > d.gbeg[g] ? d.pbest[q - 1] : UINT32_MAX, d.done[q] ? UINT32_MAX : q);
+    gkey[g] = d.pbest[d.gbeg[g + 1] - 1] == UINT32_MAX ? -INFINITY : d.pkey[d.pbest[d.gbeg[g + 1] - 1]];
     /* the groups whose window meets [a, a + len): their f rises to top */
     uint32_t back = maxlen < K ? maxlen : K;
     for (uint32_t k = 0; k < back + len && k < K; k++) {
@@ -192,7 +231,7 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
       /* rel: from a to the group's start (K - rel back), dd: from it to a */
       uint32_t rel = k + 1 >= back ? k + 1 - back : k + 1 + K - back, dd = rel ? K - rel : 0;
       int in_arc = rel < len;
-      if ((dd < wl[h] || in_arc) && f[h] < top) { f[h] = top; cand[h] = UINT32_MAX; }
+      if ((dd < wl[h] || in_arc) && f[h] < top) { f[h] = top; cand[h] = UINT32_MAX; bdirty[h / SKY_B] = 1; }
       /* f rose: found again; the arc cut the run: only when what goes reaches it */
       else if (cand[h] != UINT32_MAX && dd < crun[h]) {
         crun[h] = dd;
@@ -203,6 +242,7 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     /* the placed group's shortest may have gone: its window and f anew */
     cand[g] = UINT32_MAX;
     uint32_t b = group_first(&d, g);
+    bdirty[g / SKY_B] = 1;
     if (b == d.gbeg[g + 1]) f[g] = UINT64_MAX;
     else if (in->len[d.it[b]] != wl[g]) {
       uint32_t L = wl[g] = in->len[d.it[b]];
@@ -214,7 +254,7 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   }
   pk_charge(work);
 out:
-  pk_mem_free(mt); pk_mem_free(f); pk_mem_free(wl); pk_mem_free(gof); pk_mem_free(ties); pk_mem_free(cand); pk_mem_free(crun);
+  pk_mem_free(mt); pk_mem_free(f); pk_mem_free(wl); pk_mem_free(gof); pk_mem_free(ties); pk_mem_free(cand); pk_mem_free(crun); pk_mem_free(ckey); pk_mem_free(gkey); pk_mem_free(bmin); pk_mem_free(bdirty);
   pk_mem_free(d.it); pk_mem_free(d.gbeg); pk_mem_free(d.gfirst);
   pk_mem_free(d.pkey); pk_mem_free(d.plen); pk_mem_free(d.pbest); pk_mem_free(d.done); pk_mem_free(cnt); pk_mem_free(tmp); pk_mem_free(gstart);
   return M;

@@ -28,9 +28,11 @@
  * 1.072 -> 1.031 (T=10000 short), 1.021 -> 1.012 (T=1000 long) x LOAD. Not on cycles: their halves meet
  * badly (journal, "Scale: peak sweeps"); they sweep from several cuts */
 #define SWEEP_RUN_ITEMS 60000
-/* above LARGE_N on a cycle the skyline dive runs where the budget left holds m x (K + 2 x the longest
- * lifetime) x this many ns (dev: 30,000 items 0.35-0.5 s, estimated 0.42 s; 100,000 1.7 s, 1.4 s) */
-#define SKYLINE_NS 8
+/* above LARGE_N on a cycle the skyline dive (pack_skyline.c) may do this much work per item by default
+ * (a unit is 2-3.5 ns on dev: 30,000 items about 0.1 s at most, beside the sweeps' 0.10-0.15 s), or what an
+ * explicit budget has left at SKYLINE_NS ns a unit */
+#define SKYLINE_ITEM_WORK 1800
+#define SKYLINE_NS 3
 /* above LARGE_N, where a clique weighs more than LOAD (history copies), the quick first fit runs
  * first with this much work per item (or the budget, if more): bench_compile's 10,000 nodes (21,598
  * items) reach their bound with 1411 per item, in about a third of the sweep path's time */
