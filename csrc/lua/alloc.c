@@ -76,6 +76,9 @@ static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
 
 /* Raises on a key of the options table at t that is not in `allowed`. */
 static void check_keys(lua_State *L, int t, int argn, const char *const *allowed, const char *list) {
+  if (lua_istable(L, t) && lua_getmetatable(L, t))
+    luaL_argerror(L, argn, "options must be a plain table, this one has a metatable (its metamethods would run "
+                           "inside the call)");
   if (lua_isnoneornil(L, t) || !fg_lua_unknown_key(L, t, allowed)) return;
   const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
   luaL_argerror(L, argn, lua_pushfstring(L, "unknown option '%s' (known: %s)", k, list));
@@ -397,6 +400,8 @@ static int l_memory_pool(lua_State *L) {
   lpool *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
   luaL_setmetatable(L, FG_LUA_MEMPOOL);
+  /* again: a finalizer run by the allocation above may have closed it */
+  dev = fg_lua_checkdevice(L, 1);
   char err[256];
   u->p = fg_vk_mempool_create(dev, &d, err, sizeof err);
   if (!u->p) return luaL_argerror(L, 2, err);
@@ -433,6 +438,9 @@ static int p_alloc(lua_State *L) {
     lua_setiuservalue(L, -2, 2);
   }
   rq.user = (uint64_t)(uintptr_t)m; /* the plan's moves name the memory object */
+  /* again, after the reads and allocations above: a finalizer run by them
+   * may have closed the pool (pool:close() in a __gc) */
+  u = check_pool(L);
   char err[256];
   int r = fg_vk_mem_result(fg_vk_mem_alloc(u->p, &rq, &m->a, err, sizeof err));
   if (r == 1) return luaL_argerror(L, 3, err);

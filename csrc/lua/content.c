@@ -74,6 +74,9 @@ static int push_buffer(lua_State *L, fg_vk_device *dev, const void *data, size_t
   lbuffer *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_BUFFER);
+  /* The device of argument 1 again: a finalizer run by an allocation since
+   * the caller checked it may have closed it (dev:close() in a __gc). */
+  if (fg_lua_todevice(L, 1) != dev) dev = fg_lua_checkdevice(L, 1);
   char err[512];
   if (!fg_vk_static_buffer_create(dev, data, size, usage, index_bytes, &m->b, err, sizeof err)) {
     luaL_pushfail(L);
@@ -88,6 +91,9 @@ static int push_buffer(lua_State *L, fg_vk_device *dev, const void *data, size_t
 static void check_opts(lua_State *L, int idx, const char *what, const char *const *allowed) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushfstring(L, "%s: opts", what);
+  fg_lua_plain(L, idx, lua_tostring(L, -1));
+  lua_pop(L, 1);
   if (!fg_lua_unknown_key(L, idx, allowed)) return;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
@@ -126,7 +132,8 @@ static int l_buffer(lua_State *L) {
     if (lua_type(L, -1) == LUA_TSTRING) usage = usage_word(L, plain_str(L, -1));
     else if (lua_istable(L, -1)) {
       usage = 0;
-      for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
+      fg_lua_plain(L, -1, "fg.buffer: opts.usage");
+      for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
         lua_geti(L, -1, i);
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "fg.buffer: opts.usage[%d] must be a string", (int)i);
         usage |= usage_word(L, plain_str(L, -1));
@@ -160,7 +167,8 @@ static int l_buffer(lua_State *L) {
   } else if (lua_type(L, 2) == LUA_TNUMBER) {
     size = (size_t)fg_lua_checkrange(L, 2, 1, FG_MAX_STATIC_BUFFER, "the buffer size in bytes");
   } else if (lua_istable(L, 2)) {  /* numbers: float32 for vertices, indices of opts.index */
-    lua_Integer n = luaL_len(L, 2);
+    fg_lua_plain(L, 2, "fg.buffer: the data");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
     uint32_t each = index ? index_bytes : 4;
     if (n < 1 || n > (lua_Integer)FG_MESH_MAX_ELEMENTS)
       return luaL_argerror(L, 2, lua_pushfstring(L, "a list of %I numbers; give 1..%d", n, (int)FG_MESH_MAX_ELEMENTS));
@@ -245,6 +253,9 @@ static int l_image(lua_State *L) {
   char err[768];
   uint32_t w = 0, h = 0;
   unsigned char *rgba = NULL;
+  /* again, after the reads above (a finalizer they ran may have closed it);
+   * nothing below runs Lua code before the image holds a reference */
+  dev = fg_lua_checkdevice(L, 1);
   if (!fg_texture_read_png(&dev->hooks, path, &w, &h, &rgba, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.image: %s", err);

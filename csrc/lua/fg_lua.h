@@ -25,6 +25,17 @@ static inline lua_Integer fg_lua_optint(lua_State *L, int idx, lua_Integer dflt)
   return lua_isnoneornil(L, idx) ? dflt : fg_lua_checkint(L, idx);
 }
 
+/* A table the bindings read (options, bindings, push values, regions, frame
+ * inputs, list items) must be plain. Its metamethods (__index, __len,
+ * __pairs...) would run the caller's code in the middle of the call, where
+ * it could close the object the call is using; and the key checks (raw)
+ * would see other keys than the reads. Raises naming `what`. */
+static inline void fg_lua_plain(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx))
+    luaL_error(L, "%s: got a table with a metatable; give a plain table (its metamethods would run inside "
+               "the call)", what);
+}
+
 /* A misspelt key must raise, not be ignored: 1 with the first key of the
  * table at t (an absolute index) that is not a string in `known` (NULL-
  * terminated) left on the stack, for the caller's message; else 0. */

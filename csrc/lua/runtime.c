@@ -213,6 +213,7 @@ static int l_runtime(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  fg_lua_plain(L, 3, "fg.runtime: opts");  /* copied raw for the compiler, read with lua_getfield below */
   lua_settop(L, 3);
   lrt *o = lua_newuserdatauv(L, sizeof *o, UV_COUNT);
   memset(o, 0, sizeof *o);
@@ -425,6 +426,7 @@ static int rt_frame(lua_State *L) {
   fg_lua_rt_planned(L, o, "rt:frame");
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
+    fg_lua_plain(L, 2, "rt:frame: the inputs");  /* checked raw here, read by ctx.blob with lua_getfield */
     check_inputs(L, o, 2);
   }
   lua_settop(L, 2);

@@ -65,6 +65,7 @@ static int dev_external_image(lua_State *L) {
   limage *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_IMAGE);
+  dev = fg_lua_checkdevice(L, 1);  /* again: a finalizer the allocation ran may have closed it */
   m->dev = fg_vk_retain(dev);
   m->format = f;
   m->width = (uint32_t)w;
@@ -84,10 +85,11 @@ static int dev_external_image(lua_State *L) {
 
 void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const fg_vk_image *img, fg_format format, uint32_t width,
                        uint32_t height) {
+  fg_vk_retain(dev);  /* before the allocation: a finalizer it runs may close the Lua device */
   limage *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_IMAGE);
-  m->dev = fg_vk_retain(dev);
+  m->dev = dev;
   m->img = *img;
   m->format = format;
   m->width = width;

@@ -41,6 +41,7 @@ static void get_index(lua_State *L, const fg_graph *g, const fg_graph_resource *
   if (t != LUA_TTABLE)
     luaL_argerror(L, index_idx, lua_pushfstring(L, "index must be a 1-based integer or a table {dim = i}, got %s",
                                                 luaL_typename(L, index_idx)));
+  fg_lua_plain(L, index_idx, "the index");  /* read raw: a proxy {eye = 2} would read as no index */
   lua_pushnil(L);
   while (lua_next(L, index_idx)) {
     uint32_t d = nd;

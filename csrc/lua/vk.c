@@ -368,6 +368,7 @@ static int dev_compute(lua_State *L) {
   if (fg_vk_shader_device(s) != dev)
     return luaL_argerror(L, 2, "shader was made on another device (another fg.vulkan); make it with this device");
   luaL_checktype(L, 3, LUA_TTABLE);
+  fg_lua_plain(L, 3, "dev:compute: the buffers");
   uint32_t g[3];
   for (int i = 0; i < 3; i++) {
     lua_Integer v = 1, max = dev->props.limits.maxComputeWorkGroupCount[i];
