@@ -143,6 +143,8 @@ static int a_alloc(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer size, align;
   check_request(L, a, &size, &align);
+  lua_settop(L, 4);  /* the user value at 4 (nil: none), the guard above it */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_kind k = fg_allocator_kind(a);
   char err[256];
   uint64_t off = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
@@ -168,6 +170,8 @@ static int a_allocate(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer size, align;
   check_request(L, a, &size, &align);
+  lua_settop(L, 4);  /* the user value at 4 (nil: none), the guard above it */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_kind k = fg_allocator_kind(a);
   char err[256];
   if (k == FG_ALLOC_SLAB) { /* requests no slot can take are mistakes, as in alloc */
@@ -261,6 +265,7 @@ static int push_owned(lua_State *L, char *s, const fg_allocator *a) {
 
 static int a_json(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   return push_owned(L, fg_allocator_json(a), a);
 }
 
@@ -268,12 +273,14 @@ static int a_svg(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer w = fg_lua_optint(L, 2, 800);
   if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   return push_owned(L, fg_allocator_svg(a, (int)w), a);
 }
 
 /* {{offset =, to =, size =, handle =, user =}, ...}: moves in order */
 static int a_defrag_plan(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_defrag_move *mv;
   size_t n;
   if (fg_allocator_defrag_plan(a, &mv, &n)) return luaL_error(L, "out of host memory");
@@ -315,6 +322,7 @@ static void set_num(lua_State *L, const char *k, double v) { lua_pushnumber(L, v
 
 static int a_stats(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_stats s;
   fg_allocator_stats(a, &s);
   lua_createtable(L, 0, 7);
@@ -338,6 +346,7 @@ static int a_reset(lua_State *L) {
 
 static int a_validate(lua_State *L) {
   char err[256];
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   if (fg_allocator_validate(check_alloc(L), err, sizeof err)) {
     lua_pushboolean(L, 0);
     lua_pushstring(L, err);
@@ -465,6 +474,7 @@ static int p_free(lua_State *L) {
 
 static int p_stats(lua_State *L) {
   lpool *u = check_pool(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_vk_mem_stats s;
   fg_vk_mempool_stats(u->p, &s);
   lua_createtable(L, 0, 12);
@@ -484,6 +494,7 @@ static int p_stats(lua_State *L) {
 
 static int p_json(lua_State *L) {
   fg_vk_mempool *p = check_pool(L)->p;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   char *s = fg_vk_mempool_json(p);
   if (!s) return luaL_error(L, "out of host memory");
   lua_pushstring(L, s);
@@ -495,6 +506,7 @@ static int p_json(lua_State *L) {
  *   size =}, ...} in plan order */
 static int p_defrag_plan(lua_State *L) {
   lpool *u = check_pool(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_vk_defrag_move *mv;
   size_t n;
   if (fg_vk_mempool_defrag_plan(u->p, &mv, &n)) return luaL_error(L, "out of host memory");
@@ -519,6 +531,7 @@ static int p_trim(lua_State *L) { fg_vk_mempool_trim(check_pool(L)->p); return 0
 
 static int p_validate(lua_State *L) {
   char err[256];
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   if (fg_vk_mempool_validate(check_pool(L)->p, err, sizeof err)) {
     lua_pushboolean(L, 0);
     lua_pushstring(L, err);
@@ -575,6 +588,7 @@ static const char *kind_str(fg_vk_mem_kind k) {
 
 static int m_info(lua_State *L) {
   lmem *m = check_mem(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 6);
   set_int(L, "memory_type", m->a.memory_type);
   set_int(L, "offset", m->a.offset);

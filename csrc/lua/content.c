@@ -208,6 +208,7 @@ static int l_buffer(lua_State *L) {
 /* buffer:info() -> {bytes, vertex, index, index_type, max_index, count} */
 static int buf_info(lua_State *L) {
   lbuffer *m = check_buffer(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 6);
   lua_pushinteger(L, (lua_Integer)m->b.buf.size); lua_setfield(L, -2, "bytes");
   lua_pushboolean(L, (m->b.usage & FG_VK_BUFFER_VERTEX) != 0); lua_setfield(L, -2, "vertex");

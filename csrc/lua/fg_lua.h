@@ -36,6 +36,13 @@ static inline void fg_lua_plain(lua_State *L, int idx, const char *what) {
                "the call)", what);
 }
 
+/* Holds the garbage collector until the calling C function returns or
+ * raises (a to-be-closed slot pushed at the top: call it after the last
+ * argument is read, and move nothing across it). A finalizer that the
+ * function's own allocations would run may close the object the function is
+ * reading (rt:close() in a __gc during rt:read freed the runtime under it). */
+void fg_lua_hold_gc(lua_State *L);
+
 /* A misspelt key must raise, not be ignored: 1 with the first key of the
  * table at t (an absolute index) that is not a string in `known` (NULL-
  * terminated) left on the stack, for the caller's message; else 0. */

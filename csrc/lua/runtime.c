@@ -129,6 +129,7 @@ static int up_tostring(lua_State *L) {
  * retired_segments, segment_acquires, full, waits, frame, completed} */
 static int rt_upload_stats(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_upload_stats st;
   uint64_t size, waits;
   fg_rt_upload_stats(o->rt, &st, &size, &waits);
@@ -482,6 +483,7 @@ static int rt_frame(lua_State *L) {
 
 static int rt_stats(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   push_stats(L, o);
   return 1;
 }
@@ -491,6 +493,7 @@ static int rt_stats(lua_State *L) {
  * device has no timestamps or opts.timestamps = false. */
 static int rt_timings(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_rt_timings t;
   if (fg_rt_get_timings(o->rt, &t, o->err, sizeof o->err)) {
     lua_pushnil(L);
@@ -527,6 +530,7 @@ static int rt_timings(lua_State *L) {
 
 static int rt_memory(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_rt_heap_count(o->rt);
   uint64_t total = 0;
   lua_createtable(L, (int)n, 2);

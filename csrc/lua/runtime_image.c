@@ -108,6 +108,7 @@ fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev) {
 static int img_info(lua_State *L) {
   limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
   if (!m->dev) return luaL_error(L, "image is closed: its close() was called");
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, m->width); lua_setfield(L, -2, "width");
   lua_pushinteger(L, m->height); lua_setfield(L, -2, "height");

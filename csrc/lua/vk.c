@@ -95,6 +95,7 @@ static void push_names(lua_State *L, const char **names, uint32_t n) {
 
 static int dev_info(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   const VkPhysicalDeviceProperties *p = &dev->props;
   lua_createtable(L, 0, 16);
   lua_pushstring(L, p->deviceName);
@@ -169,6 +170,7 @@ static int dev_info(lua_State *L) {
 
 static int dev_messages(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   size_t n = 0;
   char **m = fg_vk_take_messages(dev, &n);
   lua_createtable(L, (int)n, 0);
@@ -184,6 +186,7 @@ static int dev_messages(lua_State *L) {
  * usage is 0 and budget the heap size without VK_EXT_memory_budget. */
 static int dev_memory_budget(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   VkDeviceSize budget[FG_VK_MAX_HEAPS], usage[FG_VK_MAX_HEAPS];
   uint32_t n = fg_vk_memory_budget(dev, budget, usage);
   lua_createtable(L, (int)n, 0);
@@ -299,6 +302,7 @@ static int sh_tostring(lua_State *L) {
 
 static int sh_info(lua_State *L) {
   const fg_vk_shader_info *in = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 8);
   lua_pushstring(L, in->is_compute ? "compute" : "graphics");
   lua_setfield(L, -2, "stage");
