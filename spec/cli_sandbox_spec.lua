@@ -138,6 +138,107 @@ describe("framegraph check runs pipeline files in a sandbox", function()
     os.remove(fifo)
   end)
 
+  -- with --trust too, and for every command that reads a pipeline file: the
+  -- read of a fifo nobody writes (or of /dev/zero) would never end. Each run
+  -- is under `timeout 20`, far above a refusal, so a regression fails
+  -- instead of hanging the spec.
+  it("refuses a FIFO, a directory, a device and a link to a FIFO with --trust too, in check, report and view",
+     function()
+    local fifo = dir .. "/trusted_pipe.lua"
+    assert(os.execute("mkfifo " .. sh_quote(fifo)))
+    assert(os.execute("ln -s " .. sh_quote(fifo) .. " " .. sh_quote(dir .. "/link_to_fifo.lua")))
+    assert(os.execute("mkdir -p " .. sh_quote(dir .. "/adir.lua")))
+    local kinds = { { fifo, "fifo" }, { dir .. "/link_to_fifo.lua", "fifo" }, { dir .. "/adir.lua", "directory" },
+                    { "/dev/zero", "special" } }
+    -- a socket, where python3 can bind one
+    local sock = dir .. "/sock.lua"
+    if os.execute("python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])' "
+                  .. sh_quote(sock) .. " 2>/dev/null") then
+      kinds[#kinds + 1] = { sock, "special" }
+    end
+    local function quick(...)
+      local args = {}
+      for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
+      local p = io.popen("timeout 20 env -u DISPLAY bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
+      local out = p:read("a")
+      local _, _, code = p:close()
+      return code, out
+    end
+    for _, k in ipairs(kinds) do
+      local path, kind = k[1], k[2]
+      local want = ("%s:1: cannot read the pipeline file: it is not a regular file (%s)"):format(path, kind)
+      for _, args in ipairs({ { "check", "--trust", path }, { "check", path }, { "report", "--trust", path, "-o", dir .. "/r.html" },
+                              { "report", path, "-o", dir .. "/r.html" } }) do
+        local code, out = quick(table.unpack(args))
+        assert.are_not.equal(124, code, "blocked: " .. table.concat(args, " "))
+        assert.are.equal(1, code, out)
+        assert.truthy(out:find(want, 1, true), table.concat(args, " ") .. ": " .. out)
+        assert.truthy(out:find("save it to a regular file", 1, true), out)
+      end
+    end
+    -- the viewer loads the file with the same loader (headless: a screenshot run)
+    local code, out = quick("view", fifo, "--device", "software", "--frames", "1", "--screenshot", dir .. "/v.png")
+    assert.are_not.equal(124, code, "framegraph view blocked on a fifo")
+    assert.are.equal(1, code, out)
+    assert.truthy(out:find(fifo .. ": cannot read the pipeline file: it is not a regular file (fifo)", 1, true), out)
+    os.remove(dir .. "/link_to_fifo.lua")
+    os.remove(fifo)
+    os.remove(sock)
+    os.execute("rmdir " .. sh_quote(dir .. "/adir.lua"))
+  end)
+
+  it("fg.compile, fg.runtime, rt:reload and fg.watch refuse a FIFO; a watched file replaced by one is said once",
+     function()
+    local fifo = dir .. "/lib_pipe.lua"
+    assert(os.execute("mkfifo " .. sh_quote(fifo)))
+    local good = write("watched.lua", 'return { outputs = { "o" }, nodes = { { name = "a", create = { o = { buffer = 64 } }, '
+                                      .. 'run = function() end } } }\n')
+    local script = write("lib_fifo.lua", ([[
+      local fg = require("framegraph")
+      local out = {}
+      local function say(...) local t = table.pack(...) for i = 1, t.n do out[#out + 1] = tostring(t[i]) end end
+      say(fg.compile(%q))
+      local dev = fg.vulkan{ validation = true, prefer = "software" }
+      say(pcall(fg.runtime, dev, %q))
+      local rt = fg.runtime(dev, %q)
+      say(rt:reload(%q))
+      say(pcall(fg.watch, rt, %q))
+      local w = fg.watch(rt, %q)
+      os.remove(%q)
+      assert(os.execute("mkfifo " .. %q))
+      say(w:poll())
+      say(w:poll())
+      print(table.concat(out, "\n"))
+      print("MESSAGES " .. #dev:messages())
+    ]]):format(fifo, fifo, good, fifo, fifo, good, good, sh_quote(good)))
+    local p = io.popen("timeout 60 lua5.4 " .. sh_quote(script) .. " 2>&1")
+    local out = p:read("a")
+    local _, _, code = p:close()
+    os.remove(fifo)
+    os.remove(good)
+    assert.are.equal(0, code, out)
+    local lines = {}
+    for l in out:gmatch("[^\n]+") do lines[#lines + 1] = l end
+    local refusal = "cannot read the pipeline file: it is not a regular file (fifo)"
+    -- fg.compile: nil, message (a file that cannot be read)
+    assert.are.equal("nil", lines[1], out)
+    assert.truthy(lines[2]:find(fifo .. ": " .. refusal, 1, true), out)
+    -- fg.runtime: raises
+    assert.are.equal("false", lines[3], out)
+    assert.truthy(lines[4]:find(refusal, 1, true), out)
+    -- rt:reload: nil, message
+    assert.are.equal("nil", lines[5], out)
+    assert.truthy(lines[6]:find(refusal, 1, true), out)
+    -- fg.watch: raises
+    assert.are.equal("false", lines[7], out)
+    assert.truthy(lines[8]:find("fg.watch: " .. fifo .. ": " .. refusal, 1, true), out)
+    -- the watched file became a fifo: "error" once, then quiet
+    assert.are.equal("error", lines[9], out)
+    assert.truthy(lines[10]:find(good .. ": " .. refusal, 1, true), out)
+    assert.are.equal("nil", lines[11], out)
+    assert.truthy(out:find("MESSAGES 0", 1, true), out)
+  end)
+
   it("cuts a huge error message", function()
     local path = write("bigerror.lua", 'error(("x"):rep(1e6))\n' .. GOOD)
     local code, out = run("check", path)

@@ -36,6 +36,9 @@ typedef struct lrt {
   lua_State *L;        /* non-NULL while a frame records (inside node runs) */
   int self;            /* stack index of the runtime during a frame */
   int closing;         /* rt:close() inside a node's run: closes when the frame ends */
+  char busy[24];       /* the call re-planning now ("rt:reload", "rt:set_dimension", ...; "" when none): user
+                          code it runs (the pipeline's metamethods) may not re-plan, and its rt:close() waits
+                          for the call's end (fg_lua_rt_busy_end) */
   uint32_t slot;       /* the node instance recording (while L) */
   fg_lua_fail fail;    /* why the last rt:frame failed (FG_LUA_FAIL_NONE: it did not) */
   uint32_t fail_slot;  /* FG_LUA_FAIL_RUN: the instance whose run raised */
@@ -68,6 +71,13 @@ lrt *fg_lua_rt_check(lua_State *L, int idx);
 lcmd *fg_lua_cmd_check(lua_State *L);
 /* Raises when `what` is called inside a node's run of this runtime. */
 void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what);
+/* Marks the runtime busy with `what` (a re-plan that may run user code); the
+ * end clears it and closes a runtime that rt:close() was deferred on: 1 then
+ * (the caller raises "<what>: the runtime was closed during the call ..."). */
+void fg_lua_rt_busy_begin(lrt *o, const char *what);
+int fg_lua_rt_busy_end(lrt *o);
+/* runtime.c: frees the runtime's objects now (rt:close() and its deferred forms). */
+void fg_lua_rt_close_now(lrt *o);
 /* Raises unless the runtime holds a plan (a re-plan whose restore failed too). */
 void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what);
 /* A string argument that names something or a file: refused when it holds a

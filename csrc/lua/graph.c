@@ -15,11 +15,28 @@ typedef struct lgraph {
   fg_graph *g;
   fg_graph_sizer_fn sizer;   /* remembered for _replace (graph:update with new pipeline-level fields) */
   void *sizer_user;
+  /* graph:update re-declares the graph from the pipeline's tables, whose
+   * metamethods are user code: meanwhile g:close() waits for the update's end
+   * (it freed the graph under node_redeclare) and the methods are refused */
+  int busy, closing;
 } lgraph;
 
 static lgraph *checklg(lua_State *L, int idx) {
   lgraph *lg = luaL_checkudata(L, idx, FG_LUA_GRAPH);
   if (!lg->g) luaL_argerror(L, idx, "graph is closed");
+  if (lg->closing) luaL_argerror(L, idx, "graph is closed (g:close() was called during graph:update)");
+  return lg;
+}
+
+/* A method's graph: refused while graph:update re-declares it. */
+static lgraph *checkidle(lua_State *L) {
+  lgraph *lg = checklg(L, 1);
+  if (lg->busy) {
+    lua_Debug ar;
+    const char *name = lua_getstack(L, 0, &ar) && lua_getinfo(L, "n", &ar) && ar.name ? ar.name : "?";
+    luaL_error(L, "graph:%s during graph:update is refused (called by a metamethod of the pipeline's tables?): the "
+               "graph is being re-declared; call it after graph:update returns", name);
+  }
   return lg;
 }
 
@@ -73,7 +90,7 @@ fg_graph *fg_lua_compile(lua_State *L, int pipeline_idx, int opts_idx,
   luaL_checktype(L, pt, LUA_TTABLE);
   if (ot) fg_lua_check_options(L, ot, FG_OPTS_COMPILE);
   lgraph *lg = lua_newuserdatauv(L, sizeof *lg, 2);
-  lg->g = NULL;
+  memset(lg, 0, sizeof *lg);
   lg->sizer = sizer;
   lg->sizer_user = sizer_user;
   luaL_setmetatable(L, FG_LUA_GRAPH);
@@ -113,7 +130,7 @@ static void push_index(lua_State *L, fg_graph *g, const uint32_t *index, uint32_
 /* graph:order() -> names; graph:order{why = true} -> {name, slot, declared,
  * why} per instance (why: "" when the schedule left it at its declared slot) */
 static int l_order(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   int why = 0;
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -147,7 +164,7 @@ static void push_mode(lua_State *L, fg_graph *g, uint32_t mode) {
 }
 
 static int l_nodes(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   uint32_t n = fg_graph_node_count(g);
   lua_newtable(L);
   int k = 1;
@@ -214,7 +231,7 @@ static void push_att(lua_State *L, const fg_graph_instance *in, const fg_graph_a
 }
 
 static int l_instances(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   uint32_t n = fg_graph_instance_count(g), nodes = fg_graph_node_count(g);
   /* each node's mode once: fg_graph_node_get walks the node's instances, so
    * asking per instance was quadratic in one node's instance count */
@@ -260,7 +277,7 @@ static int l_instances(lua_State *L) {
 }
 
 static int l_edges(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   uint32_t n = fg_graph_edge_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t e = 0; e < n; e++) {
@@ -284,7 +301,7 @@ static const char *kind_name(fg_res_kind k) {
 }
 
 static int l_resources(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   uint32_t n = fg_graph_resource_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
@@ -340,7 +357,7 @@ static int l_resources(lua_State *L) {
 }
 
 static int l_stats(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   fg_graph_stats s;
   fg_graph_get_stats(g, &s);
   lua_createtable(L, 0, 16);
@@ -418,7 +435,7 @@ static const char *name_arg(lua_State *L, int arg) {
 }
 
 static int l_set_resolution(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   const char *name = name_arg(L, 2);
   lua_Integer w = fg_lua_checkint(L, 3), h = fg_lua_checkint(L, 4);
   if (w <= 0 || w > UINT32_MAX) luaL_argerror(L, 3, "width must be a positive integer");
@@ -429,7 +446,7 @@ static int l_set_resolution(lua_State *L) {
 }
 
 static int l_set_dimension(lua_State *L) {
-  fg_graph *g = checklg(L, 1)->g;
+  fg_graph *g = checkidle(L)->g;
   const char *name = name_arg(L, 2);
   lua_Integer n = fg_lua_checkint(L, 3);
   if (n <= 0 || n > FG_MAX_DIMENSION_COUNT) luaL_argerror(L, 3, "count must be a positive integer");
@@ -439,7 +456,7 @@ static int l_set_dimension(lua_State *L) {
 }
 
 static int l_pipeline(lua_State *L) {
-  checklg(L, 1);
+  checkidle(L);
   lua_getiuservalue(L, 1, 1);
   return 1;
 }
@@ -528,7 +545,7 @@ static int l_replace(lua_State *L) {
   int ot = lua_istable(L, 3) ? 3 : 0;
   /* a temporary owner so an error while declaring cannot leak the new graph */
   lgraph *tmp = lua_newuserdatauv(L, sizeof *tmp, 0);
-  tmp->g = NULL;
+  memset(tmp, 0, sizeof *tmp);
   luaL_setmetatable(L, FG_LUA_GRAPH);
   fg_graph_desc gd = {fg_lua_hooks(L)};
   tmp->g = fg_graph_new(&gd);
@@ -549,13 +566,42 @@ static int l_replace(lua_State *L) {
 
 static int l_close(lua_State *L) {
   lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  if (lg->busy) { lg->closing = 1; return 0; }  /* inside graph:update: at its end */
   if (lg->g) { fg_graph_free(lg->g); lg->g = NULL; }
   return 0;
+}
+
+/* hooks.busy(g) -> "busy" while graph:update runs, "closed", else nil; hooks.busy(g, true) marks
+ * it; hooks.busy(g, false) ends it -> true when g:close() was called
+ * meanwhile (the graph is closed now). */
+static int l_busy(lua_State *L) {
+  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  if (lua_isnone(L, 2)) {
+    if (lg->busy) lua_pushliteral(L, "busy");
+    else if (!lg->g) lua_pushliteral(L, "closed");
+    else lua_pushnil(L);
+    return 1;
+  }
+  if (lua_toboolean(L, 2)) {
+    checklg(L, 1);
+    lg->busy = 1;
+    return 0;
+  }
+  lg->busy = 0;
+  int closed = lg->closing;
+  if (closed) {
+    lg->closing = 0;
+    if (lg->g) { fg_graph_free(lg->g); lg->g = NULL; }
+  }
+  lua_pushboolean(L, closed);
+  return 1;
 }
 
 static int l_tostring(lua_State *L) {
   lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
   if (!lg->g) lua_pushliteral(L, "framegraph.graph (closed)");
+  else if (lg->busy) lua_pushstring(L, lg->closing ? "framegraph.graph (closing at the end of graph:update)"
+                                                   : "framegraph.graph (being updated)");
   else {
     fg_graph_stats s;
     fg_graph_get_stats(lg->g, &s);
@@ -575,7 +621,7 @@ static const luaL_Reg graph_methods[] = {
 static const luaL_Reg graph_hooks[] = {
   {"node_find", l_node_find}, {"node_redeclare", l_node_redeclare}, {"node_remove", l_node_remove},
   {"node_set_user", l_node_set_user}, {"recompile", l_recompile}, {"opts", l_opts},
-  {"set_pipeline", l_set_pipeline}, {"replace", l_replace}, {NULL, NULL}};
+  {"set_pipeline", l_set_pipeline}, {"replace", l_replace}, {"busy", l_busy}, {NULL, NULL}};
 
 static const luaL_Reg graph_meta[] = {{"__gc", l_close}, {"__close", l_close}, {"__tostring", l_tostring}, {NULL, NULL}};
 

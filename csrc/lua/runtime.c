@@ -283,8 +283,9 @@ static int l_runtime(lua_State *L) {
   return 1;
 }
 
-static void close_now(lrt *o) {
+void fg_lua_rt_close_now(lrt *o) {
   o->closing = 0;
+  o->busy[0] = 0;
   if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
   if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
   o->g = NULL;
@@ -294,7 +295,7 @@ static void close_now(lrt *o) {
  * closing waits for the frame's end (rt:frame closes it after the submit). */
 static int rt_close(lua_State *L) {
   lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
-  if (o->L) { o->closing = 1; return 0; }
+  if (o->L || o->busy[0]) { o->closing = 1; return 0; }  /* a re-plan's user code: at the call's end */
   if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
   if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
   o->g = NULL;
@@ -424,6 +425,7 @@ static void check_inputs(lua_State *L, lrt *o, int t) {
 static int rt_frame(lua_State *L) {
   lrt *o = check_rt(L, 1);
   if (o->L) return luaL_error(L, "rt:frame called from inside a node's run or an external's provide() (recursion)");
+  fg_lua_rt_idle(L, o, "rt:frame");
   fg_lua_rt_planned(L, o, "rt:frame");
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
@@ -443,12 +445,12 @@ static int rt_frame(lua_State *L) {
   lua_pushvalue(L, 1);
   if (lua_pcall(L, 1, 0, 0) != LUA_OK) {
     o->L = NULL;
-    if (o->closing) close_now(o);
+    if (o->closing) fg_lua_rt_close_now(o);
     return lua_error(L);
   }
   if (o->closing) {
     o->L = NULL;
-    close_now(o);
+    fg_lua_rt_close_now(o);
     return luaL_error(L, "rt:frame: the runtime was closed by an external's provide(); no frame was recorded");
   }
   int rc = fg_rt_frame(o->rt, node_cb, o, o->err, sizeof o->err);
@@ -457,7 +459,7 @@ static int rt_frame(lua_State *L) {
   lua_setiuservalue(L, 1, UV_INPUTS);
   if (o->closing) {  /* rt:close() in a run: the frame is submitted (or dropped), now it goes */
     if (!rc) push_stats(L, o);
-    close_now(o);
+    fg_lua_rt_close_now(o);
     if (rc == -1) return luaL_error(L, "%s", o->err);
     if (rc) { luaL_pushfail(L); lua_pushstring(L, o->err); return 2; }
     return 1;
@@ -553,6 +555,8 @@ static int rt_memory(lua_State *L) {
 static int rt_tostring(lua_State *L) {
   lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->rt && !fg_rt_planned(o->rt)) lua_pushliteral(L, "framegraph.runtime (no valid plan)");
+  else if (o->rt && o->closing && o->busy[0])
+    lua_pushfstring(L, "framegraph.runtime (closing at the end of %s)", o->busy);
   else if (o->rt && o->closing) lua_pushliteral(L, "framegraph.runtime (closing at the end of this frame)");
   else if (o->rt) lua_pushfstring(L, "framegraph.runtime (%d instances)", (int)fg_graph_instance_count(o->g));
   else lua_pushliteral(L, "framegraph.runtime (closed)");
@@ -588,9 +592,15 @@ static int rt_lua_call(lua_State *L, const char *name) {
   lua_call(L, n, LUA_MULTRET);
   return lua_gettop(L);
 }
-static int rt_frame_m(lua_State *L) { return rt_lua_call(L, "frame"); }
-static int rt_graph_m(lua_State *L) { return rt_lua_call(L, "graph"); }
-static int rt_reload_m(lua_State *L) { return rt_lua_call(L, "reload"); }
+/* A closed (or closing) runtime raises here, naming the method (the body's
+ * own checks would name the hook they call: 'c_frame', 'c_graph', 'busy'). */
+static int rt_lua_method(lua_State *L, const char *name) {
+  check_rt(L, 1);
+  return rt_lua_call(L, name);
+}
+static int rt_frame_m(lua_State *L) { return rt_lua_method(L, "frame"); }
+static int rt_graph_m(lua_State *L) { return rt_lua_method(L, "graph"); }
+static int rt_reload_m(lua_State *L) { return rt_lua_method(L, "reload"); }
 
 /* core.runtime_lua{frame = f, graph = f, reload = f}: runtime.lua's bodies */
 static int l_runtime_lua(lua_State *L) {

@@ -3,6 +3,7 @@
  * other runtime files: they depend on it, never the reverse. */
 #include "fg_lua_runtime.h"
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,9 +12,23 @@
 lrt *fg_lua_rt_check(lua_State *L, int idx) {
   lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
   if (!o->rt) luaL_argerror(L, idx, "runtime is closed (rt:close() was called); make a new one with fg.runtime");
+  if (o->closing && o->busy[0])
+    luaL_argerror(L, idx, lua_pushfstring(L, "runtime is closed (rt:close() was called during %s; it goes when "
+                                          "that call returns)", o->busy));
   if (o->closing)
     luaL_argerror(L, idx, "runtime is closed (rt:close() was called in a node's run; it goes when this frame ends)");
   return o;
+}
+
+void fg_lua_rt_busy_begin(lrt *o, const char *what) {
+  snprintf(o->busy, sizeof o->busy, "%s", what);
+}
+
+int fg_lua_rt_busy_end(lrt *o) {
+  o->busy[0] = 0;
+  if (!o->closing || o->L) return 0;
+  fg_lua_rt_close_now(o);
+  return 1;
 }
 
 lcmd *fg_lua_cmd_check(lua_State *L) {
@@ -28,6 +43,9 @@ void fg_lua_rt_idle(lua_State *L, lrt *o, const char *what) {
   if (o->L)
     luaL_error(L, "%s inside a node's run is refused (or an external's provide()): it would destroy objects the "
                "frame being recorded uses; call it between frames (after rt:frame returns)", what);
+  if (o->busy[0])
+    luaL_error(L, "%s during %s is refused (called by a metamethod of the pipeline's tables?): %s is changing the "
+               "runtime's plan; call it after %s returns", what, o->busy, o->busy, o->busy);
 }
 
 void fg_lua_rt_planned(lua_State *L, lrt *o, const char *what) {

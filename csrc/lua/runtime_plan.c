@@ -166,12 +166,18 @@ static int rt_opts(lua_State *L) {
   return 1;
 }
 
+/* The hooks rt:reload is made of run while it marks the runtime busy: they
+ * refuse only inside a frame (fg_lua_rt_idle refuses a busy runtime too). */
+static void not_recording(lua_State *L, lrt *o) {
+  if (o->L) fg_lua_rt_idle(L, o, "rt:reload");
+}
+
 /* hooks.adopt(rt, graph) -> true, kept | nil, err: runs `graph` from the next
  * frame, keeping the contents of unchanged history resources. When it cannot
  * be placed the previous graph keeps running. */
 static int rt_adopt(lua_State *L) {
   lrt *o = check_rt(L, 1);
-  fg_lua_rt_idle(L, o, "rt:reload");
+  not_recording(L, o);
   fg_graph *g = fg_lua_checkgraph(L, 2);
   uint32_t kept = 0;
   int rc = fg_rt_rebuild_keep_history(o->rt, g, o->g, &kept, o->err, sizeof o->err);
@@ -201,9 +207,29 @@ static int rt_fail_allocations(lua_State *L) {
  * reload that changed only run functions). */
 static int rt_slots(lua_State *L) {
   lrt *o = check_rt(L, 1);
-  fg_lua_rt_idle(L, o, "rt:reload");
+  not_recording(L, o);
   fg_lua_rt_build_slots(L, o, 1);
   return 0;
+}
+
+/* hooks.busy(rt) -> the call re-planning now, or nil; hooks.busy(rt, what)
+ * marks rt:reload's (or a rollback's) work, which reads the pipeline's tables
+ * (their metamethods are user code); hooks.busy(rt, false) ends it -> true
+ * when rt:close() was called meanwhile (the runtime is closed now). */
+static int rt_busy(lua_State *L) {
+  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  if (lua_isnone(L, 2)) {
+    if (o->busy[0]) lua_pushstring(L, o->busy);
+    else lua_pushnil(L);
+    return 1;
+  }
+  if (lua_toboolean(L, 2)) {
+    check_rt(L, 1);
+    fg_lua_rt_busy_begin(o, luaL_checkstring(L, 2));
+    return 0;
+  }
+  lua_pushboolean(L, fg_lua_rt_busy_end(o));
+  return 1;
 }
 
 /* A re-plan changed the graph in place (`apply` with the new value): re-place
@@ -282,6 +308,38 @@ static int replan(lua_State *L, lrt *o, apply_fn apply, const char *name, uint32
   return 2;
 }
 
+/* The re-plan runs user code (build_slots reads the pipeline's node tables,
+ * whose metamethods are the caller's): it runs protected with the runtime
+ * busy, so a metamethod's rt:close() waits for the call's end and its
+ * re-plans, reloads, frames and read-backs are refused (fg_lua_rt_idle). */
+typedef struct replan_args {
+  apply_fn apply;
+  const char *name, *call, *kept, *what;
+  uint32_t a, b, oa, ob;
+} replan_args;
+
+static int replan_protected(lua_State *L) {
+  lrt *o = lua_touserdata(L, 1);
+  const replan_args *r = lua_touserdata(L, 2);
+  lua_settop(L, 1);
+  return replan(L, o, r->apply, r->name, r->a, r->b, r->oa, r->ob, r->call, r->kept);
+}
+
+static int replan_busy(lua_State *L, lrt *o, const replan_args *r) {
+  int base = lua_gettop(L);
+  lua_pushcfunction(L, replan_protected);
+  lua_pushvalue(L, 1);
+  lua_pushlightuserdata(L, (void *)r);
+  fg_lua_rt_busy_begin(o, r->what);
+  int rc = lua_pcall(L, 2, LUA_MULTRET, 0);
+  if (fg_lua_rt_busy_end(o))
+    return luaL_error(L, "%s: the runtime was closed during the call (rt:close() called by a metamethod of the "
+                      "pipeline's tables?); it is closed now: close it after %s returns, or make a new one with "
+                      "fg.runtime", r->call, r->what);
+  if (rc != LUA_OK) return lua_error(L);
+  return lua_gettop(L) - base;
+}
+
 /* rt:set_resolution(name, w, h) -> true | nil, err: re-plans sizes in place;
  * memory is reused when the new plan fits (a smaller extent needs no
  * allocation). Unknown names and bad sizes raise. */
@@ -297,7 +355,8 @@ static int rt_set_resolution(lua_State *L) {
   char call[160], kept[64];
   snprintf(call, sizeof call, "rt:set_resolution('%s', %d, %d)", name, (int)w, (int)h);
   snprintf(kept, sizeof kept, " (kept %ux%u)", ow, oh);
-  return replan(L, o, set_resolution_fn, name, (uint32_t)w, (uint32_t)h, ow, oh, call, kept);
+  replan_args r = {set_resolution_fn, name, call, kept, "rt:set_resolution", (uint32_t)w, (uint32_t)h, ow, oh};
+  return replan_busy(L, o, &r);
 }
 
 /* rt:set_dimension(name, n) -> true | nil, err: re-expands the multiplexing and re-places. */
@@ -314,7 +373,8 @@ static int rt_set_dimension(lua_State *L) {
   uint32_t old = fg_graph_dim_size(o->g, d);
   snprintf(call, sizeof call, "rt:set_dimension('%s', %d)", name, (int)n);
   snprintf(kept, sizeof kept, " (kept %s = %u)", name, old);
-  return replan(L, o, set_dimension_fn, name, (uint32_t)n, 0, old, 0, call, kept);
+  replan_args r = {set_dimension_fn, name, call, kept, "rt:set_dimension", (uint32_t)n, 0, old, 0};
+  return replan_busy(L, o, &r);
 }
 
 /* hooks.dynamic(rt) -> {resolutions = {name = {w, h}}, dimensions = {name = n}}:
@@ -358,7 +418,7 @@ static const luaL_Reg plan_methods[] = {
  * so no user object offers them. */
 static const luaL_Reg plan_hooks[] = {
   {"compile", rt_compile}, {"opts", rt_opts}, {"adopt", rt_adopt}, {"slots", rt_slots},
-  {"graph", rt_graph}, {"dynamic", rt_dynamic}, {"failure", rt_failure}, {NULL, NULL},
+  {"graph", rt_graph}, {"dynamic", rt_dynamic}, {"failure", rt_failure}, {"busy", rt_busy}, {NULL, NULL},
 };
 
 void fg_lua_open_runtime_plan(lua_State *L) {

@@ -118,8 +118,11 @@ void fg_lua_rt_set_graph(lua_State *L, lrt *o, int self, int graph_idx) {
 
 /* Run functions and ctx tables per instance slot. Needs the graph at uv 2. */
 void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
-  uint32_t n = fg_graph_instance_count(o->g);
-  uint32_t nd = fg_graph_dim_count(o->g);
+  /* the graph read once: the node tables' metamethods (user code, below)
+   * cannot change it (the runtime is busy or recording around every call) */
+  const fg_graph *g = o->g;
+  uint32_t n = fg_graph_instance_count(g);
+  uint32_t nd = fg_graph_dim_count(g);
   lua_getiuservalue(L, self, UV_GRAPH);
   fg_lua_graph_pipeline(L, lua_gettop(L));
   lua_getfield(L, -1, "nodes");
@@ -129,7 +132,7 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
   lua_createtable(L, (int)n, 0);
   int ctxs = lua_gettop(L);
   for (uint32_t s = 0; s < n; s++) {
-    const fg_graph_instance *in = fg_graph_instance_get(o->g, s);
+    const fg_graph_instance *in = fg_graph_instance_get(g, s);
     if (lua_istable(L, nodes)) {
       lua_geti(L, nodes, in->user);
       if (lua_istable(L, -1)) lua_getfield(L, -1, "run");
@@ -149,7 +152,7 @@ void fg_lua_rt_build_slots(lua_State *L, lrt *o, int self) {
     lua_createtable(L, 0, (int)nd);
     for (uint32_t d = 0; d < nd; d++) {
       lua_pushinteger(L, (lua_Integer)in->index[d] + 1);
-      lua_setfield(L, -2, fg_graph_dim_name(o->g, d));
+      lua_setfield(L, -2, fg_graph_dim_name(g, d));
     }
     lua_setfield(L, -2, "index");
     lua_pushvalue(L, self);

@@ -25,6 +25,8 @@ check   prints every problem as file:line: message and exits 1 when there is one
         Both run the pipeline file in a sandbox: no commands, no file writing, no
         native modules, require only framegraph and Lua files beside it, and a limit
         on Lua instructions. --trust runs it with the full library (your own files).
+        A pipeline file must be a regular file, with --trust too: a fifo (<(...)),
+        /dev/zero, a socket or a directory is refused (its read could block for good).
 view    a live window onto the pipeline, reloaded on save (docs/viewer.md).
 Exit status: 0 clean, 1 problems, 2 usage error.]]
 
@@ -64,13 +66,11 @@ end
 -- Runs the pipeline file: returns the table and the runner, or nil and a list
 -- of "file:line: message" problems (syntax and runtime errors carry their line).
 local function load_pipeline(path, trust)
-  -- a FIFO (or a link to one) would block the read inside C, past every limit;
-  -- --trust reads one (`framegraph check --trust <(git show branch:file)`)
-  local _, _, kind = require("framegraph.core").mtime(path)
-  if not trust and kind and kind ~= "file" then
-    return nil, { string.format("%s:1: cannot read the pipeline file: it is not a regular file (%s); a fifo could "
-                                  .. "block the check for good (use --trust for your own)", path, kind) }
-  end
+  -- a FIFO (or a link to one), /dev/zero, a socket or a directory would block
+  -- the read inside C, past every limit: refused with --trust too (a hook
+  -- given `<(git show branch:file)` hung for good when nothing wrote it)
+  local regular, why = source.regular(path)
+  if not regular then return nil, { string.format("%s:1: %s", path, why) } end
   local f = io.open(path, "rb")
   if not f then return nil, { string.format("%s:1: cannot read the pipeline file", path) } end
   f:close()

@@ -6,7 +6,48 @@
 -- Values are compared by content; functions by their stripped bytecode, so a
 -- reloaded but identical function compares equal (upvalues are not compared:
 -- a reload always takes the new run functions).
+--   diff.copy(t) -> the copy a graph or runtime keeps of a pipeline given to it
 local M = {}
+
+-- A deep copy of the tables, read raw (no metamethod runs): functions,
+-- userdata and metatables are shared (they are the caller's code), shared
+-- subtables and cycles stay shared and cyclic. fg.compile, graph:update,
+-- fg.runtime and rt:reload keep one, so a caller's later change to the table
+-- it passed cannot reach a re-plan or the next update's diff. Iterative: a
+-- deeply nested table cannot overflow the stack. A metatable's __gc is left
+-- out of the copy's (it would run the caller's finalizer once more, and
+-- outside framegraph check's limits).
+function M.copy(t)
+  if type(t) ~= "table" then return t end
+  local seen, todo = {}, {}
+  local function get(x)
+    if type(x) ~= "table" then return x end
+    local c = seen[x]
+    if not c then
+      c = {}
+      seen[x] = c
+      todo[#todo + 1] = x
+    end
+    return c
+  end
+  local root = get(t)
+  while #todo > 0 do
+    local src = todo[#todo]
+    todo[#todo] = nil
+    local dst = seen[src]
+    for k, v in next, src do dst[get(k)] = get(v) end  -- dst has no metatable yet: raw
+    local mt = debug.getmetatable(src)
+    if type(mt) == "table" then
+      if rawget(mt, "__gc") ~= nil then
+        local m = {}
+        for k, v in next, mt do if k ~= "__gc" then m[k] = v end end
+        mt = m
+      end
+      setmetatable(dst, mt)
+    end
+  end
+  return root
+end
 
 local function serialize(v, out, seen)
   local t = type(v)

@@ -26,11 +26,15 @@ function M.compile(pipeline, opts)
     end
     pipeline = p
   end
+  -- The graph keeps a copy (diff.copy): graph:update diffs against what was
+  -- compiled, whatever the caller does to its table afterwards.
+  local own = diff.copy(pipeline)
+  opts = diff.copy(opts)  -- kept too: graph:update checks and compiles with them
   -- C errors name node, resource and field themselves: no "graph.lua:N:" prefix
-  local ok, err = pcall(schema.check, pipeline, opts)
+  local ok, err = pcall(schema.check, own, opts)
   if not ok then error(M.locate(err, pipeline, path, 2), 0) end
   local graph
-  ok, graph = pcall(core.compile, pipeline, opts)
+  ok, graph = pcall(core.compile, own, opts)
   if not ok then error(M.locate(graph, pipeline, path, 2), 0) end
   return graph
 end
@@ -52,9 +56,9 @@ local hooks = core.graph_hooks
 
 -- The C calls of an incremental update, each logged with how to undo it, so
 -- that a failing compile puts the previous declarations back.
-local function apply(self, new, d, undo)
+local function apply(self, old, new, d, undo)
   local old_by_name, changed = {}, {}
-  for i, n in ipairs(self:pipeline().nodes) do old_by_name[n.name] = { i = i, node = n } end
+  for i, n in ipairs(old.nodes) do old_by_name[n.name] = { i = i, node = n } end
   for _, name in ipairs(d.changed) do changed[name] = true end
   for _, name in ipairs(d.removed) do
     local o, ci = old_by_name[name], hooks.node_find(self, name)
@@ -89,13 +93,41 @@ end
 -- compiles once. The new pipeline's schema is checked first; if the C
 -- compile then fails, the previous declarations are put back and compiled
 -- again, so a failing update raises and leaves the graph as it was.
+-- The graph keeps a copy of `new` (graph:pipeline() returns the graph's copy).
 -- changes = {added = {names}, removed = {names}, changed = {names}
 -- (declarations differ), run_changed = {names} (only the run function
 -- differs), recompiled = bool, full = bool (pipeline-level fields changed:
 -- everything re-declared)}.
+local update
+
+-- The update reads the pipeline's tables, whose metamethods are user code:
+-- it runs with the graph busy (hooks.busy), so a g:close() there waits for
+-- its end (it freed the graph under a C declaration) and the graph's methods
+-- there are refused.
 function methods:update(new)
   if type(new) ~= "table" then error("bad argument #1 to 'update' (pipeline table expected)", 2) end
+  local state = hooks.busy(self)
+  if state == "closed" then error("graph:update: graph is closed (g:close() was called)", 2) end
+  if state == "busy" then
+    error("graph:update during graph:update is refused (called by a metamethod of the pipeline's tables?): the "
+          .. "graph is being re-declared; call it after graph:update returns", 2)
+  end
   local old = self:pipeline()
+  hooks.busy(self, true)
+  local res = table.pack(pcall(update, self, old, new))
+  if hooks.busy(self, false) then
+    error("graph:update: the graph was closed during the call (g:close() called by a metamethod of the pipeline's "
+          .. "tables?); it is closed now: close it after graph:update returns", 2)
+  end
+  if not res[1] then error(res[2], 0) end
+  return res[2]
+end
+
+function update(self, old, new)
+  -- diffed against the graph's own copy of what it compiled, and kept as a
+  -- copy: a caller that changes its table and passes it again gets the
+  -- change (the graph held the caller's table, so the diff saw none)
+  new = diff.copy(new)
   -- raises with every problem (at their file:line, as fg.compile); nothing touched yet
   local checked, why = pcall(schema.check, new, hooks.opts(self))
   if not checked then error(M.locate(why, new), 0) end
@@ -116,7 +148,7 @@ function methods:update(new)
     changes.recompiled = true
   elseif d.structural then
     local undo = {}
-    local ok, err = pcall(apply, self, new, d, undo)
+    local ok, err = pcall(apply, self, old, new, d, undo)
     if not ok then
       for k = #undo, 1, -1 do undo[k]() end
       hooks.recompile(self, old)

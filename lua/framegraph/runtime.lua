@@ -83,6 +83,9 @@ function M.runtime(dev, pipeline, opts)
     if not p then error("fg.runtime: " .. tostring(cache), 2) end
   end
   if type(p) ~= "table" then error("fg.runtime: pipeline must be a table or a file path", 2) end
+  -- the runtime's own (diff.copy): the caller's later changes to either reach
+  -- no re-plan (a reload compiles with these options)
+  p, opts = diff.copy(p), diff.copy(opts)
   schema.check(p, opts, "runtime")  -- the C runtime compiles without calling back into Lua
   local rt, err = core.runtime(dev, p, opts)
   if not rt then return rt, err end
@@ -121,19 +124,10 @@ local function view_graph(v, level)
   return c_graph(rt)
 end
 
--- A copy of the tables (functions and userdata shared, sharing and cycles
--- kept): view:pipeline() handed out the runtime's own table, so
--- view:pipeline().nodes[1].run = nil silently dropped the node's run at the
--- next re-plan (set_resolution / set_dimension rebuild the runs from it).
-local function copy_tables(t, seen)
-  if type(t) ~= "table" then return t end
-  if seen[t] then return seen[t] end
-  local c = {}
-  seen[t] = c
-  for k, x in next, t do c[copy_tables(k, seen)] = copy_tables(x, seen) end
-  return setmetatable(c, debug.getmetatable(t))
-end
-
+-- view:pipeline() is a copy (diff.copy): it handed out the runtime's own
+-- table, so view:pipeline().nodes[1].run = nil silently dropped the node's
+-- run at the next re-plan (set_resolution / set_dimension rebuild the runs
+-- from it).
 local View = {}
 View.__name = "framegraph.graph (runtime view)"
 function View.__index(v, k)
@@ -147,7 +141,7 @@ function View.__index(v, k)
   if type(f) ~= "function" then return f end
   return function(self, ...)
     if self ~= v then error(("graph:%s: call it with ':' on the view"):format(k), 2) end
-    if k == "pipeline" then return copy_tables(f(view_graph(v, 2), ...), {}) end
+    if k == "pipeline" then return diff.copy(f(view_graph(v, 2), ...)) end
     return f(view_graph(v, 2), ...)
   end
 end
@@ -211,21 +205,18 @@ end
 
 -- rt:reload(pipeline_or_path) -> true, changes | nil, message
 -- changes = diff.changes(...) plus recompiled = bool, kept_history = copies kept.
-function methods:reload(p)
-  local state = core.runtime_state(self)
-  if state == "recording" then
-    error("rt:reload inside a node's run is refused: it would destroy objects the frame being recorded uses; "
-          .. "reload between frames (after rt:frame returns)", 3)  -- 3: past the C method
-  end
-  local st = state_of(self)
-  local path = type(p) == "string" and p or nil
+-- The runtime keeps a copy of the new pipeline (diff.copy). Its work reads
+-- the pipeline's tables, whose metamethods are the caller's code: it runs
+-- with the runtime busy (hooks.busy), so an rt:close() there waits for the
+-- end of rt:reload (which then raises, saying so) and a re-plan, reload,
+-- frame or read-back there is refused.
+local function reload(self, p, st, path)
   local new, cache = p, nil
   if path then
     new, cache = load_file(path, st)
     if not new then return nil, ("reload '%s': %s (still running the previous pipeline)"):format(path, cache) end
-  elseif type(p) ~= "table" then
-    error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 3)
   end
+  new = diff.copy(new)
   local g = c_graph(self)
   local old = g:pipeline()
   local changes = diff.changes(old, new)
@@ -247,6 +238,8 @@ function methods:reload(p)
       return rhooks.compile(self, new, compile_opts(self, new))
     end)
     if not ok then
+      local now = core.runtime_state(self)
+      if now == "closing" or now == "closed" then error(ng, 0) end  -- closed meanwhile: rt:reload says so
       return nil, not_compiling(tostring(ng), path, new)
     end
     local done, kept = rhooks.adopt(self, ng)
@@ -258,6 +251,38 @@ function methods:reload(p)
   -- The last good pipeline stays the one that last completed a frame.
   if not st.good then st.good = { graph = g, pipeline = old } end
   return true, changes
+end
+
+-- Runs f(self, ...) marked busy with `what`; an rt:close() called meanwhile
+-- (by a metamethod of the pipeline's tables) closes the runtime at the end,
+-- and the call raises saying so, at the caller's line (level).
+local function busy(what, level, f, self, ...)
+  rhooks.busy(self, what)
+  local res = table.pack(pcall(f, self, ...))
+  if rhooks.busy(self, false) then
+    error(("%s: the runtime was closed during the call (rt:close() called by a metamethod of the pipeline's "
+           .. "tables?); it is closed now: close it after %s returns, or make a new one with fg.runtime")
+          :format(what, what), level + 1)
+  end
+  if not res[1] then error(res[2], 0) end
+  return table.unpack(res, 2, res.n)
+end
+
+function methods:reload(p)
+  local state = core.runtime_state(self)
+  if state == "recording" then
+    error("rt:reload inside a node's run is refused: it would destroy objects the frame being recorded uses; "
+          .. "reload between frames (after rt:frame returns)", 3)  -- 3: past the C method
+  end
+  local during = rhooks.busy(self)
+  if during then
+    error(("rt:reload during %s is refused (called by a metamethod of the pipeline's tables?): %s is changing "
+           .. "the runtime's plan; reload after it returns"):format(during, during), 3)
+  end
+  if type(p) ~= "string" and type(p) ~= "table" then
+    error(("bad argument #1 to 'reload' (pipeline table or file path expected, got %s)"):format(type(p)), 3)
+  end
+  return busy("rt:reload", 3, reload, self, p, state_of(self), type(p) == "string" and p or nil)
 end
 
 -- Back to the last good pipeline; the message says why.
@@ -297,10 +322,16 @@ local function frame(self, inputs)
     if res then st.good = nil end  -- a frame completed: the reloaded pipeline is good
     return res, err
   end
-  local why = run_error(self, tostring(res))
-  if not why then error(res, 0) end
-  why = "reload rolled back: " .. why .. "; running the last good pipeline"
-  rollback(self, st, why)
+  -- closed by its own run: nothing to roll back to
+  if core.runtime_state(self) == "closed" then error(res, 0) end
+  -- reads the pipeline's tables (their metamethods are the caller's code): busy
+  local why = busy("rt:frame", 3, function()
+    local why = run_error(self, tostring(res))
+    if not why then error(res, 0) end
+    why = "reload rolled back: " .. why .. "; running the last good pipeline"
+    rollback(self, st, why)
+    return why
+  end, self)
   local stats, ferr = c_frame(self, inputs)
   if stats then stats.rolled_back = why end
   return stats, ferr

@@ -16,12 +16,29 @@
 --     strict: only lines whose subject is found in the file)
 --   source.load(path, ...) -> pipeline | nil, message, missing: runs a pipeline file
 --     (with ... as the chunk's arguments); missing is true when the file cannot be opened
+--     or is not a regular file
+--   source.regular(path) -> true | nil, why: a pipeline file is a regular file (why: what
+--     it is instead and how to fix it, without the path)
 local M = {}
+
+-- A FIFO, a device (/dev/zero), a socket or a directory as a pipeline file:
+-- reading it whole blocks inside C (no writer, or no end), past every limit
+-- (framegraph check's instruction count, a watcher's poll); refused before
+-- it is opened. A path that cannot be stat'ed is left to the open's message.
+function M.regular(path)
+  local _, _, kind = require("framegraph.core").mtime(path)
+  if kind == nil or kind == "file" then return true end
+  return nil, ("cannot read the pipeline file: it is not a regular file (%s); a pipeline file is read whole, "
+               .. "and a fifo or device could block for good: save it to a regular file first "
+               .. "(git show branch:file > file.lua)"):format(kind)
+end
 
 function M.load(path, ...)
   if path:find("\0", 1, true) then
     return nil, ("the path '%s' holds a NUL byte; paths cannot contain NUL"):format((path:gsub("%z", "\\0")))
   end
+  local regular, why = M.regular(path)
+  if not regular then return nil, path .. ": " .. why, true end
   local chunk, err = loadfile(path, "t")
   if not chunk then
     local f = io.open(path, "r")

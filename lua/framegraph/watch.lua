@@ -18,6 +18,7 @@
 -- rt:frame roll back (see framegraph.runtime) and the next poll reports it.
 local core = require("framegraph.core")
 local runtime = require("framegraph.runtime")
+local source = require("framegraph.source")
 
 local M = {}
 local W = {}
@@ -41,11 +42,13 @@ function M.watch(rt, path, opts)
   if opts.reload ~= nil and type(opts.reload) ~= "function" then
     error("fg.watch: opts.reload must be a function(rt, path)", 2)
   end
-  local mtime, size = core.mtime(path)
+  local mtime, size, kind = core.mtime(path)
   if not mtime then error("fg.watch: " .. size, 2) end
+  local regular, why = source.regular(path)
+  if not regular then error(("fg.watch: %s: %s"):format(path, why), 2) end
   return setmetatable({
     rt = rt, path = path, content = opts.content ~= false, reload = opts.reload,
-    mtime = mtime, size = size, text = read_all(path),
+    mtime = mtime, size = size, kind = kind, text = read_all(path),
     seen = #runtime._rollbacks(rt),  -- rollbacks reported so far
     err = nil,
   }, W)
@@ -68,8 +71,18 @@ function W:poll()
     self.err = rollbacks[#rollbacks]
     return "error", self.err
   end
-  local mtime, size = core.mtime(self.path)
+  local mtime, size, kind = core.mtime(self.path)
   if not mtime then return nil end  -- mid-save (editors replace the file): look again next time
+  if kind ~= "file" then
+    -- replaced by a fifo or a device: reading it could block the poll for good;
+    -- said once, then quiet until it is a file again
+    local said = self.kind ~= "file"
+    self.kind = kind
+    if said then return nil end
+    self.err = ("%s: %s"):format(self.path, select(2, source.regular(self.path)))
+    return "error", self.err
+  end
+  self.kind = kind
   if mtime == self.mtime and size == self.size and not self.content then return nil end
   local text = self.content and read_all(self.path) or nil
   self.mtime, self.size = mtime, size

@@ -123,6 +123,35 @@ local function sequence(dev, seed, ncalls, tmp, trace)
       M.hook = inner
       return rt:frame()
     end end,
+    -- user code the re-plans run: metamethods of the pipeline's tables that
+    -- close, re-plan, reload, frame or read the runtime during rt:reload,
+    -- rt:set_resolution or rt:set_dimension
+    function() return "metamethod during a re-plan", function()
+      local q = pipelines(sh)[pick(r, { 1, 2, 4 })]
+      local armed = false
+      local inner = pick(r, { function() rt:close() end, function() rt:set_resolution("main", 32, 32) end,
+                              function() rt:set_dimension("eye", 2) end, function() rt:reload(P[1]) end,
+                              function() rt:frame() end, function() rt:read("final") end })
+      local mt = { __index = function() if armed then armed = false inner() end end }
+      q.nodes[#q.nodes + 1] = setmetatable({ name = "side", side_effects = true }, mt)
+      if r(2) == 1 then setmetatable(q.nodes, mt) end
+      armed = r(2) == 1
+      local ok = pcall(rt.reload, rt, q)
+      armed = ok
+      return pick(r, { function() return rt:set_resolution("main", r(64), r(64)) end,
+                       function() return rt:set_dimension("eye", r(4)) end,
+                       function() return rt:frame() end })()
+    end end,
+    -- the caller changes the table it gave fg.runtime / rt:reload, then re-plans
+    function() return "caller changes its table", function()
+      local q = pipelines(sh)[r(3)]
+      if r(2) == 1 then rt:close(); rt = assert(fg.runtime(dev, q)); view = rt:graph() else assert(rt:reload(q)) end
+      pick(r, { function() q.nodes = nil end, function() q.nodes[1].run = nil end, function() q.resolutions = nil end,
+                function() table.remove(q.nodes, 1) end, function() q.nodes[1].create = 5 end })()
+      return pick(r, { function() return rt:set_resolution("main", r(64), r(64)) end,
+                       function() return rt:set_dimension("eye", r(4)) end,
+                       function() return rt:reload(q) end, function() return rt:frame() end })()
+    end end,
     function() return "shader close", function() sh[pick(r, { "fill", "invert", "uv" })]:close() end end,
     function() return "shader again", function() sh.fill = fg.shader(dev, SH .. "/rt_fill.comp.spv") end end,
     function() return "allocator", function()
