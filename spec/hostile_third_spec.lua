@@ -19,8 +19,11 @@ end
 -- a table whose every read runs f (and then answers v)
 local function trap(f, v) return setmetatable({}, { __index = function() f() collectgarbage() return v end,
   __len = function() f() return 1 end }) end
--- garbage whose finalizers run f inside whatever call allocates next
-local function bombs(n, f) for _ = 1, n do setmetatable({}, { __gc = f }) end end
+-- garbage whose finalizers run f, but only while during() makes a call: the
+-- object stays open until a finalizer runs inside the call (its allocations)
+local armed = false
+local function bombs(n, f) for _ = 1, n do setmetatable({}, { __gc = function() if armed then f() end end }) end end
+local function during(f, ...) armed = true pcall(f, ...) armed = false end
 local function case()
 ]]
 local EPILOGUE = [[
@@ -130,7 +133,7 @@ local cases = {
         rt:frame()
         bombs(30, function() pcall(rt.close, rt) end)
         for _ = 1, 3 do
-          for _, m in ipairs{ "read", "memory", "stats", "timings", "upload_stats" } do pcall(rt[m], rt, "o") end
+          for _, m in ipairs{ "read", "memory", "stats", "timings", "upload_stats" } do during(rt[m], rt, "o") end
         end
       end
       return nil, "survived"]], "survived" },
@@ -138,7 +141,7 @@ local cases = {
       for _ = 1, 60 do
         local s = fg.shader(dev, fg.shader_dir() .. "/rt_fill.comp.spv")
         bombs(30, function() pcall(s.close, s) end)
-        for _ = 1, 5 do pcall(s.info, s) pcall(s.pack, s, "push", { seed = 1 }) end
+        for _ = 1, 5 do during(s.info, s) during(s.pack, s, "push", { seed = 1 }) end
       end
       return nil, "survived"]], "survived" },
   { "allocator and pool reports with finalizers closing them", [[
@@ -153,10 +156,10 @@ local cases = {
         p:free(ms[1])
         bombs(30, function() pcall(a.close, a) pcall(p.close, p) end)
         for _ = 1, 3 do
-          for _, m in ipairs{ "stats", "json", "svg", "defrag_plan", "validate" } do pcall(a[m], a) end
-          pcall(a.allocate, a, 16, 1, {}) pcall(a.alloc, a, 16, 1, {})
-          for _, m in ipairs{ "stats", "json", "defrag_plan", "validate" } do pcall(p[m], p) end
-          pcall(p.alloc, p, 256, { user = {} }) pcall(ms[2].info, ms[2])
+          for _, m in ipairs{ "stats", "json", "svg", "defrag_plan", "validate" } do during(a[m], a) end
+          during(a.allocate, a, 16, 1, {}) during(a.alloc, a, 16, 1, {})
+          for _, m in ipairs{ "stats", "json", "defrag_plan", "validate" } do during(p[m], p) end
+          during(p.alloc, p, 256, { user = {} }) during(ms[2].info, ms[2])
         end
       end
       return nil, "survived"]], "survived" },
@@ -168,7 +171,7 @@ local cases = {
                             function() return d2:memory_budget() end, function() return d2:memory_pool{} end,
                             function() return d2:external_image("rgba8_unorm", 8, 8) end,
                             function() return fg.buffer(d2, { 1, 2, 3, 4 }) end, function() return fg.image(d2, TEX) end } do
-          pcall(f)
+          during(f)
         end
       end
       return nil, "survived"]], "survived" },
