@@ -137,6 +137,30 @@ local cases = {
         end
       end
       return nil, "survived"]], "survived" },
+  { "rt:read with an index, rt:save_png, rt:upload with finalizers closing the runtime (use-after-free)", [[
+      local P = { dimensions = { eye = 2 }, outputs = { "o" }, nodes = { { name = "n", multiplex = { "eye" },
+        create = { o = { format = "rgba8_unorm", size = { 8, 8 } } },
+        run = function(cmd) cmd:dispatch(fill, { [0] = "o" }, 1, 1, 1, { 1 }) end } } }
+      local png = os.tmpname()
+      for _ = 1, 30 do
+        local rt = fg.runtime(dev, P)
+        rt:frame()
+        bombs(60, function() pcall(rt.close, rt) end)
+        during(rt.read, rt, "o", 2)
+        during(rt.save_png, rt, "o", png, 1)
+        during(rt.upload, rt, "abcdabcd")
+      end
+      os.remove(png)
+      return nil, "survived"]], "survived" },
+  { "fg.compile graph readers with finalizers closing the graph (use-after-free)", [[
+      local P = { outputs = { "p" }, nodes = { { name = "n", create = { o = { format = "rgba8_unorm", size = { 8, 8 } } } },
+        { name = "m", read = { "o" }, create = { p = { format = "rgba8_unorm", size = { 8, 8 } } } } } }
+      for _ = 1, 30 do
+        local g = fg.compile(P)
+        bombs(60, function() pcall(g.close, g) end)
+        for _, m in ipairs{ "nodes", "resources", "order", "stats", "instances", "edges" } do during(g[m], g) end
+      end
+      return nil, "survived"]], "survived" },
   { "sh:info and sh:pack with finalizers closing the shader (use-after-free)", [[
       for _ = 1, 60 do
         local s = fg.shader(dev, fg.shader_dir() .. "/rt_fill.comp.spv")

@@ -138,6 +138,7 @@ static int l_order(lua_State *L) {
     why = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_instance_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t s = 0; s < n; s++) {
@@ -165,6 +166,7 @@ static void push_mode(lua_State *L, fg_graph *g, uint32_t mode) {
 
 static int l_nodes(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_node_count(g);
   lua_newtable(L);
   int k = 1;
@@ -232,6 +234,7 @@ static void push_att(lua_State *L, const fg_graph_instance *in, const fg_graph_a
 
 static int l_instances(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_instance_count(g), nodes = fg_graph_node_count(g);
   /* each node's mode once: fg_graph_node_get walks the node's instances, so
    * asking per instance was quadratic in one node's instance count */
@@ -278,6 +281,7 @@ static int l_instances(lua_State *L) {
 
 static int l_edges(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_edge_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t e = 0; e < n; e++) {
@@ -302,6 +306,7 @@ static const char *kind_name(fg_res_kind k) {
 
 static int l_resources(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_resource_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
@@ -358,6 +363,7 @@ static int l_resources(lua_State *L) {
 
 static int l_stats(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_graph_stats s;
   fg_graph_get_stats(g, &s);
   lua_createtable(L, 0, 16);

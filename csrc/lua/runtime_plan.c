@@ -99,12 +99,13 @@ static uint32_t last_parity(lrt *o) {
 /* rt:read(name [, index]) -> bytes | nil, err */
 static int rt_read(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  lua_settop(L, 3);  /* name, index (nil: none), and the guard above them */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_lua_rt_idle(L, o, "rt:read");
   fg_lua_rt_planned(L, o, "rt:read");
   const char *name = fg_lua_checkname(L, 2, "resource name");
   uint32_t ph = find_phys(L, o, name, 3, last_parity(o));
   fg_lua_rt_check_externals(L, o, ph, "rt:read");
-  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   void *data; size_t len;
   if (fg_rt_read(o->rt, ph, &data, &len, o->err, sizeof o->err)) {
     luaL_pushfail(L);
@@ -119,13 +120,14 @@ static int rt_read(lua_State *L) {
 /* rt:save_png(name, path [, index]) -> true | nil, err */
 static int rt_save_png(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  lua_settop(L, 4);  /* name, path, index (nil: none), and the guard above them */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_lua_rt_idle(L, o, "rt:save_png");
   fg_lua_rt_planned(L, o, "rt:save_png");
   const char *name = fg_lua_checkname(L, 2, "resource name");
   const char *path = fg_lua_checkname(L, 3, "path");
   uint32_t ph = find_phys(L, o, name, 4, last_parity(o));
   fg_lua_rt_check_externals(L, o, ph, "rt:save_png");
-  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_rt_res *r = fg_rt_resource(o->rt, ph);
   if (!r->is_image) return luaL_error(L, "rt:save_png: '%s' is a buffer; save_png needs a texture", name);
   fg_format f = r->g->format;
