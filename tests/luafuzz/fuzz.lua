@@ -194,12 +194,20 @@ local function sequence(dev, seed, ncalls, tmp, trace)
       local a = allocs[r(#allocs + 1)]
       local close = pick(r, { function() pcall(rt.close, rt) end, function() pcall(sh.fill.close, sh.fill) end,
                               function() if a then pcall(a.close, a) end end })
-      for _ = 1, 20 do setmetatable({}, { __gc = close }) end
-      collectgarbage("step")
-      return pick(r, { function() return rt:read("final") end, function() return rt:memory() end,
-                       function() return rt:stats() end, function() return rt:timings() end,
-                       function() return sh.fill:info() end, function() return a and a:json() end,
-                       function() return a and a:defrag_plan() end, function() return rt:frame() end })()
+      -- armed only during the call: the object is open until a finalizer
+      -- runs inside it
+      local armed = false
+      for _ = 1, 40 do setmetatable({}, { __gc = function() if armed then close() end end }) end
+      local call = pick(r, { function() return rt:read("final", arg()) end, function() return rt:memory() end,
+                             function() return rt:stats() end, function() return rt:timings() end,
+                             function() return rt:upload("abcdabcd") end, function() return view:resources() end,
+                             function() return sh.fill:info() end, function() return a and a:json() end,
+                             function() return a and a:defrag_plan() end, function() return rt:frame() end })
+      armed = true
+      local ok, res, err = pcall(call)
+      armed = false
+      if not ok then error(res, 0) end
+      return res, err
     end end,
   }
   for _ = 1, ncalls do
