@@ -126,6 +126,13 @@ local cases = {
       local g = fg.compile({ outputs = { "o" }, nodes = { { name = "n", create = { o = { format = "rgba8_unorm", size = { 8, 8 } } } } } })
       return require("framegraph.report").html(g, setmetatable({}, { __pairs = function(t) return next, {}, nil end,
         __index = function() return "bogus" end }))]], "report.html: options are a table with a metatable" },
+  -- a table whose __name claims one of our types is named a table
+  { "a table whose __name says framegraph.shader (was 'shader expected, got framegraph.shader')", [[
+      local rt = one(function(cmd) cmd:dispatch(setmetatable({}, { __name = "framegraph.shader" }), { [0] = "o" }, 1) end)
+      return rt:frame()]], "framegraph.shader expected, got table" },
+  { "a table whose __name says framegraph.allocator as self", [[
+      local a = fg.allocator("tlsf", 64)
+      return a.alloc(setmetatable({}, { __name = "framegraph.allocator" }), 16)]], "framegraph.allocator expected, got table" },
   -- finalizers that close the object a call is reading
   { "rt:read, rt:memory, rt:stats, rt:timings with finalizers closing the runtime (use-after-free)", [[
       for _ = 1, 40 do

@@ -30,7 +30,7 @@ static lua_Integer to_lua_handle(lua_State *L, uint64_t id) {
 }
 
 static fg_allocator *check_alloc(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   if (!u->a) luaL_error(L, "allocator is closed");
   return u->a;
 }
@@ -359,14 +359,14 @@ static int a_validate(lua_State *L) {
 static int a_kind(lua_State *L) { lua_pushstring(L, fg_alloc_kind_name(fg_allocator_kind(check_alloc(L)))); return 1; }
 
 static int a_close(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   fg_allocator_destroy(u->a);
   u->a = NULL;
   return 0;
 }
 
 static int a_tostring(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   if (!u->a) { lua_pushliteral(L, "framegraph.allocator (closed)"); return 1; }
   fg_alloc_stats s;
   fg_allocator_stats(u->a, &s);
@@ -390,7 +390,7 @@ typedef struct lpool { fg_vk_mempool *p; } lpool;
 typedef struct lmem { fg_vk_allocation a; lpool *pool; } lmem; /* uservalue 1 = the pool userdata, 2 = user value */
 
 static lpool *check_pool(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   if (!u->p) luaL_error(L, "memory pool is closed");
   return u;
 }
@@ -464,7 +464,7 @@ static int p_alloc(lua_State *L) {
 
 static int p_free(lua_State *L) {
   check_pool(L);
-  lmem *m = luaL_checkudata(L, 2, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 2, FG_LUA_MEMORY);
   if (!m->pool) return luaL_argerror(L, 2, "memory already freed");
   if (m->pool != lua_touserdata(L, 1)) return luaL_argerror(L, 2, "memory belongs to another pool");
   fg_vk_mem_free(m->pool->p, &m->a);
@@ -544,14 +544,14 @@ static int p_validate(lua_State *L) {
 /* Closing the pool frees all its device memory; memories still held become
  * inert (their free does nothing). */
 static int p_close(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   fg_vk_mempool_destroy(u->p);
   u->p = NULL;
   return 0;
 }
 
 static int p_tostring(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   if (!u->p) { lua_pushliteral(L, "framegraph.memory_pool (closed)"); return 1; }
   fg_vk_mem_stats s;
   fg_vk_mempool_stats(u->p, &s);
@@ -569,14 +569,14 @@ static const luaL_Reg pool_meta[] = {
 };
 
 static lmem *check_mem(lua_State *L) {
-  lmem *m = luaL_checkudata(L, 1, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 1, FG_LUA_MEMORY);
   if (!m->pool) luaL_error(L, "memory is freed");
   if (!m->pool->p) luaL_error(L, "memory's pool is closed");
   return m;
 }
 
 static int m_free(lua_State *L) {
-  lmem *m = luaL_checkudata(L, 1, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 1, FG_LUA_MEMORY);
   if (m->pool && m->pool->p) fg_vk_mem_free(m->pool->p, &m->a);
   m->pool = NULL;
   return 0;

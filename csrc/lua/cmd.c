@@ -81,7 +81,7 @@ static fg_rt_res *use_res(lua_State *L, lcmd *c, uint32_t u, const char *name) {
 /* An upload handle used by a command: it must be this runtime's and of the
  * frame being recorded. */
 static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
-  lupload *h = luaL_checkudata(L, idx, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, idx, FG_LUA_UPLOAD);
   if (h->o != c->o)
     luaL_error(L, "node '%s': %s uses an upload made by another runtime; upload with this runtime's rt:upload "
                "or ctx.upload", node_name(c), what);
@@ -535,7 +535,7 @@ static int cmd_copy(lua_State *L) { return copy_or_blit(L, 0); }
 static int cmd_blit(lua_State *L) { return copy_or_blit(L, 1); }
 
 static int cmd_tostring(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  lcmd *c = fg_lua_checkudata(L, 1, FG_LUA_CMD);
   if (c->valid) lua_pushfstring(L, "framegraph.cmd (%s)", node_name(c));
   else lua_pushliteral(L, "framegraph.cmd (outside run)");
   return 1;

@@ -37,7 +37,7 @@ static void buffer_free(void *p) {
 /* Closed from a node's run, the buffer may be in the frame recording: it goes
  * when the recording ends (fg_vk_defer), after the device is idle. */
 static int buf_close(lua_State *L) {
-  lbuffer *m = luaL_checkudata(L, 1, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, 1, FG_LUA_BUFFER);
   if (!m->dev) return 0;
   fg_vk_device *dev = m->dev;
   m->dev = NULL;
@@ -62,7 +62,7 @@ fg_vk_static_buffer *fg_lua_testbuffer(lua_State *L, int idx, fg_vk_device **dev
 }
 
 static lbuffer *check_buffer(lua_State *L, int idx) {
-  lbuffer *m = luaL_checkudata(L, idx, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, idx, FG_LUA_BUFFER);
   if (!m->dev) luaL_error(L, "buffer is closed: its close() was called (or its mesh's); make it again");
   return m;
 }
@@ -223,7 +223,7 @@ static int buf_info(lua_State *L) {
 }
 
 static int buf_tostring(lua_State *L) {
-  lbuffer *m = luaL_checkudata(L, 1, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, 1, FG_LUA_BUFFER);
   lua_pushfstring(L, "framegraph.buffer (%I bytes%s)", (lua_Integer)m->b.buf.size, m->dev ? "" : ", closed");
   return 1;
 }

@@ -25,6 +25,21 @@ static inline lua_Integer fg_lua_optint(lua_State *L, int idx, lua_Integer dflt)
   return lua_isnoneornil(L, idx) ? dflt : fg_lua_checkint(L, idx);
 }
 
+/* luaL_checkudata whose message names what the value is: luaL_typeerror
+ * takes a table's __name, so setmetatable({}, {__name = "framegraph.shader"})
+ * passed as a shader read "framegraph.shader expected, got framegraph.shader".
+ * A userdata keeps its __name (ours are the real type names). */
+static inline void *fg_lua_checkudata(lua_State *L, int idx, const char *tname) {
+  void *p = luaL_testudata(L, idx, tname);
+  if (!p) {
+    const char *got = luaL_typename(L, idx);
+    if (lua_type(L, idx) == LUA_TUSERDATA && luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
+      got = lua_tostring(L, -1);
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s", tname, got));
+  }
+  return p;
+}
+
 /* A table the bindings read (options, bindings, push values, regions, frame
  * inputs, list items) must be plain. Its metamethods (__index, __len,
  * __pairs...) would run the caller's code in the middle of the call, where

@@ -22,7 +22,7 @@ typedef struct lgraph {
 } lgraph;
 
 static lgraph *checklg(lua_State *L, int idx) {
-  lgraph *lg = luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, idx, FG_LUA_GRAPH);
   if (!lg->g) luaL_argerror(L, idx, "graph is closed");
   if (lg->closing) luaL_argerror(L, idx, "graph is closed (g:close() was called during graph:update)");
   return lg;
@@ -43,7 +43,7 @@ static lgraph *checkidle(lua_State *L) {
 fg_graph *fg_lua_checkgraph(lua_State *L, int idx) { return checklg(L, idx)->g; }
 
 void fg_lua_graph_pipeline(lua_State *L, int idx) {
-  luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  fg_lua_checkudata(L, idx, FG_LUA_GRAPH);
   lua_getiuservalue(L, idx, 1);
 }
 
@@ -571,7 +571,7 @@ static int l_replace(lua_State *L) {
 }
 
 static int l_close(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (lg->busy) { lg->closing = 1; return 0; }  /* inside graph:update: at its end */
   if (lg->g) { fg_graph_free(lg->g); lg->g = NULL; }
   return 0;
@@ -581,7 +581,7 @@ static int l_close(lua_State *L) {
  * it; hooks.busy(g, false) ends it -> true when g:close() was called
  * meanwhile (the graph is closed now). */
 static int l_busy(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (lua_isnone(L, 2)) {
     if (lg->busy) lua_pushliteral(L, "busy");
     else if (!lg->g) lua_pushliteral(L, "closed");
@@ -604,7 +604,7 @@ static int l_busy(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (!lg->g) lua_pushliteral(L, "framegraph.graph (closed)");
   else if (lg->busy) lua_pushstring(L, lg->closing ? "framegraph.graph (closing at the end of graph:update)"
                                                    : "framegraph.graph (being updated)");

@@ -93,7 +93,7 @@ fg_lua_host_buffer *fg_lua_test_host_buffer(lua_State *L, int idx) {
 }
 
 static int hb_tostring(lua_State *L) {
-  fg_lua_host_buffer *b = luaL_checkudata(L, 1, FG_LUA_HOST_BUFFER);
+  fg_lua_host_buffer *b = fg_lua_checkudata(L, 1, FG_LUA_HOST_BUFFER);
   lua_pushfstring(L, "framegraph.host_buffer (%d bytes)", (int)b->size);
   return 1;
 }

@@ -93,7 +93,7 @@ static int rt_upload(lua_State *L) {
 /* A stale upload's offset names ring bytes another upload may hold now:
  * size and offset raise, as every stale handle does (valid() tells first). */
 static lupload *check_live_upload(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   if (!upload_valid(h))
     luaL_error(L, "upload is stale: it was made for frame %d and uploads are valid only in the frame they were "
                "made for (up:valid() tells); upload again with rt:upload or ctx.upload", (int)h->rt_frame);
@@ -113,13 +113,13 @@ static int up_offset(lua_State *L) {
 }
 
 static int up_valid(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   lua_pushboolean(L, upload_valid(h));
   return 1;
 }
 
 static int up_tostring(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   lua_pushfstring(L, "framegraph.upload (%d bytes at %d, frame %d%s)", (int)h->size, (int)h->offset,
                   (int)h->rt_frame, upload_valid(h) ? "" : ", stale");
   return 1;
@@ -294,7 +294,7 @@ void fg_lua_rt_close_now(lrt *o) {
 /* Inside a node's run the frame still records with the runtime's objects:
  * closing waits for the frame's end (rt:frame closes it after the submit). */
 static int rt_close(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->L || o->busy[0]) { o->closing = 1; return 0; }  /* a re-plan's user code: at the call's end */
   if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
   if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
@@ -553,7 +553,7 @@ static int rt_memory(lua_State *L) {
 
 
 static int rt_tostring(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->rt && !fg_rt_planned(o->rt)) lua_pushliteral(L, "framegraph.runtime (no valid plan)");
   else if (o->rt && o->closing && o->busy[0])
     lua_pushfstring(L, "framegraph.runtime (closing at the end of %s)", o->busy);
@@ -567,7 +567,7 @@ static int rt_tostring(lua_State *L) {
  * "recording" (inside a node's run) | "planless" | "open": for the Lua layer
  * (rt:reload refuses inside run, views and watchers know when they are stale). */
 static int l_runtime_state(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (!o->rt) lua_pushliteral(L, "closed");
   else if (o->closing) lua_pushliteral(L, "closing");
   else if (o->L) lua_pushliteral(L, "recording");

@@ -34,7 +34,7 @@ static void image_free(void *p) {
 /* The image may be in a frame in flight or in the one recording (closed from
  * a node's run): it goes once the device is done with it (fg_vk_defer). */
 static int img_close(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   if (m->dev && m->borrowed) {
     fg_vk_release(m->dev);
     m->dev = NULL;
@@ -106,7 +106,7 @@ fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev) {
 
 /* image:info() -> {width, height, format, mips} */
 static int img_info(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   if (!m->dev) return luaL_error(L, "image is closed: its close() was called");
   fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 4);
@@ -118,7 +118,7 @@ static int img_info(lua_State *L) {
 }
 
 static int img_tostring(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
                   m->dev ? "" : ", closed");
   return 1;

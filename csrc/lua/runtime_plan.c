@@ -219,7 +219,7 @@ static int rt_slots(lua_State *L) {
  * (their metamethods are user code); hooks.busy(rt, false) ends it -> true
  * when rt:close() was called meanwhile (the runtime is closed now). */
 static int rt_busy(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (lua_isnone(L, 2)) {
     if (o->busy[0]) lua_pushstring(L, o->busy);
     else lua_pushnil(L);
@@ -394,7 +394,7 @@ static int rt_dynamic(lua_State *L) {
  * failed, as values (kind "run": instance's run raised; node is the node's
  * position in the pipeline) */
 static int rt_failure(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->fail != FG_LUA_FAIL_RUN || !o->g || o->fail_slot >= fg_graph_instance_count(o->g)) {
     lua_pushnil(L);
     return 1;

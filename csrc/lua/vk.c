@@ -13,7 +13,7 @@
 typedef struct lua_device { fg_vk_device *dev; } lua_device;
 
 fg_vk_device *fg_lua_checkdevice(lua_State *L, int idx) {
-  lua_device *d = luaL_checkudata(L, idx, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, idx, FG_LUA_DEVICE);
   if (!d->dev) luaL_argerror(L, idx, "device is closed (dev:close() was called); open a new one with fg.vulkan{}");
   return d->dev;
 }
@@ -53,7 +53,7 @@ static int l_vulkan_open(lua_State *L) {
 }
 
 static int dev_close(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   if (d->dev) {
     fg_vk_release(d->dev);
     d->dev = NULL;
@@ -62,7 +62,7 @@ static int dev_close(lua_State *L) {
 }
 
 static int dev_tostring(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   if (d->dev) lua_pushfstring(L, "framegraph.device (%s)", d->dev->props.deviceName);
   else lua_pushliteral(L, "framegraph.device (closed)");
   return 1;
@@ -201,7 +201,7 @@ static int dev_memory_budget(lua_State *L) {
 }
 
 static int dev_is_closed(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   lua_pushboolean(L, d->dev == NULL);
   return 1;
 }
@@ -225,7 +225,7 @@ static int dev_wait_idle(lua_State *L) {
 typedef struct lua_shader { fg_vk_shader *s; } lua_shader;
 
 fg_vk_shader *fg_lua_checkshader(lua_State *L, int idx) {
-  lua_shader *s = luaL_checkudata(L, idx, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, idx, FG_LUA_SHADER);
   if (!s->s) luaL_argerror(L, idx, "shader is closed (shader:close() was called)");
   return s->s;
 }
@@ -284,7 +284,7 @@ static int l_shader_create(lua_State *L) {
 }
 
 static int sh_close(lua_State *L) {
-  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, 1, FG_LUA_SHADER);
   if (s->s) {
     fg_vk_shader_destroy(s->s);
     s->s = NULL;
@@ -293,7 +293,7 @@ static int sh_close(lua_State *L) {
 }
 
 static int sh_tostring(lua_State *L) {
-  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, 1, FG_LUA_SHADER);
   if (s->s) lua_pushfstring(L, "framegraph.shader (%s)", fg_vk_shader_get_info(s->s)->name);
   else lua_pushliteral(L, "framegraph.shader (closed)");
   return 1;
