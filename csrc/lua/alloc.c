@@ -30,7 +30,7 @@ static lua_Integer to_lua_handle(lua_State *L, uint64_t id) {
 }
 
 static fg_allocator *check_alloc(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   if (!u->a) luaL_error(L, "allocator is closed");
   return u->a;
 }
@@ -76,6 +76,9 @@ static int opt_field_bool(lua_State *L, int t, const char *name, int dflt) {
 
 /* Raises on a key of the options table at t that is not in `allowed`. */
 static void check_keys(lua_State *L, int t, int argn, const char *const *allowed, const char *list) {
+  if (lua_istable(L, t) && lua_getmetatable(L, t))
+    luaL_argerror(L, argn, "options must be a plain table, this one has a metatable (its metamethods would run "
+                           "inside the call)");
   if (lua_isnoneornil(L, t) || !fg_lua_unknown_key(L, t, allowed)) return;
   const char *k = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : luaL_typename(L, -1);
   luaL_argerror(L, argn, lua_pushfstring(L, "unknown option '%s' (known: %s)", k, list));
@@ -140,6 +143,8 @@ static int a_alloc(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer size, align;
   check_request(L, a, &size, &align);
+  lua_settop(L, 4);  /* the user value at 4 (nil: none), the guard above it */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_kind k = fg_allocator_kind(a);
   char err[256];
   uint64_t off = fg_allocator_alloc_err(a, (uint64_t)size, (uint64_t)align, err, sizeof err);
@@ -165,6 +170,8 @@ static int a_allocate(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer size, align;
   check_request(L, a, &size, &align);
+  lua_settop(L, 4);  /* the user value at 4 (nil: none), the guard above it */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_kind k = fg_allocator_kind(a);
   char err[256];
   if (k == FG_ALLOC_SLAB) { /* requests no slot can take are mistakes, as in alloc */
@@ -258,6 +265,7 @@ static int push_owned(lua_State *L, char *s, const fg_allocator *a) {
 
 static int a_json(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   return push_owned(L, fg_allocator_json(a), a);
 }
 
@@ -265,12 +273,14 @@ static int a_svg(lua_State *L) {
   fg_allocator *a = check_alloc(L);
   lua_Integer w = fg_lua_optint(L, 2, 800);
   if (w < 16 || w > 100000) return luaL_argerror(L, 2, "width must be 16 .. 100000 pixels");
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   return push_owned(L, fg_allocator_svg(a, (int)w), a);
 }
 
 /* {{offset =, to =, size =, handle =, user =}, ...}: moves in order */
 static int a_defrag_plan(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_defrag_move *mv;
   size_t n;
   if (fg_allocator_defrag_plan(a, &mv, &n)) return luaL_error(L, "out of host memory");
@@ -312,6 +322,7 @@ static void set_num(lua_State *L, const char *k, double v) { lua_pushnumber(L, v
 
 static int a_stats(lua_State *L) {
   fg_allocator *a = check_alloc(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_alloc_stats s;
   fg_allocator_stats(a, &s);
   lua_createtable(L, 0, 7);
@@ -335,6 +346,7 @@ static int a_reset(lua_State *L) {
 
 static int a_validate(lua_State *L) {
   char err[256];
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   if (fg_allocator_validate(check_alloc(L), err, sizeof err)) {
     lua_pushboolean(L, 0);
     lua_pushstring(L, err);
@@ -347,14 +359,14 @@ static int a_validate(lua_State *L) {
 static int a_kind(lua_State *L) { lua_pushstring(L, fg_alloc_kind_name(fg_allocator_kind(check_alloc(L)))); return 1; }
 
 static int a_close(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   fg_allocator_destroy(u->a);
   u->a = NULL;
   return 0;
 }
 
 static int a_tostring(lua_State *L) {
-  lalloc *u = luaL_checkudata(L, 1, FG_LUA_ALLOCATOR);
+  lalloc *u = fg_lua_checkudata(L, 1, FG_LUA_ALLOCATOR);
   if (!u->a) { lua_pushliteral(L, "framegraph.allocator (closed)"); return 1; }
   fg_alloc_stats s;
   fg_allocator_stats(u->a, &s);
@@ -378,7 +390,7 @@ typedef struct lpool { fg_vk_mempool *p; } lpool;
 typedef struct lmem { fg_vk_allocation a; lpool *pool; } lmem; /* uservalue 1 = the pool userdata, 2 = user value */
 
 static lpool *check_pool(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   if (!u->p) luaL_error(L, "memory pool is closed");
   return u;
 }
@@ -397,6 +409,8 @@ static int l_memory_pool(lua_State *L) {
   lpool *u = lua_newuserdatauv(L, sizeof *u, 0);
   u->p = NULL;
   luaL_setmetatable(L, FG_LUA_MEMPOOL);
+  /* again: a finalizer run by the allocation above may have closed it */
+  dev = fg_lua_checkdevice(L, 1);
   char err[256];
   u->p = fg_vk_mempool_create(dev, &d, err, sizeof err);
   if (!u->p) return luaL_argerror(L, 2, err);
@@ -433,6 +447,9 @@ static int p_alloc(lua_State *L) {
     lua_setiuservalue(L, -2, 2);
   }
   rq.user = (uint64_t)(uintptr_t)m; /* the plan's moves name the memory object */
+  /* again, after the reads and allocations above: a finalizer run by them
+   * may have closed the pool (pool:close() in a __gc) */
+  u = check_pool(L);
   char err[256];
   int r = fg_vk_mem_result(fg_vk_mem_alloc(u->p, &rq, &m->a, err, sizeof err));
   if (r == 1) return luaL_argerror(L, 3, err);
@@ -447,7 +464,7 @@ static int p_alloc(lua_State *L) {
 
 static int p_free(lua_State *L) {
   check_pool(L);
-  lmem *m = luaL_checkudata(L, 2, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 2, FG_LUA_MEMORY);
   if (!m->pool) return luaL_argerror(L, 2, "memory already freed");
   if (m->pool != lua_touserdata(L, 1)) return luaL_argerror(L, 2, "memory belongs to another pool");
   fg_vk_mem_free(m->pool->p, &m->a);
@@ -457,6 +474,7 @@ static int p_free(lua_State *L) {
 
 static int p_stats(lua_State *L) {
   lpool *u = check_pool(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_vk_mem_stats s;
   fg_vk_mempool_stats(u->p, &s);
   lua_createtable(L, 0, 12);
@@ -476,6 +494,7 @@ static int p_stats(lua_State *L) {
 
 static int p_json(lua_State *L) {
   fg_vk_mempool *p = check_pool(L)->p;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   char *s = fg_vk_mempool_json(p);
   if (!s) return luaL_error(L, "out of host memory");
   lua_pushstring(L, s);
@@ -487,6 +506,7 @@ static int p_json(lua_State *L) {
  *   size =}, ...} in plan order */
 static int p_defrag_plan(lua_State *L) {
   lpool *u = check_pool(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_vk_defrag_move *mv;
   size_t n;
   if (fg_vk_mempool_defrag_plan(u->p, &mv, &n)) return luaL_error(L, "out of host memory");
@@ -511,6 +531,7 @@ static int p_trim(lua_State *L) { fg_vk_mempool_trim(check_pool(L)->p); return 0
 
 static int p_validate(lua_State *L) {
   char err[256];
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   if (fg_vk_mempool_validate(check_pool(L)->p, err, sizeof err)) {
     lua_pushboolean(L, 0);
     lua_pushstring(L, err);
@@ -523,14 +544,14 @@ static int p_validate(lua_State *L) {
 /* Closing the pool frees all its device memory; memories still held become
  * inert (their free does nothing). */
 static int p_close(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   fg_vk_mempool_destroy(u->p);
   u->p = NULL;
   return 0;
 }
 
 static int p_tostring(lua_State *L) {
-  lpool *u = luaL_checkudata(L, 1, FG_LUA_MEMPOOL);
+  lpool *u = fg_lua_checkudata(L, 1, FG_LUA_MEMPOOL);
   if (!u->p) { lua_pushliteral(L, "framegraph.memory_pool (closed)"); return 1; }
   fg_vk_mem_stats s;
   fg_vk_mempool_stats(u->p, &s);
@@ -548,14 +569,14 @@ static const luaL_Reg pool_meta[] = {
 };
 
 static lmem *check_mem(lua_State *L) {
-  lmem *m = luaL_checkudata(L, 1, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 1, FG_LUA_MEMORY);
   if (!m->pool) luaL_error(L, "memory is freed");
   if (!m->pool->p) luaL_error(L, "memory's pool is closed");
   return m;
 }
 
 static int m_free(lua_State *L) {
-  lmem *m = luaL_checkudata(L, 1, FG_LUA_MEMORY);
+  lmem *m = fg_lua_checkudata(L, 1, FG_LUA_MEMORY);
   if (m->pool && m->pool->p) fg_vk_mem_free(m->pool->p, &m->a);
   m->pool = NULL;
   return 0;
@@ -567,6 +588,7 @@ static const char *kind_str(fg_vk_mem_kind k) {
 
 static int m_info(lua_State *L) {
   lmem *m = check_mem(L);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 6);
   set_int(L, "memory_type", m->a.memory_type);
   set_int(L, "offset", m->a.offset);

@@ -28,6 +28,15 @@ static struct fg_vk_shader *check_shader(lua_State *L, lcmd *c, int idx, const c
 
 static const char *node_name(lcmd *c) { return fg_graph_instance_get(c->o->g, c->slot)->name; }
 
+/* A table argument must be plain (fg_lua_plain): an __index or __len of it
+ * would run the caller's code between the checks of this call and its use
+ * of what they checked (a buffer, an image). */
+static void plain(lua_State *L, lcmd *c, int idx, const char *what, const char *which) {
+  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx))
+    luaL_error(L, "node '%s': %s: %s: got a table with a metatable; give a plain table (its metamethods would run "
+               "inside the call)", node_name(c), what, which);
+}
+
 /* Use index of a resource name the node declared; raises otherwise. */
 static uint32_t find_use_h(lua_State *L, lcmd *c, const char *name, const char *what, int history) {
   const fg_graph_instance *in = fg_graph_instance_get(c->o->g, c->slot);
@@ -72,7 +81,7 @@ static fg_rt_res *use_res(lua_State *L, lcmd *c, uint32_t u, const char *name) {
 /* An upload handle used by a command: it must be this runtime's and of the
  * frame being recorded. */
 static lupload *check_upload(lua_State *L, lcmd *c, int idx, const char *what) {
-  lupload *h = luaL_checkudata(L, idx, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, idx, FG_LUA_UPLOAD);
   if (h->o != c->o)
     luaL_error(L, "node '%s': %s uses an upload made by another runtime; upload with this runtime's rt:upload "
                "or ctx.upload", node_name(c), what);
@@ -125,6 +134,7 @@ static int bind_texture(lua_State *L, lcmd *c, const fg_vk_shader_info *si, uint
                         fg_vk_binding *out, const char *what) {
   int nearest = 0;
   if (lua_istable(L, -1)) {
+    plain(L, c, -1, what, "a bindings entry");
     lua_geti(L, -1, 1);
     if (luaL_testudata(L, -1, FG_LUA_IMAGE)) {
       lua_pop(L, 1);
@@ -212,6 +222,7 @@ static uint32_t get_bindings(lua_State *L, lcmd *c, int idx, const fg_vk_shader_
   uint32_t n = 0;
   if (lua_isnoneornil(L, idx)) return 0;
   luaL_checktype(L, idx, LUA_TTABLE);
+  plain(L, c, idx, what, "the bindings");
   lua_pushnil(L);
   while (lua_next(L, idx)) {
     if (!lua_isinteger(L, -2) || lua_tointeger(L, -2) < 0 || lua_tointeger(L, -2) > UINT32_MAX)
@@ -320,6 +331,7 @@ static int cmd_draw_indexed(lua_State *L) {
   fg_vk_index_stream ix = {0};
   fg_vk_static_buffer *ib;
   if (lua_istable(L, 4)) {
+    plain(L, c, 4, "cmd:draw_indexed", "the index buffer");
     lua_geti(L, 4, 1);
     ib = draw_buffer(L, c, lua_gettop(L), FG_VK_BUFFER_INDEX, "the index buffer");
     lua_pop(L, 1);
@@ -347,6 +359,7 @@ static int cmd_draw_indexed(lua_State *L) {
   memset(vs, 0, sizeof vs);
   if (!lua_isnoneornil(L, 6)) {
     luaL_checktype(L, 6, LUA_TTABLE);
+    plain(L, c, 6, "cmd:draw_indexed", "the vertex buffers");
     lua_pushnil(L);
     while (lua_next(L, 6)) {  /* every key must be an input location of the shader */
       int isint = 0;
@@ -363,6 +376,7 @@ static int cmd_draw_indexed(lua_State *L) {
       fg_vk_static_buffer *vb;
       if (lua_istable(L, -1)) {
         int t = lua_gettop(L);
+        plain(L, c, t, "cmd:draw_indexed", which);
         lua_geti(L, t, 1);
         vb = draw_buffer(L, c, lua_gettop(L), FG_VK_BUFFER_VERTEX, which);
         lua_pop(L, 1);
@@ -409,6 +423,7 @@ static int cmd_clear(lua_State *L) {
   fg_rt_res *r = use_res(L, c, u, name);
   double v[4] = {0, 0, 0, 0};
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  plain(L, c, 3, "cmd:clear", "the clear values");
   /* what the resource takes: a buffer one fill word, depth/stencil two,
    * colour four; anything more (or a key that is no position) would be
    * dropped silently */
@@ -498,6 +513,7 @@ static int copy_or_blit(lua_State *L, int blit) {
   char err[1024];
   if (blit && !lua_isnoneornil(L, 4)) {  /* cmd:blit(src, dst, {x, y, width, height}) */
     luaL_checktype(L, 4, LUA_TTABLE);
+    plain(L, c, 4, "cmd:blit", "the rectangle");
     int32_t rect[4];
     for (int i = 0; i < 4; i++) {
       lua_geti(L, 4, i + 1);
@@ -519,7 +535,7 @@ static int cmd_copy(lua_State *L) { return copy_or_blit(L, 0); }
 static int cmd_blit(lua_State *L) { return copy_or_blit(L, 1); }
 
 static int cmd_tostring(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  lcmd *c = fg_lua_checkudata(L, 1, FG_LUA_CMD);
   if (c->valid) lua_pushfstring(L, "framegraph.cmd (%s)", node_name(c));
   else lua_pushliteral(L, "framegraph.cmd (outside run)");
   return 1;

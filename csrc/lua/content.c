@@ -37,7 +37,7 @@ static void buffer_free(void *p) {
 /* Closed from a node's run, the buffer may be in the frame recording: it goes
  * when the recording ends (fg_vk_defer), after the device is idle. */
 static int buf_close(lua_State *L) {
-  lbuffer *m = luaL_checkudata(L, 1, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, 1, FG_LUA_BUFFER);
   if (!m->dev) return 0;
   fg_vk_device *dev = m->dev;
   m->dev = NULL;
@@ -62,7 +62,7 @@ fg_vk_static_buffer *fg_lua_testbuffer(lua_State *L, int idx, fg_vk_device **dev
 }
 
 static lbuffer *check_buffer(lua_State *L, int idx) {
-  lbuffer *m = luaL_checkudata(L, idx, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, idx, FG_LUA_BUFFER);
   if (!m->dev) luaL_error(L, "buffer is closed: its close() was called (or its mesh's); make it again");
   return m;
 }
@@ -74,6 +74,9 @@ static int push_buffer(lua_State *L, fg_vk_device *dev, const void *data, size_t
   lbuffer *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_BUFFER);
+  /* The device of argument 1 again: a finalizer run by an allocation since
+   * the caller checked it may have closed it (dev:close() in a __gc). */
+  if (fg_lua_todevice(L, 1) != dev) dev = fg_lua_checkdevice(L, 1);
   char err[512];
   if (!fg_vk_static_buffer_create(dev, data, size, usage, index_bytes, &m->b, err, sizeof err)) {
     luaL_pushfail(L);
@@ -88,6 +91,9 @@ static int push_buffer(lua_State *L, fg_vk_device *dev, const void *data, size_t
 static void check_opts(lua_State *L, int idx, const char *what, const char *const *allowed) {
   if (lua_isnoneornil(L, idx)) return;
   luaL_checktype(L, idx, LUA_TTABLE);
+  lua_pushfstring(L, "%s: opts", what);
+  fg_lua_plain(L, idx, lua_tostring(L, -1));
+  lua_pop(L, 1);
   if (!fg_lua_unknown_key(L, idx, allowed)) return;
   luaL_Buffer b;
   luaL_buffinit(L, &b);
@@ -126,7 +132,8 @@ static int l_buffer(lua_State *L) {
     if (lua_type(L, -1) == LUA_TSTRING) usage = usage_word(L, plain_str(L, -1));
     else if (lua_istable(L, -1)) {
       usage = 0;
-      for (lua_Integer i = 1, n = luaL_len(L, -1); i <= n; i++) {
+      fg_lua_plain(L, -1, "fg.buffer: opts.usage");
+      for (lua_Integer i = 1, n = (lua_Integer)lua_rawlen(L, -1); i <= n; i++) {
         lua_geti(L, -1, i);
         if (lua_type(L, -1) != LUA_TSTRING) luaL_error(L, "fg.buffer: opts.usage[%d] must be a string", (int)i);
         usage |= usage_word(L, plain_str(L, -1));
@@ -160,7 +167,8 @@ static int l_buffer(lua_State *L) {
   } else if (lua_type(L, 2) == LUA_TNUMBER) {
     size = (size_t)fg_lua_checkrange(L, 2, 1, FG_MAX_STATIC_BUFFER, "the buffer size in bytes");
   } else if (lua_istable(L, 2)) {  /* numbers: float32 for vertices, indices of opts.index */
-    lua_Integer n = luaL_len(L, 2);
+    fg_lua_plain(L, 2, "fg.buffer: the data");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, 2);
     uint32_t each = index ? index_bytes : 4;
     if (n < 1 || n > (lua_Integer)FG_MESH_MAX_ELEMENTS)
       return luaL_argerror(L, 2, lua_pushfstring(L, "a list of %I numbers; give 1..%d", n, (int)FG_MESH_MAX_ELEMENTS));
@@ -200,6 +208,7 @@ static int l_buffer(lua_State *L) {
 /* buffer:info() -> {bytes, vertex, index, index_type, max_index, count} */
 static int buf_info(lua_State *L) {
   lbuffer *m = check_buffer(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 6);
   lua_pushinteger(L, (lua_Integer)m->b.buf.size); lua_setfield(L, -2, "bytes");
   lua_pushboolean(L, (m->b.usage & FG_VK_BUFFER_VERTEX) != 0); lua_setfield(L, -2, "vertex");
@@ -214,7 +223,7 @@ static int buf_info(lua_State *L) {
 }
 
 static int buf_tostring(lua_State *L) {
-  lbuffer *m = luaL_checkudata(L, 1, FG_LUA_BUFFER);
+  lbuffer *m = fg_lua_checkudata(L, 1, FG_LUA_BUFFER);
   lua_pushfstring(L, "framegraph.buffer (%I bytes%s)", (lua_Integer)m->b.buf.size, m->dev ? "" : ", closed");
   return 1;
 }
@@ -245,6 +254,9 @@ static int l_image(lua_State *L) {
   char err[768];
   uint32_t w = 0, h = 0;
   unsigned char *rgba = NULL;
+  /* again, after the reads above (a finalizer they ran may have closed it);
+   * nothing below runs Lua code before the image holds a reference */
+  dev = fg_lua_checkdevice(L, 1);
   if (!fg_texture_read_png(&dev->hooks, path, &w, &h, &rgba, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.image: %s", err);

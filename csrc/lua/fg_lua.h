@@ -25,6 +25,39 @@ static inline lua_Integer fg_lua_optint(lua_State *L, int idx, lua_Integer dflt)
   return lua_isnoneornil(L, idx) ? dflt : fg_lua_checkint(L, idx);
 }
 
+/* luaL_checkudata whose message names what the value is: luaL_typeerror
+ * takes a table's __name, so setmetatable({}, {__name = "framegraph.shader"})
+ * passed as a shader read "framegraph.shader expected, got framegraph.shader".
+ * A userdata keeps its __name (ours are the real type names). */
+static inline void *fg_lua_checkudata(lua_State *L, int idx, const char *tname) {
+  void *p = luaL_testudata(L, idx, tname);
+  if (!p) {
+    const char *got = luaL_typename(L, idx);
+    if (lua_type(L, idx) == LUA_TUSERDATA && luaL_getmetafield(L, idx, "__name") == LUA_TSTRING)
+      got = lua_tostring(L, -1);
+    luaL_argerror(L, idx, lua_pushfstring(L, "%s expected, got %s", tname, got));
+  }
+  return p;
+}
+
+/* A table the bindings read (options, bindings, push values, regions, frame
+ * inputs, list items) must be plain. Its metamethods (__index, __len,
+ * __pairs...) would run the caller's code in the middle of the call, where
+ * it could close the object the call is using; and the key checks (raw)
+ * would see other keys than the reads. Raises naming `what`. */
+static inline void fg_lua_plain(lua_State *L, int idx, const char *what) {
+  if (lua_type(L, idx) == LUA_TTABLE && lua_getmetatable(L, idx))
+    luaL_error(L, "%s: got a table with a metatable; give a plain table (its metamethods would run inside "
+               "the call)", what);
+}
+
+/* Holds the garbage collector until the calling C function returns or
+ * raises (a to-be-closed slot pushed at the top: call it after the last
+ * argument is read, and move nothing across it). A finalizer that the
+ * function's own allocations would run may close the object the function is
+ * reading (rt:close() in a __gc during rt:read freed the runtime under it). */
+void fg_lua_hold_gc(lua_State *L);
+
 /* A misspelt key must raise, not be ignored: 1 with the first key of the
  * table at t (an absolute index) that is not a string in `known` (NULL-
  * terminated) left on the stack, for the caller's message; else 0. */

@@ -22,7 +22,7 @@ typedef struct lgraph {
 } lgraph;
 
 static lgraph *checklg(lua_State *L, int idx) {
-  lgraph *lg = luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, idx, FG_LUA_GRAPH);
   if (!lg->g) luaL_argerror(L, idx, "graph is closed");
   if (lg->closing) luaL_argerror(L, idx, "graph is closed (g:close() was called during graph:update)");
   return lg;
@@ -43,7 +43,7 @@ static lgraph *checkidle(lua_State *L) {
 fg_graph *fg_lua_checkgraph(lua_State *L, int idx) { return checklg(L, idx)->g; }
 
 void fg_lua_graph_pipeline(lua_State *L, int idx) {
-  luaL_checkudata(L, idx, FG_LUA_GRAPH);
+  fg_lua_checkudata(L, idx, FG_LUA_GRAPH);
   lua_getiuservalue(L, idx, 1);
 }
 
@@ -138,6 +138,7 @@ static int l_order(lua_State *L) {
     why = lua_toboolean(L, -1);
     lua_pop(L, 1);
   }
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_instance_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t s = 0; s < n; s++) {
@@ -165,6 +166,7 @@ static void push_mode(lua_State *L, fg_graph *g, uint32_t mode) {
 
 static int l_nodes(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_node_count(g);
   lua_newtable(L);
   int k = 1;
@@ -232,6 +234,7 @@ static void push_att(lua_State *L, const fg_graph_instance *in, const fg_graph_a
 
 static int l_instances(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_instance_count(g), nodes = fg_graph_node_count(g);
   /* each node's mode once: fg_graph_node_get walks the node's instances, so
    * asking per instance was quadratic in one node's instance count */
@@ -278,6 +281,7 @@ static int l_instances(lua_State *L) {
 
 static int l_edges(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_edge_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t e = 0; e < n; e++) {
@@ -302,6 +306,7 @@ static const char *kind_name(fg_res_kind k) {
 
 static int l_resources(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_graph_resource_count(g);
   lua_createtable(L, (int)n, 0);
   for (uint32_t i = 0; i < n; i++) {
@@ -358,6 +363,7 @@ static int l_resources(lua_State *L) {
 
 static int l_stats(lua_State *L) {
   fg_graph *g = checkidle(L)->g;
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_graph_stats s;
   fg_graph_get_stats(g, &s);
   lua_createtable(L, 0, 16);
@@ -565,7 +571,7 @@ static int l_replace(lua_State *L) {
 }
 
 static int l_close(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (lg->busy) { lg->closing = 1; return 0; }  /* inside graph:update: at its end */
   if (lg->g) { fg_graph_free(lg->g); lg->g = NULL; }
   return 0;
@@ -575,7 +581,7 @@ static int l_close(lua_State *L) {
  * it; hooks.busy(g, false) ends it -> true when g:close() was called
  * meanwhile (the graph is closed now). */
 static int l_busy(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (lua_isnone(L, 2)) {
     if (lg->busy) lua_pushliteral(L, "busy");
     else if (!lg->g) lua_pushliteral(L, "closed");
@@ -598,7 +604,7 @@ static int l_busy(lua_State *L) {
 }
 
 static int l_tostring(lua_State *L) {
-  lgraph *lg = luaL_checkudata(L, 1, FG_LUA_GRAPH);
+  lgraph *lg = fg_lua_checkudata(L, 1, FG_LUA_GRAPH);
   if (!lg->g) lua_pushliteral(L, "framegraph.graph (closed)");
   else if (lg->busy) lua_pushstring(L, lg->closing ? "framegraph.graph (closing at the end of graph:update)"
                                                    : "framegraph.graph (being updated)");

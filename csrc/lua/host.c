@@ -36,7 +36,8 @@ static int call_host(lua_State *L, lcmd *c, const char *name, int args_idx) {
   double vals[MAX_ARGS];
   fg_vk_host_args a = {.values = vals, .L = L, .index = args_idx};
   if (args_idx && lua_istable(L, args_idx)) {
-    lua_Integer n = luaL_len(L, args_idx);
+    fg_lua_plain(L, args_idx, "cmd:host: args");
+    lua_Integer n = (lua_Integer)lua_rawlen(L, args_idx);
     if (n > MAX_ARGS)
       return luaL_error(L, "node '%s': cmd:host('%s', args): at most %d numbers in args, got %d", in->name, name,
                         MAX_ARGS, (int)n);
@@ -92,7 +93,7 @@ fg_lua_host_buffer *fg_lua_test_host_buffer(lua_State *L, int idx) {
 }
 
 static int hb_tostring(lua_State *L) {
-  fg_lua_host_buffer *b = luaL_checkudata(L, 1, FG_LUA_HOST_BUFFER);
+  fg_lua_host_buffer *b = fg_lua_checkudata(L, 1, FG_LUA_HOST_BUFFER);
   lua_pushfstring(L, "framegraph.host_buffer (%d bytes)", (int)b->size);
   return 1;
 }

@@ -116,6 +116,11 @@ static const char *opt_profile(lua_State *L, int idx, const char *key) {
   }
   if (lua_type(L, idx) != LUA_TTABLE)
     return lua_pushfstring(L, "opts.%s: expected a profile name or a table, got %s", key, luaL_typename(L, idx));
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    return lua_pushfstring(L, "opts.%s is a table with a metatable; give a plain table (its metamethods would run "
+                              "inside the call)", key);
+  }
   static const char *const fields[] = {"alignment", "granularity", "buffer_alignment", "memory_type_bits"};
   int n = 0;  /* one line per bad field, concatenated at the end */
   for (int i = 0; i < 4; i++) {
@@ -219,6 +224,7 @@ void fg_lua_check_options(lua_State *L, int idx, unsigned entry) {
   if (lua_isnoneornil(L, idx)) return;
   idx = lua_absindex(L, idx);
   if (lua_type(L, idx) != LUA_TTABLE) luaL_error(L, "opts: expected a table, got %s", luaL_typename(L, idx));
+  fg_lua_plain(L, idx, "opts");  /* the reads below keep pointers to its strings (opts.solver) */
   int top = lua_gettop(L);
   int problems = 0;
   for (size_t i = 0; i < NOPTIONS; i++) {

@@ -68,12 +68,16 @@ static void item_keys(lua_State *L, int arg, int t, size_t item) {
 /* Reads items at arg into a userdata-backed array (collected by the GC if we raise). */
 static fg_pack_item *read_items(lua_State *L, int arg, size_t *n) {
   luaL_checktype(L, arg, LUA_TTABLE);
+  fg_lua_plain(L, arg, "items");  /* the count is the raw length: a proxy list would pack as empty */
   size_t cnt = list_len(L, arg, "items");
   fg_pack_item *it = lua_newuserdatauv(L, sizeof(fg_pack_item) * (cnt ? cnt : 1), 0);
   for (size_t i = 0; i < cnt; i++) {
     if (lua_geti(L, arg, (lua_Integer)i + 1) != LUA_TTABLE)
       luaL_argerror(L, arg, lua_pushfstring(L, "item %d must be a table {start=, stop=, size=, align=}", (int)i + 1));
     int t = lua_gettop(L);
+    if (lua_getmetatable(L, t))
+      luaL_argerror(L, arg, lua_pushfstring(L, "item %d is a table with a metatable; give a plain table (its "
+                                               "metamethods would run inside the call)", (int)i + 1));
     it[i].start = int_field(L, arg, t, i + 1, "start", -1, 0);
     it[i].stop = int_field(L, arg, t, i + 1, "stop", -1, 0);
     it[i].size = int_field(L, arg, t, i + 1, "size", -1, 1);
@@ -152,6 +156,7 @@ static int l_check_packing(lua_State *L) {
   luaL_checktype(L, 2, LUA_TTABLE);
   fg_pack_desc d;
   read_opts(L, 3, &d, FG_OPTS_CHECK_PACKING);
+  fg_lua_plain(L, 2, "offsets");
   size_t noff = list_len(L, 2, "offsets");
   if (noff != n)
     return luaL_argerror(L, 2, lua_pushfstring(L, "expected %I offsets, got %I", (lua_Integer)n, (lua_Integer)noff));

@@ -40,7 +40,13 @@ static void put_value(packer *p, const fg_vk_push_member *m, uint32_t *k, int de
   char err[512], msg[640], ty[48];
   int t = lua_type(L, -1);
   if (t == LUA_TTABLE && depth < 4) {
-    lua_Integer n = luaL_len(L, -1);
+    if (lua_getmetatable(L, -1)) {
+      lua_pop(L, 1);
+      snprintf(msg, sizeof msg, "'%s' is a table with a metatable; give a plain table (its metamethods would run "
+               "inside the call)", m->name);
+      fail(p, msg);
+    }
+    lua_Integer n = (lua_Integer)lua_rawlen(L, -1);
     for (lua_Integer i = 1; i <= n; i++) {
       lua_geti(L, -1, i);
       put_value(p, m, k, depth + 1);
@@ -161,7 +167,11 @@ static size_t pack_table(packer *p, int idx, size_t cap) {
     fail(p, msg);
   }
   memset(p->buf, 0, p->b->bytes);
-  lua_Integer n = luaL_len(L, idx);
+  if (lua_getmetatable(L, idx)) {
+    lua_pop(L, 1);
+    fail(p, "a table with a metatable; give a plain table (its metamethods would run inside the call)");
+  }
+  lua_Integer n = (lua_Integer)lua_rawlen(L, idx);
   lua_pushnil(L);
   int any = lua_next(L, idx);
   if (any) lua_pop(L, 2);
@@ -244,6 +254,8 @@ int fg_lua_shader_pack(lua_State *L) {
   }
   uint8_t stackbuf[256];
   uint8_t *buf = b.bytes <= sizeof stackbuf ? stackbuf : lua_newuserdatauv(L, b.bytes, 0);
+  if (fg_vk_shader_get_info(fg_lua_checkshader(L, 1)) != si)  /* closed by a finalizer the allocation ran */
+    return luaL_error(L, "sh:pack: the shader changed during the call");
   packer p = {L, &b, "sh:pack", buf};
   size_t n = pack_table(&p, 3, b.bytes > sizeof stackbuf ? b.bytes : sizeof stackbuf);
   if (n < b.bytes) memset(buf + n, 0, b.bytes - n);

@@ -93,7 +93,7 @@ static int rt_upload(lua_State *L) {
 /* A stale upload's offset names ring bytes another upload may hold now:
  * size and offset raise, as every stale handle does (valid() tells first). */
 static lupload *check_live_upload(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   if (!upload_valid(h))
     luaL_error(L, "upload is stale: it was made for frame %d and uploads are valid only in the frame they were "
                "made for (up:valid() tells); upload again with rt:upload or ctx.upload", (int)h->rt_frame);
@@ -113,13 +113,13 @@ static int up_offset(lua_State *L) {
 }
 
 static int up_valid(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   lua_pushboolean(L, upload_valid(h));
   return 1;
 }
 
 static int up_tostring(lua_State *L) {
-  lupload *h = luaL_checkudata(L, 1, FG_LUA_UPLOAD);
+  lupload *h = fg_lua_checkudata(L, 1, FG_LUA_UPLOAD);
   lua_pushfstring(L, "framegraph.upload (%d bytes at %d, frame %d%s)", (int)h->size, (int)h->offset,
                   (int)h->rt_frame, upload_valid(h) ? "" : ", stale");
   return 1;
@@ -129,6 +129,7 @@ static int up_tostring(lua_State *L) {
  * retired_segments, segment_acquires, full, waits, frame, completed} */
 static int rt_upload_stats(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_upload_stats st;
   uint64_t size, waits;
   fg_rt_upload_stats(o->rt, &st, &size, &waits);
@@ -213,6 +214,7 @@ static int l_runtime(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
   luaL_checktype(L, 2, LUA_TTABLE);
   if (!lua_isnoneornil(L, 3)) luaL_checktype(L, 3, LUA_TTABLE);
+  fg_lua_plain(L, 3, "fg.runtime: opts");  /* copied raw for the compiler, read with lua_getfield below */
   lua_settop(L, 3);
   lrt *o = lua_newuserdatauv(L, sizeof *o, UV_COUNT);
   memset(o, 0, sizeof *o);
@@ -292,7 +294,7 @@ void fg_lua_rt_close_now(lrt *o) {
 /* Inside a node's run the frame still records with the runtime's objects:
  * closing waits for the frame's end (rt:frame closes it after the submit). */
 static int rt_close(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->L || o->busy[0]) { o->closing = 1; return 0; }  /* a re-plan's user code: at the call's end */
   if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
   if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
@@ -427,6 +429,7 @@ static int rt_frame(lua_State *L) {
   fg_lua_rt_planned(L, o, "rt:frame");
   if (!lua_isnoneornil(L, 2)) {
     luaL_checktype(L, 2, LUA_TTABLE);
+    fg_lua_plain(L, 2, "rt:frame: the inputs");  /* checked raw here, read by ctx.blob with lua_getfield */
     check_inputs(L, o, 2);
   }
   lua_settop(L, 2);
@@ -482,6 +485,7 @@ static int rt_frame(lua_State *L) {
 
 static int rt_stats(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   push_stats(L, o);
   return 1;
 }
@@ -491,6 +495,7 @@ static int rt_stats(lua_State *L) {
  * device has no timestamps or opts.timestamps = false. */
 static int rt_timings(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_rt_timings t;
   if (fg_rt_get_timings(o->rt, &t, o->err, sizeof o->err)) {
     lua_pushnil(L);
@@ -527,6 +532,7 @@ static int rt_timings(lua_State *L) {
 
 static int rt_memory(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   uint32_t n = fg_rt_heap_count(o->rt);
   uint64_t total = 0;
   lua_createtable(L, (int)n, 2);
@@ -547,7 +553,7 @@ static int rt_memory(lua_State *L) {
 
 
 static int rt_tostring(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->rt && !fg_rt_planned(o->rt)) lua_pushliteral(L, "framegraph.runtime (no valid plan)");
   else if (o->rt && o->closing && o->busy[0])
     lua_pushfstring(L, "framegraph.runtime (closing at the end of %s)", o->busy);
@@ -561,7 +567,7 @@ static int rt_tostring(lua_State *L) {
  * "recording" (inside a node's run) | "planless" | "open": for the Lua layer
  * (rt:reload refuses inside run, views and watchers know when they are stale). */
 static int l_runtime_state(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (!o->rt) lua_pushliteral(L, "closed");
   else if (o->closing) lua_pushliteral(L, "closing");
   else if (o->L) lua_pushliteral(L, "recording");

@@ -10,7 +10,7 @@
 /* ------------------------------------------------------ the lifetime rule -- */
 
 lrt *fg_lua_rt_check(lua_State *L, int idx) {
-  lrt *o = luaL_checkudata(L, idx, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, idx, FG_LUA_RUNTIME);
   if (!o->rt) luaL_argerror(L, idx, "runtime is closed (rt:close() was called); make a new one with fg.runtime");
   if (o->closing && o->busy[0])
     luaL_argerror(L, idx, lua_pushfstring(L, "runtime is closed (rt:close() was called during %s; it goes when "
@@ -32,7 +32,7 @@ int fg_lua_rt_busy_end(lrt *o) {
 }
 
 lcmd *fg_lua_cmd_check(lua_State *L) {
-  lcmd *c = luaL_checkudata(L, 1, FG_LUA_CMD);
+  lcmd *c = fg_lua_checkudata(L, 1, FG_LUA_CMD);
   if (!c->valid || !c->o || !c->o->rt)
     luaL_error(L, "cmd is closed: it is valid only inside its node's run, which has returned (keep no reference "
                "to cmd)");

@@ -34,7 +34,7 @@ static void image_free(void *p) {
 /* The image may be in a frame in flight or in the one recording (closed from
  * a node's run): it goes once the device is done with it (fg_vk_defer). */
 static int img_close(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   if (m->dev && m->borrowed) {
     fg_vk_release(m->dev);
     m->dev = NULL;
@@ -65,6 +65,7 @@ static int dev_external_image(lua_State *L) {
   limage *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_IMAGE);
+  dev = fg_lua_checkdevice(L, 1);  /* again: a finalizer the allocation ran may have closed it */
   m->dev = fg_vk_retain(dev);
   m->format = f;
   m->width = (uint32_t)w;
@@ -84,10 +85,11 @@ static int dev_external_image(lua_State *L) {
 
 void fg_lua_push_image(lua_State *L, fg_vk_device *dev, const fg_vk_image *img, fg_format format, uint32_t width,
                        uint32_t height) {
+  fg_vk_retain(dev);  /* before the allocation: a finalizer it runs may close the Lua device */
   limage *m = lua_newuserdatauv(L, sizeof *m, 0);
   memset(m, 0, sizeof *m);
   luaL_setmetatable(L, FG_LUA_IMAGE);
-  m->dev = fg_vk_retain(dev);
+  m->dev = dev;
   m->img = *img;
   m->format = format;
   m->width = width;
@@ -104,8 +106,9 @@ fg_vk_image *fg_lua_testimage(lua_State *L, int idx, fg_vk_device **dev) {
 
 /* image:info() -> {width, height, format, mips} */
 static int img_info(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   if (!m->dev) return luaL_error(L, "image is closed: its close() was called");
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 4);
   lua_pushinteger(L, m->width); lua_setfield(L, -2, "width");
   lua_pushinteger(L, m->height); lua_setfield(L, -2, "height");
@@ -115,7 +118,7 @@ static int img_info(lua_State *L) {
 }
 
 static int img_tostring(lua_State *L) {
-  limage *m = luaL_checkudata(L, 1, FG_LUA_IMAGE);
+  limage *m = fg_lua_checkudata(L, 1, FG_LUA_IMAGE);
   lua_pushfstring(L, "framegraph.image (%dx%d %s%s)", (int)m->width, (int)m->height, fg_format_get(m->format)->name,
                   m->dev ? "" : ", closed");
   return 1;

@@ -41,6 +41,7 @@ static void get_index(lua_State *L, const fg_graph *g, const fg_graph_resource *
   if (t != LUA_TTABLE)
     luaL_argerror(L, index_idx, lua_pushfstring(L, "index must be a 1-based integer or a table {dim = i}, got %s",
                                                 luaL_typename(L, index_idx)));
+  fg_lua_plain(L, index_idx, "the index");  /* read raw: a proxy {eye = 2} would read as no index */
   lua_pushnil(L);
   while (lua_next(L, index_idx)) {
     uint32_t d = nd;
@@ -98,6 +99,8 @@ static uint32_t last_parity(lrt *o) {
 /* rt:read(name [, index]) -> bytes | nil, err */
 static int rt_read(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  lua_settop(L, 3);  /* name, index (nil: none), and the guard above them */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_lua_rt_idle(L, o, "rt:read");
   fg_lua_rt_planned(L, o, "rt:read");
   const char *name = fg_lua_checkname(L, 2, "resource name");
@@ -117,6 +120,8 @@ static int rt_read(lua_State *L) {
 /* rt:save_png(name, path [, index]) -> true | nil, err */
 static int rt_save_png(lua_State *L) {
   lrt *o = check_rt(L, 1);
+  lua_settop(L, 4);  /* name, path, index (nil: none), and the guard above them */
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   fg_lua_rt_idle(L, o, "rt:save_png");
   fg_lua_rt_planned(L, o, "rt:save_png");
   const char *name = fg_lua_checkname(L, 2, "resource name");
@@ -214,7 +219,7 @@ static int rt_slots(lua_State *L) {
  * (their metamethods are user code); hooks.busy(rt, false) ends it -> true
  * when rt:close() was called meanwhile (the runtime is closed now). */
 static int rt_busy(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (lua_isnone(L, 2)) {
     if (o->busy[0]) lua_pushstring(L, o->busy);
     else lua_pushnil(L);
@@ -389,7 +394,7 @@ static int rt_dynamic(lua_State *L) {
  * failed, as values (kind "run": instance's run raised; node is the node's
  * position in the pipeline) */
 static int rt_failure(lua_State *L) {
-  lrt *o = luaL_checkudata(L, 1, FG_LUA_RUNTIME);
+  lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->fail != FG_LUA_FAIL_RUN || !o->g || o->fail_slot >= fg_graph_instance_count(o->g)) {
     lua_pushnil(L);
     return 1;

@@ -18,6 +18,7 @@ int fg_lua_rt_push_upload(lua_State *L, lrt *o, int self, int bytes_idx, int ali
   luaL_argcheck(L, n > 0, bytes_idx, "empty upload: pass a non-empty string of bytes");
   luaL_argcheck(L, align >= 0 && align <= FG_MAX_UPLOAD_ALIGNMENT && (align & (align - 1)) == 0, align_idx,
                 "alignment must be a power of two up to 65536 (or 0 / absent for the device's default)");
+  fg_lua_hold_gc(L);  /* no finalizer may close the runtime while this reads it */
   fg_upload_span sp;
   uint64_t rf;
   char err[1024];

@@ -13,7 +13,7 @@
 typedef struct lua_device { fg_vk_device *dev; } lua_device;
 
 fg_vk_device *fg_lua_checkdevice(lua_State *L, int idx) {
-  lua_device *d = luaL_checkudata(L, idx, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, idx, FG_LUA_DEVICE);
   if (!d->dev) luaL_argerror(L, idx, "device is closed (dev:close() was called); open a new one with fg.vulkan{}");
   return d->dev;
 }
@@ -53,7 +53,7 @@ static int l_vulkan_open(lua_State *L) {
 }
 
 static int dev_close(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   if (d->dev) {
     fg_vk_release(d->dev);
     d->dev = NULL;
@@ -62,7 +62,7 @@ static int dev_close(lua_State *L) {
 }
 
 static int dev_tostring(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   if (d->dev) lua_pushfstring(L, "framegraph.device (%s)", d->dev->props.deviceName);
   else lua_pushliteral(L, "framegraph.device (closed)");
   return 1;
@@ -95,6 +95,7 @@ static void push_names(lua_State *L, const char **names, uint32_t n) {
 
 static int dev_info(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   const VkPhysicalDeviceProperties *p = &dev->props;
   lua_createtable(L, 0, 16);
   lua_pushstring(L, p->deviceName);
@@ -169,6 +170,7 @@ static int dev_info(lua_State *L) {
 
 static int dev_messages(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   size_t n = 0;
   char **m = fg_vk_take_messages(dev, &n);
   lua_createtable(L, (int)n, 0);
@@ -184,6 +186,7 @@ static int dev_messages(lua_State *L) {
  * usage is 0 and budget the heap size without VK_EXT_memory_budget. */
 static int dev_memory_budget(lua_State *L) {
   fg_vk_device *dev = fg_lua_checkdevice(L, 1);
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   VkDeviceSize budget[FG_VK_MAX_HEAPS], usage[FG_VK_MAX_HEAPS];
   uint32_t n = fg_vk_memory_budget(dev, budget, usage);
   lua_createtable(L, (int)n, 0);
@@ -198,7 +201,7 @@ static int dev_memory_budget(lua_State *L) {
 }
 
 static int dev_is_closed(lua_State *L) {
-  lua_device *d = luaL_checkudata(L, 1, FG_LUA_DEVICE);
+  lua_device *d = fg_lua_checkudata(L, 1, FG_LUA_DEVICE);
   lua_pushboolean(L, d->dev == NULL);
   return 1;
 }
@@ -222,7 +225,7 @@ static int dev_wait_idle(lua_State *L) {
 typedef struct lua_shader { fg_vk_shader *s; } lua_shader;
 
 fg_vk_shader *fg_lua_checkshader(lua_State *L, int idx) {
-  lua_shader *s = luaL_checkudata(L, idx, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, idx, FG_LUA_SHADER);
   if (!s->s) luaL_argerror(L, idx, "shader is closed (shader:close() was called)");
   return s->s;
 }
@@ -281,7 +284,7 @@ static int l_shader_create(lua_State *L) {
 }
 
 static int sh_close(lua_State *L) {
-  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, 1, FG_LUA_SHADER);
   if (s->s) {
     fg_vk_shader_destroy(s->s);
     s->s = NULL;
@@ -290,7 +293,7 @@ static int sh_close(lua_State *L) {
 }
 
 static int sh_tostring(lua_State *L) {
-  lua_shader *s = luaL_checkudata(L, 1, FG_LUA_SHADER);
+  lua_shader *s = fg_lua_checkudata(L, 1, FG_LUA_SHADER);
   if (s->s) lua_pushfstring(L, "framegraph.shader (%s)", fg_vk_shader_get_info(s->s)->name);
   else lua_pushliteral(L, "framegraph.shader (closed)");
   return 1;
@@ -299,6 +302,7 @@ static int sh_tostring(lua_State *L) {
 
 static int sh_info(lua_State *L) {
   const fg_vk_shader_info *in = fg_vk_shader_get_info(fg_lua_checkshader(L, 1));
+  fg_lua_hold_gc(L);  /* no finalizer may close self while this reads it */
   lua_createtable(L, 0, 8);
   lua_pushstring(L, in->is_compute ? "compute" : "graphics");
   lua_setfield(L, -2, "stage");
@@ -368,6 +372,7 @@ static int dev_compute(lua_State *L) {
   if (fg_vk_shader_device(s) != dev)
     return luaL_argerror(L, 2, "shader was made on another device (another fg.vulkan); make it with this device");
   luaL_checktype(L, 3, LUA_TTABLE);
+  fg_lua_plain(L, 3, "dev:compute: the buffers");
   uint32_t g[3];
   for (int i = 0; i < 3; i++) {
     lua_Integer v = 1, max = dev->props.limits.maxComputeWorkGroupCount[i];

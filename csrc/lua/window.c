@@ -28,7 +28,7 @@ struct fg_vk_window *fg_lua_testwindow(lua_State *L, int idx) {
 }
 
 static fg_vk_window *check_win(lua_State *L) {
-  lwindow *o = luaL_checkudata(L, 1, FG_LUA_WINDOW);
+  lwindow *o = fg_lua_checkudata(L, 1, FG_LUA_WINDOW);
   if (!o->w) luaL_argerror(L, 1, "window is closed");
   return o->w;
 }
@@ -58,7 +58,7 @@ static void window_free(void *p) { fg_vk_window_destroy(p); }
 /* A window closed from a node's run is the frame's external target: its
  * swapchain goes after the frame's submit (fg_vk_defer). */
 static int win_close(lua_State *L) {
-  lwindow *o = luaL_checkudata(L, 1, FG_LUA_WINDOW);
+  lwindow *o = fg_lua_checkudata(L, 1, FG_LUA_WINDOW);
   if (o->w) {
     fg_vk_window *w = o->w;
     o->w = NULL;
@@ -185,7 +185,7 @@ static int win_request_size(lua_State *L) {
 }
 
 static int win_tostring(lua_State *L) {
-  lwindow *o = luaL_checkudata(L, 1, FG_LUA_WINDOW);
+  lwindow *o = fg_lua_checkudata(L, 1, FG_LUA_WINDOW);
   if (!o->w) { lua_pushliteral(L, "framegraph.window (closed)"); return 1; }
   uint32_t W, H;
   fg_vk_window_extent(o->w, &W, &H);

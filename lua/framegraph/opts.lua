@@ -11,6 +11,11 @@ function M.check(opts, where, allowed)
   if type(opts) ~= "table" then
     error(("%s: options must be a table, got %s"):format(where, type(opts)), 3)
   end
+  -- a proxy's __pairs could hide the keys checked here from the reads that
+  -- follow (through __index): options are plain tables, as in the C bindings
+  if getmetatable(opts) ~= nil then
+    error(("%s: options are a table with a metatable; give a plain table"):format(where), 3)
+  end
   for k in pairs(opts) do
     if not allowed[k] then
       local names = {}

@@ -172,6 +172,43 @@ local function sequence(dev, seed, ncalls, tmp, trace)
       return watcher:poll()
     end end,
     function() return "dev compute", dev.compute, dev, sh.fill, { [0] = arg() }, arg() end,
+    -- tables with metamethods where the bindings read a table: __index or
+    -- __len that close what the call uses (all refused: plain tables only)
+    function() return "metamethod table", function()
+      local a = allocs[r(#allocs + 1)]
+      local close = pick(r, { function() rt:close() end, function() sh.fill:close() end, function() M.image:close() end,
+                              function() if a then a:close() end end, function() collectgarbage() end })
+      local t = setmetatable({}, { __index = function() close() return 1 end, __len = function() close() return 1 << 62 end })
+      local e = setmetatable({ "noise" }, getmetatable(t))
+      return pick(r, {
+        function() return rt:frame(t) end, function() return rt:read("final", t) end,
+        function() M.hook = function(cmd) cmd:dispatch(sh.fill, pick(r, { t, { [0] = e } }), 1, 1, 1, pick(r, { t, { 1 } })) end
+          return rt:frame() end,
+        function() return fg.buffer(dev, pick(r, { t, 16 }), pick(r, { t, { usage = t } })) end,
+        function() return dev:memory_pool{}:alloc(256, t) end, function() return fg.allocator("tlsf", 4096, t) end,
+        function() return fg.pack(pick(r, { t, { t } })) end, function() return sh.fill:pack("push", pick(r, { t, { seed = t } })) end })()
+    end end,
+    -- finalizers that close an object while a call reads it (its own
+    -- allocations run them)
+    function() return "finalizer closes", function()
+      local a = allocs[r(#allocs + 1)]
+      local close = pick(r, { function() pcall(rt.close, rt) end, function() pcall(sh.fill.close, sh.fill) end,
+                              function() if a then pcall(a.close, a) end end })
+      -- armed only during the call: the object is open until a finalizer
+      -- runs inside it
+      local armed = false
+      for _ = 1, 40 do setmetatable({}, { __gc = function() if armed then close() end end }) end
+      local call = pick(r, { function() return rt:read("final", arg()) end, function() return rt:memory() end,
+                             function() return rt:stats() end, function() return rt:timings() end,
+                             function() return rt:upload("abcdabcd") end, function() return view:resources() end,
+                             function() return sh.fill:info() end, function() return a and a:json() end,
+                             function() return a and a:defrag_plan() end, function() return rt:frame() end })
+      armed = true
+      local ok, res, err = pcall(call)
+      armed = false
+      if not ok then error(res, 0) end
+      return res, err
+    end end,
   }
   for _ = 1, ncalls do
     local name, f, a1, a2, a3, a4, a5 = pick(r, actions)()
