@@ -138,6 +138,9 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     gkey[g] = d.pkey[d.pbest[d.gbeg[g + 1] - 1]];
   }
   nbk = (ng + SKY_B - 1) / SKY_B;
+  /* every placement looks at every block's least f at least: past the cap
+   * already (many points: a compile's 65,536 instances), it does not start */
+  if ((uint64_t)m * (nbk + 1) > cap) { M = SKYLINE_GAVE_UP; goto out; }
   memset(bdirty, 1, nbk + 1);
   M = lo0;
   uint64_t work = 0;
