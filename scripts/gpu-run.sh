@@ -83,7 +83,9 @@ for phase in "${@:-tests bench}"; do
       grep -E "^occupancy|^==" "$OUT/alloc.log" ;;
     scale)
       # issue 27's budgets at scale on a quiet CPU: time and makespan / LOAD
-      { for i in 1 2 3; do echo "== run $i"; lua5.4 bench/scale.lua; lua5.4 bench/random_items.lua; done; } > "$OUT/scale.log" 2>&1
+      { for i in 1 2 3; do echo "== run $i"; lua5.4 bench/scale.lua; lua5.4 bench/random_items.lua; done;
+        echo "== bench/cycle_seeds.lua, 30,000 and 100,000 items"; lua5.4 bench/cycle_seeds.lua 30000 both 1,2,3,4,5,6,7,8,9;
+        lua5.4 bench/cycle_seeds.lua 100000 both 1,2,3; } > "$OUT/scale.log" 2>&1
       cat "$OUT/scale.log" ;;
     cdsa)
       # two waves: the targets' sizes (n <= 200) first, 8 processes, then
