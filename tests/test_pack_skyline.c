@@ -3,7 +3,8 @@
  * of the highest placed item it meets is least (unaligned), ties to the
  * highest key, placed at that offset aligned up. Random lines and cycles of
  * many shapes, random keys (distinct): the same offsets, a valid packing;
- * and a cap too small gives up. */
+ * on coarser time (pk_skyline_coarse) a valid packing of the items too; and
+ * a cap too small gives up. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static void ref_dive(const pk_inst *in, const size_t *ord, size_t m, const doubl
 static void test_against_reference(void) {
   static const size_t ns[] = {1, 2, 7, 60, 150, 300};
   static const uint64_t Ts[] = {3, 10, 64, 500};
-  int cases = 0;
+  int cases = 0, coarse = 0;
   for (int cyclic = 0; cyclic <= 1; cyclic++)
     for (size_t a = 0; a < sizeof ns / sizeof *ns; a++)
       for (size_t b = 0; b < sizeof Ts / sizeof *Ts; b++) {
@@ -66,7 +67,7 @@ static void test_against_reference(void) {
           if (in.len[i] < in.K) ord[m++] = i;
         for (size_t i = 0; i < n; i++) key[i] = (double)rnd() / 18446744073709551616.0;
         uint64_t lo0 = rndu(3) * 1000;
-        uint64_t M = pk_skyline_dive(&in, ord, m, key, lo0, UINT64_MAX / 4, o1);
+        uint64_t M = pk_skyline_dive(&in, ord, m, key, lo0, UINT64_MAX / 4, NULL, o1);
         ref_dive(&in, ord, m, key, lo0, o2);
         int same = 1;
         uint64_t top = lo0;
@@ -82,15 +83,28 @@ static void test_against_reference(void) {
           char msg[256];
           CHECK(fg_check_packing(it, n, o1, &d, msg, sizeof msg), "invalid: %s", msg);
         }
+        /* on coarser time (runs of 4 points): still a packing of the items */
+        uint32_t *cs = malloc(sizeof(uint32_t) * n), *cl = malloc(sizeof(uint32_t) * n);
+        pk_inst ci;
+        if (m == n && in.K >= 16 && !pk_skyline_coarse(&in, 4, &ci, cs, cl)) {
+          uint64_t *o3 = calloc(n, sizeof(uint64_t));
+          CHECK(pk_skyline_dive(&ci, ord, m, key, lo0, UINT64_MAX / 4, NULL, o3) < SKYLINE_GAVE_UP, "coarse dive failed");
+          char msg[256];
+          CHECK(fg_check_packing(it, n, o3, &d, msg, sizeof msg), "coarse, invalid: %s", msg);
+          coarse++;
+          free(o3);
+        }
+        free(cs); free(cl);
         if (m > 64) {
-          uint64_t G = pk_skyline_dive(&in, ord, m, key, lo0, 10, o1);
+          uint64_t G = pk_skyline_dive(&in, ord, m, key, lo0, 10, NULL, o1);
           CHECK(G == SKYLINE_GAVE_UP, "a cap of 10 units did not give up (n=%zu)", n);
         }
         cases++;
         pk_free(&in);
         free(it); free(ord); free(key); free(o1); free(o2);
       }
-  printf("skyline against the reference dive: %d cases\n", cases);
+  printf("skyline against the reference dive: %d cases, %d valid on coarser time\n", cases, coarse);
+  CHECK(coarse >= 10, "only %d coarse cases", coarse);
 }
 
 int main(void) {

@@ -10,6 +10,7 @@
 #include "pack_sort.h"
 #include "pack_skyline.h"
 #include "pack_tile.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,10 +222,28 @@ static int quick_skyline(best_run *r) { /* 1 done, 0 gave up, -1 OOM */
   uint64_t left = r->deadline > now ? (r->deadline - now) / SKYLINE_NS : 0;
   if (left > cap) cap = left;
   double *key = pk_mem_alloc(sizeof(double) * r->n);
-  if (!key || best_first_keys(r, key)) { pk_mem_free(key); return -1; }
+  uint32_t *cs = pk_mem_alloc(sizeof(uint32_t) * r->n), *cl = pk_mem_alloc(sizeof(uint32_t) * r->n);
+  if (!key || !cs || !cl || best_first_keys(r, key)) { pk_mem_free(key); pk_mem_free(cs); pk_mem_free(cl); return -1; }
   memcpy(r->tmp, r->b.off, sizeof(uint64_t) * r->n); /* whole-cycle items keep their stack */
-  uint64_t M = pk_skyline_dive(&r->in, r->bord, r->m, key, r->b.lo0, cap, r->tmp);
-  pk_mem_free(key);
+  /* where it would pass its cap, again on coarser time (the points in runs
+   * of c, lifetimes widened to whole runs), c from how far past the cap it
+   * was bound to go: the first sixteenth's rate is about half the final
+   * one, and work falls about as c^0.8; then c doubles. Cycle T=1000 long,
+   * 30,000 items: 211 M units at 1.014 x LOAD; in runs of 2 / 4 / 8, 120 M /
+   * 69 M / 37 M, 1.026 for 8; 100,000 items in runs of 8 1.022 */
+  uint64_t M = SKYLINE_GAVE_UP, need = 0;
+  for (uint32_t c = 1; c <= SKYLINE_COARSEST;) {
+    pk_inst ci = r->in;
+    if (c > 1 && (r->in.K / c < 16 || pk_skyline_coarse(&r->in, c, &ci, cs, cl))) break;
+    M = pk_skyline_dive(&ci, r->bord, r->m, key, r->b.lo0, cap, &need, r->tmp);
+    if (M != SKYLINE_GAVE_UP || need == UINT64_MAX) break; /* done, or too many points to start */
+    /* from the finest, straight to where it should fit; then step by step */
+    double f = c == 1 ? pow(2.0 * (double)need / (double)cap, 1.25) : 2;
+    uint32_t k = 2;
+    while (k < f && k < SKYLINE_COARSEST) k *= 2;
+    c *= k;
+  }
+  pk_mem_free(key); pk_mem_free(cs); pk_mem_free(cl);
   if (M == UINT64_MAX) return -1;
   if (M == SKYLINE_GAVE_UP) return 0;
   uint64_t mk = pk_makespan(r->in0, r->tmp);

@@ -69,7 +69,7 @@ static uint32_t group_first(skyd *d, uint32_t g) {
 }
 
 uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const double *key, uint64_t lo0,
-                         uint64_t cap, uint64_t *off) {
+                         uint64_t cap, uint64_t *need, uint64_t *off) {
   uint32_t K = in->K ? in->K : 1;
   skyd d;
   memset(&d, 0, sizeof d);
@@ -140,15 +140,30 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   nbk = (ng + SKY_B - 1) / SKY_B;
   /* every placement looks at every block's least f at least: past the cap
    * already (many points: a compile's 65,536 instances), it does not start */
-  if ((uint64_t)m * (nbk + 1) > cap) { M = SKYLINE_GAVE_UP; goto out; }
+  if ((uint64_t)m * (nbk + 1) > cap) {
+    M = SKYLINE_GAVE_UP;
+    if (need) *need = UINT64_MAX; /* not started */
+    goto out;
+  }
   memset(bdirty, 1, nbk + 1);
   M = lo0;
   uint64_t work = 0;
+  size_t step = m / 16 ? m / 16 : 1, ckp = 0;
+  uint64_t ckw = 0;
   for (size_t placed = 0; placed < m; placed++) {
-    /* past the cap, or bound past twice it at this rate (from a sixteenth
-     * on): give up (work, not time: the same on any machine) */
-    if (work > cap || (placed >= m / 16 && placed && (double)work * (double)m / (double)placed > 2.0 * (double)cap)) {
+    /* past the cap, or, at each sixteenth of the items, bound past it by
+     * a quarter at the rate of the last sixteenth (the rate grows along the
+     * dive: the mean rate so far let doomed runs go on): give up (work, not
+     * time: the same on any machine) */
+    uint64_t proj = 0;
+    if (placed && placed == ckp + step) {
+      proj = work + (uint64_t)((double)(work - ckw) / (double)(placed - ckp) * (double)(m - placed));
+      ckp = placed;
+      ckw = work;
+    }
+    if (work > cap || proj > cap + cap / 4) {
       M = SKYLINE_GAVE_UP;
+      if (need) *need = proj > work ? proj : (uint64_t)((double)work * (double)m / (double)placed);
       break;
     }
     /* the least f, and the groups at it: by blocks of SKY_B groups, each
@@ -261,4 +276,27 @@ out:
   pk_mem_free(d.it); pk_mem_free(d.gbeg); pk_mem_free(d.gfirst);
   pk_mem_free(d.pkey); pk_mem_free(d.plen); pk_mem_free(d.pbest); pk_mem_free(d.done); pk_mem_free(cnt); pk_mem_free(tmp); pk_mem_free(gstart);
   return M;
+}
+
+/* A coarser view of in: its K points in runs of c (the last run shorter),
+ * each lifetime widened to whole runs; items that meet in in meet in it,
+ * so a packing of it is one of in. s and len: n each, the view's. 0, or 1
+ * where a lifetime would span the whole coarse cycle (no view). */
+int pk_skyline_coarse(const pk_inst *in, uint32_t c, pk_inst *out, uint32_t *s, uint32_t *len) {
+  uint32_t K = in->K, K2 = (K + c - 1) / c;
+  for (size_t i = 0; i < in->n; i++) {
+    uint32_t s0 = in->s[i], l = in->len[i];
+    if (l >= K) { s[i] = s0 / c; len[i] = K2; continue; } /* whole-cycle: never in ord */
+    uint64_t end = (uint64_t)s0 + l; /* exclusive, unrolled */
+    uint64_t e2 = end <= K ? (end + c - 1) / c : K2 + (end - K + c - 1) / c;
+    s[i] = s0 / c;
+    len[i] = (uint32_t)(e2 - s[i]);
+    if (len[i] >= K2 && in->cyclic) return 1;
+  }
+  *out = *in;
+  out->s = s;
+  out->len = len;
+  out->K = K2;
+  out->cbits = NULL;
+  return 0;
 }

@@ -33,6 +33,8 @@
  * explicit budget has left at SKYLINE_NS ns a unit */
 #define SKYLINE_ITEM_WORK 1800
 #define SKYLINE_NS 3
+/* where it would pass that, the skyline dive runs again on time in runs of 2, 4, ... up to this many points */
+#define SKYLINE_COARSEST 16
 /* above LARGE_N, where a clique weighs more than LOAD (history copies), the quick first fit runs
  * first with this much work per item (or the budget, if more): bench_compile's 10,000 nodes (21,598
  * items) reach their bound with 1411 per item, in about a third of the sweep path's time */
