@@ -227,7 +227,7 @@ static int quick_skyline(best_run *r) { /* 1 done, 0 gave up, -1 OOM */
   memcpy(r->tmp, r->b.off, sizeof(uint64_t) * r->n); /* whole-cycle items keep their stack */
   /* where it would pass its cap, again on coarser time (the points in runs
    * of c, lifetimes widened to whole runs), c from how far past the cap it
-   * was bound to go: the first sixteenth's rate is about half the final
+   * was bound to go: the first sixteenth's rate is about 0.4 of the final
    * one, and work falls about as c^0.8; then c doubles. Cycle T=1000 long,
    * 30,000 items: 211 M units at 1.014 x LOAD; in runs of 2 / 4 / 8, 120 M /
    * 69 M / 37 M, 1.026 for 8; 100,000 items in runs of 8 1.022 */
@@ -238,7 +238,7 @@ static int quick_skyline(best_run *r) { /* 1 done, 0 gave up, -1 OOM */
     M = pk_skyline_dive(&ci, r->bord, r->m, key, r->b.lo0, cap, &need, r->tmp);
     if (M != SKYLINE_GAVE_UP || need == UINT64_MAX) break; /* done, or too many points to start */
     /* from the finest, straight to where it should fit; then step by step */
-    double f = c == 1 ? pow(2.0 * (double)need / (double)cap, 1.25) : 2;
+    double f = c == 1 ? pow(2.5 * (double)need / (double)cap, 1.25) : 2;
     uint32_t k = 2;
     while (k < f && k < SKYLINE_COARSEST) k *= 2;
     c *= k;
