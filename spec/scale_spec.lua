@@ -106,10 +106,11 @@ describe("a large random instance", function()
     end)
   end
 
-  -- above 4096 items on a cycle, a work budget that holds it adds the
-  -- skyline dive (pack_skyline.c): the first canonical dive in O(n K)
-  -- (here 1.0455 -> 1.0168 x LOAD); the default's budget does not hold it
-  it("adds the skyline dive on a large cycle when the work budget holds it, the same twice, never worse", function()
+  -- above 4096 items on a cycle the skyline dive (pack_skyline.c) runs
+  -- first: by default here only on coarser time (1.0332 x LOAD; the sweeps
+  -- alone 1.0455), with a work budget that holds it on the items' own time
+  -- (1.0168)
+  it("packs a large cycle with the skyline dive, finer when the work budget holds it, the same twice", function()
     local seed = 88172645463325252
     local function rnd(k)
       seed = seed ~ (seed << 13); seed = seed ~ (seed >> 7); seed = seed ~ (seed << 17)
@@ -126,7 +127,8 @@ describe("a large random instance", function()
     local a, b = fg.pack(items, opts), fg.pack(items, opts)
     assert.is_true(fg.check_packing(items, a.offsets, opts))
     assert.are.same(a.offsets, b.offsets)
-    assert.is_true(d.makespan > 1.03 * d.load, ("%.4f"):format(d.makespan / d.load))
+    assert.is_true(d.makespan <= 1.04 * d.load, ("%.4f"):format(d.makespan / d.load))
+    assert.is_true(a.makespan < d.makespan, ("%.4f against %.4f"):format(a.makespan / a.load, d.makespan / d.load))
     assert.is_true(a.makespan <= 1.03 * a.load, ("%.4f"):format(a.makespan / a.load))
   end)
 end)

@@ -210,12 +210,13 @@ int best_bound(best_run *r) {
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
 /* Above LARGE_N on a cycle, the first canonical dive (pack_dive.c) in its
- * O(n K) form (pack_skyline.c), beside the sweeps, the lower kept: within
+ * O(n K) form (pack_skyline.c), before the sweeps, the lower kept: within
  * SKYLINE_ITEM_WORK per item by default, or what an explicit budget has
- * left. bench/scale.lua at 30,000 items: cycle T=100 long 1.027 -> 1.009,
- * cycle T=1000 short 1.006 -> 1.003 (0.07-0.08 s); cycle T=1000 long
- * reaches 1.015 in 0.4 s, past the default's share, so it gives up there
- * early (journal, "Scale: the skyline dive"). */
+ * left, on coarser time where the items' own would pass that.
+ * bench/scale.lua at 30,000 items: cycle T=100 long 1.027 -> 1.009, cycle
+ * T=1000 short 1.006 -> 1.003, cycle T=1000 long 1.045 -> 1.027 (on time
+ * in runs of 8; 1.014 on its own time, 0.4-0.7 s) (journal, "Scale: the
+ * skyline dive", "... on coarser time"). */
 static int quick_skyline(best_run *r) { /* 1 done, 2 done on coarser time, 0 gave up, -1 OOM */
   if (!r->m) return 0;
   uint64_t now = pk_now(), cap = SKYLINE_ITEM_WORK * (uint64_t)r->n;
