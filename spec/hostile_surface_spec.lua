@@ -27,13 +27,7 @@ print("MESSAGES\t" .. #dev:messages())
 ]]
 
 local function child(body)
-  local path = os.tmpname()
-  sh.write(path, PROLOGUE .. body .. "\n" .. EPILOGUE)
-  local p = io.popen("timeout 120 lua5.4 " .. path .. " 2>&1")
-  local out = p:read("a")
-  local _, _, code = p:close()
-  os.remove(path)
-  return code, out
+  return sh.child(PROLOGUE .. body .. "\n" .. EPILOGUE)
 end
 
 local TEX = "data/mesh/torus_knot.png"

@@ -36,13 +36,7 @@ print("MESSAGES\t" .. (dev:is_closed() and 0 or #dev:messages()))
 ]]
 
 local function child(body, raw)
-  local path = os.tmpname()
-  sh.write(path, raw and body or (PROLOGUE .. body .. "\n" .. EPILOGUE))
-  local p = io.popen("timeout 120 lua5.4 " .. path .. " 2>&1")
-  local out = p:read("a")
-  local _, _, code = p:close()
-  os.remove(path)
-  return code, out
+  return sh.child(raw and body or (PROLOGUE .. body .. "\n" .. EPILOGUE))
 end
 
 local PLAIN = "got a table with a metatable; give a plain table"

@@ -16,4 +16,16 @@ function M.read(path)
   return s
 end
 
+-- Runs a Lua source in its own lua5.4 process (a crash or a hang takes
+-- only that case down: timeout 120 s); its exit code and its output.
+function M.child(source)
+  local path = os.tmpname()
+  M.write(path, source)
+  local p = io.popen("timeout 120 lua5.4 " .. path .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  os.remove(path)
+  return code, out
+end
+
 return M
