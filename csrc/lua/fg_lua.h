@@ -57,6 +57,7 @@ static inline void fg_lua_plain(lua_State *L, int idx, const char *what) {
  * function's own allocations would run may close the object the function is
  * reading (rt:close() in a __gc during rt:read freed the runtime under it). */
 void fg_lua_hold_gc(lua_State *L);
+void fg_lua_open_gc_hold(lua_State *L); /* registers the guard (module.c, once) */
 
 /* A misspelt key must raise, not be ignored: 1 with the first key of the
  * table at t (an absolute index) that is not a string in `known` (NULL-

@@ -283,13 +283,6 @@ static int l_runtime(lua_State *L) {
   return 1;
 }
 
-void fg_lua_rt_close_now(lrt *o) {
-  o->closing = 0;
-  o->busy[0] = 0;
-  if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
-  if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
-  o->g = NULL;
-}
 
 /* Inside a node's run the frame still records with the runtime's objects:
  * closing waits for the frame's end (rt:frame closes it after the submit). */

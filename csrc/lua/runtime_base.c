@@ -108,3 +108,13 @@ const char *fg_lua_nearest(const char *name, const char *const *cands, size_t n)
   }
   return bd <= limit ? best : NULL;
 }
+
+/* A close that waited for the end of a call or a frame (rt:close() from user
+ * code inside one), done now; here, below the files that defer it. */
+void fg_lua_rt_close_now(lrt *o) {
+  o->closing = 0;
+  o->busy[0] = 0;
+  if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
+  if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
+  o->g = NULL;
+}
