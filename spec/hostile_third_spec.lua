@@ -256,4 +256,15 @@ describe("third hostile pass (each case in its own process)", function()
     assert.truthy(out:find("REFUSED\tall accepted", 1, true), out)
     assert.truthy(out:find("MESSAGES\t0", 1, true), out)
   end)
+
+  -- out of host memory is a failure of the world: nil, message (it raised
+  -- an argument error before); the process memory is capped so that the
+  -- allocator's bookkeeping for 2^29 allocations cannot be had
+  it("fg.allocator out of host memory returns nil, message", function()
+    local p = io.popen([[bash -c 'ulimit -v 2000000; timeout 60 lua5.4 -e "local fg = require(\"framegraph\");
+      print(fg.allocator(\"tlsf\", 2^40, { max_allocations = 2^29 }))"' 2>&1]])
+    local out = p:read("a")
+    p:close()
+    assert.truthy(out:find("^nil\tfg.allocator%(tlsf, 1099511627776%): out of host memory"), out)
+  end)
 end)

@@ -111,6 +111,12 @@ static int l_allocator(lua_State *L) {
   fg_alloc_desc d = { .kind = (fg_alloc_kind)kind, .capacity = (uint64_t)cap, .block = block, .granularity = gran,
                       .max_allocations = (uint32_t)maxa };
   u->a = fg_allocator_create(&d, err, sizeof err);
+  if (!u->a && strstr(err, "out of host memory")) { /* a failure of the world, not misuse: nil, message */
+    lua_pushnil(L);
+    lua_pushfstring(L, "fg.allocator(%s, %I): %s (its bookkeeping for that capacity and options)", kname,
+                    (lua_Integer)cap, err);
+    return 2;
+  }
   if (!u->a) return luaL_argerror(L, kind == FG_ALLOC_SLAB || kind == FG_ALLOC_BUDDY || gran || maxa ? 3 : 2, err);
   return 1;
 }
