@@ -1,4 +1,4 @@
-/* pack_skyline: best's canonical dive (pack_dive.c) in O(n log n)-ish time,
+/* pack_skyline: best's canonical dive (pack_dive.c) in about O(n K) time,
  * for instances too large for its O(n^2) pass over the unplaced items.
  *
  * The dive places, again and again, the unplaced item whose lowest offset
@@ -6,15 +6,16 @@
  * highest key. That offset is the highest point of the skyline over the
  * item's lifetime, where the skyline at a time point is the top of what is
  * placed there; placing an item sets the skyline over its lifetime to its
- * top (it is above all of it). So: a segment tree over the K points (range
- * max, range assign), and the items grouped by start point, each group by
- * length: within a group the lowest offset grows with the length, so the
- * group's shortest unplaced item has its least offset f, and every item of
- * the group no longer than the run of points from the start whose skyline
- * stays at most f ties with it; of those the highest key goes (a max tree
- * over the items). A heap holds one entry per group, its (f, key); offsets
- * only rise, so an entry is a lower bound, and a popped entry is checked
- * against the group's current (f, key) and pushed back when it moved.
+ * top (it is above all of it). So: the skyline over the K points, twice
+ * over so that no run wraps, with a max tree for "the first point above f";
+ * the items grouped by start point, each group by length: within a group the
+ * lowest offset grows with the length, so the group's shortest unplaced item
+ * has its least offset f, and every item of the group no longer than the run
+ * of points from the start whose skyline stays at most f ties with it; of
+ * those the highest key goes (a prefix-best array over the group). Each
+ * group keeps its f (raised where a placement meets its shortest item's
+ * window) and its candidate, found again only when f rose or a placement
+ * cut the run below it; the least f is looked up by blocks of groups.
  * The item's alignment applies at placement; ties are on the unaligned
  * offset (the O(n^2) dive ties on the aligned one). */
 #include "pack_skyline.h"
@@ -25,12 +26,9 @@
 
 #define SKY_B 32 /* groups per block of the least-offset search */
 typedef struct skyd {
-  const pk_inst *in;
-  uint32_t K;
   uint32_t *it;      /* items by (start, length) */
   uint32_t *gbeg;    /* group g (a start point with items): it[gbeg[g] .. gbeg[g + 1]) */
   uint32_t *gfirst;  /* its first position not yet placed */
-  const double *key;
   uint8_t *done;
   double *pkey;      /* key by position */
   uint32_t *plen;    /* length by position */
@@ -61,6 +59,12 @@ static uint32_t mt_above(const uint64_t *mt, uint32_t SZ, uint32_t p, uint64_t v
   while (j < SZ) { j *= 2; if (mt[j] <= v) j++; }
   return j - SZ;
 }
+/* pbest and the group's best key of all from position q of group g on (after q's item was placed) */
+static void group_best(skyd *d, double *gkey, uint32_t g, uint32_t q) {
+  uint32_t b = d->gbeg[g], end = d->gbeg[g + 1];
+  for (; q < end; q++) d->pbest[q] = kbetter(d, q > b ? d->pbest[q - 1] : UINT32_MAX, d->done[q] ? UINT32_MAX : q);
+  gkey[g] = d->pbest[end - 1] == UINT32_MAX ? -INFINITY : d->pkey[d->pbest[end - 1]];
+}
 /* the first position of group g not yet placed (g's pointer moves past placed ones) */
 static uint32_t group_first(skyd *d, uint32_t g) {
   uint32_t b = d->gfirst[g], end = d->gbeg[g + 1];
@@ -73,9 +77,6 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   uint32_t K = in->K ? in->K : 1;
   skyd d;
   memset(&d, 0, sizeof d);
-  d.in = in;
-  d.K = K;
-  d.key = key;
   uint32_t SZ = 1;
   while (SZ < 2 * K) SZ <<= 1;
   uint64_t *mt = pk_mem_calloc(2 * (size_t)SZ, sizeof(uint64_t));
@@ -84,7 +85,6 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   d.it = pk_mem_alloc(sizeof(uint32_t) * (m ? m : 1));
   d.gbeg = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 2));
   d.gfirst = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 1));
-
   d.done = pk_mem_calloc(m ? m : 1, 1);
   d.pkey = pk_mem_alloc(sizeof(double) * (m ? m : 1));
   d.plen = pk_mem_alloc(sizeof(uint32_t) * (m ? m : 1));
@@ -94,11 +94,11 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   /* cand[g]: the position that goes from group g at f[g] (UINT32_MAX: to be
    * found again), kept until the skyline changes within the group's reach */
   uint32_t *cand = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 1)), *crun = pk_mem_alloc(sizeof(uint32_t) * ((size_t)K + 1));
-  /* the keys of cand[g] and of the group's best unplaced item, beside them
-   * (pkey's random reads were a fifth of the time) */
-  uint32_t nbk = (K + SKY_B - 1) / SKY_B;
+  uint32_t nbk = (K + SKY_B - 1) / SKY_B; /* blocks of groups: their least f, and whether an f in one rose */
   uint64_t *bmin = pk_mem_alloc(sizeof(uint64_t) * (nbk + 1));
   uint8_t *bdirty = pk_mem_alloc(nbk + 1);
+  /* the keys of cand[g] and of the group's best unplaced item, beside them
+   * (pkey's random reads were a fifth of the time) */
   double *ckey = pk_mem_alloc(sizeof(double) * ((size_t)K + 1)), *gkey = pk_mem_alloc(sizeof(double) * ((size_t)K + 1));
   uint64_t M = UINT64_MAX;
   if (!mt || !f || !wl || !gof || !d.it || !d.gbeg || !d.gfirst || !d.done || !d.pkey || !d.plen || !d.pbest || !cnt || !tmp || !gstart || !ties || !cand || !crun || !ckey || !gkey || !bmin || !bdirty)
@@ -124,8 +124,6 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
   d.gbeg[ng] = (uint32_t)m;
   for (size_t k = 0; k < m; k++) d.it[cnt[in->s[tmp[k]]]++] = tmp[k];
   for (size_t k = 0; k < m; k++) { d.pkey[k] = key[d.it[k]]; d.plen[k] = in->len[d.it[k]]; }
-  for (uint32_t g = 0; g < ng; g++)
-    for (uint32_t q = d.gbeg[g]; q < d.gbeg[g + 1]; q++) d.pbest[q] = kbetter(&d, q > d.gbeg[g] ? d.pbest[q - 1] : UINT32_MAX, q);
   for (uint32_t t = 0; t < 2 * K; t++) skyv[t] = lo0; /* twice over: runs from any start read on without wrapping */
   mt_fix(mt, SZ, 0, 2 * K);
   /* f[g]: the least offset of group g's shortest unplaced item (its window
@@ -135,7 +133,7 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     f[g] = lo0;
     wl[g] = in->len[d.it[d.gbeg[g]]];
     cand[g] = UINT32_MAX;
-    gkey[g] = d.pkey[d.pbest[d.gbeg[g + 1] - 1]];
+    group_best(&d, gkey, g, d.gbeg[g]);
   }
   nbk = (ng + SKY_B - 1) / SKY_B;
   /* every placement looks at every block's least f at least: past the cap
@@ -187,10 +185,10 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
       }
     work += nbk;
     /* of each, the items no longer than the run of points from its start
-     * whose skyline stays at most F; the highest key of all */
-    /* the groups found already first; of the others only those whose best
-     * item of all could beat what is found (most cannot: keys grow fast
-     * with the length, and the longest items seldom fit the run) */
+     * whose skyline stays at most F; the highest key of all. The groups
+     * found already first; of the others only those whose best item of all
+     * could beat what is found (most cannot: keys grow fast with the
+     * length, and the longest items seldom fit the run) */
     uint32_t bp = UINT32_MAX, nl = 0;
     double bk = -INFINITY;
     for (uint32_t q = 0; q < nt; q++) {
@@ -237,8 +235,7 @@ uint64_t pk_skyline_dive(const pk_inst *in, const size_t *ord, size_t m, const d
     if (a + len < K) mt_fix(mt, SZ, a + K, a + len + K);
     else { mt_fix(mt, SZ, a + K, 2 * K); mt_fix(mt, SZ, 0, a + len - K); }
     d.done[bp] = 1;
-    for (uint32_t q = bp; q < d.gbeg[g + 1]; q++) d.pbest[q] = kbetter(&d, q > d.gbeg[g] ? d.pbest[q - 1] : UINT32_MAX, d.done[q] ? UINT32_MAX : q);
-    gkey[g] = d.pbest[d.gbeg[g + 1] - 1] == UINT32_MAX ? -INFINITY : d.pkey[d.pbest[d.gbeg[g + 1] - 1]];
+    group_best(&d, gkey, g, bp);
     /* the groups whose window meets [a, a + len): their f rises to top */
     uint32_t back = maxlen < K ? maxlen : K;
     for (uint32_t k = 0; k < back + len && k < K; k++) {
