@@ -167,31 +167,40 @@ static int dive_terms(const pk_inst *in, const size_t *bord, size_t m, double *t
   pk_mem_free(pre);
   return 0;
 }
-/* The first dive's keys (each span at its middle, no noise) for the items
- * of bord, in key[]: what pk_skyline_dive ranks by above LARGE_N. 0, or -1
- * on OOM. */
-int best_first_keys(best_run *r, double *key) {
-  const pk_inst *in = &r->in;
-  size_t n = r->n, m = r->m;
-  if (!r->dv_t && (!(r->dv_t = pk_mem_alloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t)))
-    return -1;
-  const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
-  double mid = in->cyclic ? DIVE_FIRST_MID : 0;
-  double beta = 1 + (in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE) * mid;
-  double gamma = in->cyclic ? DIVE_GAMMA_SPAN * mid : 0, delta = in->cyclic ? DIVE_DELTA_SPAN * mid : 0;
-  double omega = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN * mid : 0;
-  for (size_t k = 0; k < m; k++) {
-    size_t i = r->bord[k];
-    key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i];
-  }
-  return 0;
-}
 /* A uniform draw in [0, 1), and a key exponent in [0, span) for dive d:
  * the first dive (and a span of 0, which draws nothing) takes span x mid. */
 static double dive_unit(uint64_t *rng) { return (double)(fg_splitmix64(rng) >> 11) * 0x1p-53; }
 static double dive_draw(double span, uint64_t d, double mid, uint64_t *rng) {
   return span * (d && span > 0 ? dive_unit(rng) : mid);
 }
+/* Dive d's keys for the items of bord, in logs: size + beta length + gamma
+ * mean load + delta highest load + omega bytes met + noise (from the second
+ * dive on), the exponents drawn per dive (dive_draw). Lines (no period)
+ * keep the keys of before: the MiniMalloc instances reach their optimum
+ * later with these. The terms are made once (r->dv_t). 0, or -1 on OOM. */
+static int dive_keys(best_run *r, uint64_t d, double *key) {
+  const pk_inst *in = &r->in;
+  size_t n = r->n, m = r->m;
+  if (!r->dv_t && (!(r->dv_t = pk_mem_alloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t)))
+    return -1;
+  const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
+  double bspan = in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE, gspan = in->cyclic ? DIVE_GAMMA_SPAN : 0;
+  double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0, ospan = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN : 0;
+  double mid = in->cyclic ? DIVE_FIRST_MID : 0;
+  /* the first dive at the middle of each span, without noise */
+  double beta = 1 + dive_draw(bspan, d, mid, &r->b.rng), gamma = dive_draw(gspan, d, mid, &r->b.rng);
+  double delta = dive_draw(dspan, d, mid, &r->b.rng), omega = dive_draw(ospan, d, mid, &r->b.rng);
+  for (size_t k = 0; k < m; k++) {
+    size_t i = r->bord[k];
+    double noise = d ? 0.6931471805599453 * dive_unit(&r->b.rng) : 0;
+    key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i] + noise;
+  }
+  return 0;
+}
+/* The first dive's keys (each span at its middle, no noise) for the items
+ * of bord, in key[]: what pk_skyline_dive ranks by above LARGE_N. 0, or -1
+ * on OOM. */
+int best_first_keys(best_run *r, double *key) { return dive_keys(r, 0, key); }
 /* Where the dives run the quick fit is not needed: the first dive stands in
  * for it, at about its cost, and ends the call at a bound just as well.
  * Only above EXACT_MAX_N items, where its time is what the dives lack
@@ -223,29 +232,11 @@ int best_dives(best_run *r, int first) {
   /* at most a placement per node of the node budget; stop once as many
    * dives as it took to the last gain (at least DIVE_PATIENCE) gained nothing */
   uint64_t dmax = r->nodes / m, last = r->dv_last, low = first ? UINT64_MAX : r->dv_low, d = r->dv_d;
-  /* keys in logs: size + beta length + gamma mean load + delta highest
-   * load + omega bytes met + noise */
-  if (!r->dv_t && (!(r->dv_t = pk_mem_alloc(sizeof(double) * 5 * n)) || dive_terms(in, r->bord, m, r->dv_t))) {
-    pk_mem_free(key); pk_mem_free(u); pk_mem_free(f.comp); pk_mem_free(f.itm);
-    return -1;
-  }
-  const double *lsz = r->dv_t, *llen = lsz + n, *lld = llen + n, *lmx = lld + n, *lcw = lmx + n;
-  /* lines (no period) keep the keys of before: the MiniMalloc instances
-   * reach their optimum later with these */
-  double bspan = in->cyclic ? DIVE_BETA_SPAN : DIVE_BETA_SPAN_LINE, gspan = in->cyclic ? DIVE_GAMMA_SPAN : 0;
-  double dspan = in->cyclic ? DIVE_DELTA_SPAN : 0, ospan = in->cyclic && in->cbits ? DIVE_OMEGA_SPAN : 0;
-  double mid = in->cyclic ? DIVE_FIRST_MID : 0;
+  int rc = 0;
   for (; d < dmax && r->realBest > r->reallb && d - last <= (last > DIVE_PATIENCE ? last : DIVE_PATIENCE); d++) {
     if (d && pk_now() + cost > deadline) break;
     pk_charge(cost); /* the work clock: a dive costs what dives_deadline says */
-    /* the first dive at the middle of each span, without noise */
-    double beta = 1 + dive_draw(bspan, d, mid, &r->b.rng), gamma = dive_draw(gspan, d, mid, &r->b.rng);
-    double delta = dive_draw(dspan, d, mid, &r->b.rng), omega = dive_draw(ospan, d, mid, &r->b.rng);
-    for (size_t k = 0; k < m; k++) {
-      size_t i = r->bord[k];
-      double noise = d ? 0.6931471805599453 * dive_unit(&r->b.rng) : 0;
-      key[i] = lsz[i] + beta * llen[i] + gamma * lld[i] + delta * lmx[i] + omega * lcw[i] + noise;
-    }
+    if (dive_keys(r, d, key)) { rc = -1; break; }
     /* from the second dive on, offsets within a random power of two below
      * DIVE_SLACK x the bound tie, and the key decides among them */
     double sl = d ? DIVE_SLACK * (double)r->lb * dive_unit(&r->b.rng) : 0;
@@ -266,5 +257,6 @@ int best_dives(best_run *r, int first) {
   r->dv_last = last;
   r->dv_low = low;
   pk_mem_free(key); pk_mem_free(u); pk_mem_free(f.comp); pk_mem_free(f.itm);
+  if (rc) return -1;
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
