@@ -209,6 +209,15 @@ int best_bound(best_run *r) {
  * n) or a clique weighs more than LOAD (the structure it is made for);
  * above EXACT_MAX_N items only where the dives do not run: the first dive
  * stands in for it (dives_fit). */
+/* off, a packing of every item, becomes the incumbent where its real makespan is lower */
+static void keep_if_lower(best_run *r, const uint64_t *off) {
+  uint64_t mk = pk_makespan(r->in0, off);
+  if (mk < r->realBest) {
+    r->realBest = mk;
+    memcpy(r->out, off, sizeof(uint64_t) * r->n);
+  }
+}
+
 /* Above LARGE_N on a cycle, the first canonical dive (pack_dive.c) in its
  * O(n K) form (pack_skyline.c), before the sweeps, the lower kept: within
  * SKYLINE_ITEM_WORK per item by default, or what an explicit budget has
@@ -248,11 +257,7 @@ static int quick_skyline(best_run *r) { /* 1 done, 2 done on coarser time, 0 gav
   if (M == UINT64_MAX) return -1;
   if (M == SKYLINE_GAVE_UP) return 0;
   int coarse = need != 0; /* it gave up at least once: on coarser time now */
-  uint64_t mk = pk_makespan(r->in0, r->tmp);
-  if (mk < r->realBest) {
-    r->realBest = mk;
-    memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
-  }
+  keep_if_lower(r, r->tmp);
   return coarse ? 2 : 1;
 }
 
@@ -293,11 +298,7 @@ static int quick_sweep(best_run *r) {
                     : pk_sweep_cuts(&r->in, r->tmp, cuts, r->n > LARGE_N);
       if (sr < 0) return -1;
       if (sr) continue;
-      uint64_t mk = pk_makespan(r->in0, r->tmp);
-      if (mk < r->realBest) {
-        r->realBest = mk;
-        memcpy(r->out, r->tmp, sizeof(uint64_t) * r->n);
-      }
+      keep_if_lower(r, r->tmp);
     }
     if (r->realBest <= r->reallb) return BEST_PROVED;
   }
@@ -331,11 +332,7 @@ static int quick_ff(best_run *r) {
   uint64_t ff = ff_from(b, 0);
   b->stop = 0;
   if (ff == UINT64_MAX) return BEST_ON;
-  uint64_t mk = pk_makespan(r->in0, b->off);
-  if (mk < r->realBest) {
-    r->realBest = mk;
-    memcpy(r->out, b->off, sizeof(uint64_t) * r->n);
-  }
+  keep_if_lower(r, b->off);
   return r->realBest <= r->reallb ? BEST_PROVED : BEST_ON;
 }
 
