@@ -283,15 +283,12 @@ static int l_runtime(lua_State *L) {
   return 1;
 }
 
-
 /* Inside a node's run the frame still records with the runtime's objects:
  * closing waits for the frame's end (rt:frame closes it after the submit). */
 static int rt_close(lua_State *L) {
   lrt *o = fg_lua_checkudata(L, 1, FG_LUA_RUNTIME);
   if (o->L || o->busy[0]) { o->closing = 1; return 0; }  /* a re-plan's user code: at the call's end */
-  if (o->rt) { fg_rt_destroy(o->rt); o->rt = NULL; }
-  if (o->dev) { fg_vk_release(o->dev); o->dev = NULL; }
-  o->g = NULL;
+  fg_lua_rt_close_now(o);
   return 0;
 }
 
