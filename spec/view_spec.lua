@@ -19,7 +19,7 @@ local function run(cmd)
 end
 
 local files = require("support.sh")
-local write, read = files.write, files.read
+local write, read, put = files.write, files.read, files.put
 
 local function tmpdir()
   local f = io.popen("mktemp -d")
@@ -176,11 +176,13 @@ describe("framegraph view", function()
     local file = dir .. "/pipe.lua"
     write(file, pipeline("0.0"))
     local cmd = ("%s %s --device software --validation --no-hud --size 96x64 --captures %s "
-      .. "--exit-after-reloads 2 --frames 3000"):format(VIEW_X, sh_quote(file), sh_quote(dir))
+      .. "--exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
     local out, code = run_x(cmd, function(line)
-      -- Edit while the viewer runs: first a good edit, then a broken one.
-      if line:find("^capture: .*/0%.png") then write(file, pipeline("1.0"))
-      elseif line:find("^capture: .*/1%.png") then write(file, pipeline("= 1")) end
+      -- Edit while the viewer runs: first a good edit, then a broken one. Each
+      -- lands whole (put): a half-written file read by the watcher would count
+      -- as a reload of its own (seen once under ASan on a loaded machine).
+      if line:find("^capture: .*/0%.png") then put(file, pipeline("1.0"))
+      elseif line:find("^capture: .*/1%.png") then put(file, pipeline("= 1")) end
     end)
     assert.are.equal(0, code, out)
     assert.matches("window)", out, 1, true)                -- a window, not the headless path
@@ -204,12 +206,14 @@ describe("framegraph view", function()
     local structural = run_edit:gsub('size = "main" }', 'size = "main", usage = "color" }')
     for k, text in ipairs({ run_edit, typo, structural }) do write(dir .. "/" .. k .. ".lua", text) end
     write(script, ([[
-%s %s --device software --validation --size 320x200 --frames 3000 --captures %s --exit-after-reloads 3 &
+%s %s --device software --validation --size 320x200 --captures %s --exit-after-reloads 3 &
 pid=$!
 # an edit lands whole (rename), as an editor's save does: a half-copied file read by the
 # watcher would count as a reload of its own
 put() { cp "$1" "$2.new" && mv -f "$2.new" "$2"; }
-wait_for() { i=0; while [ ! -s "$1" ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; sleep 0.3; }
+# waits for a capture while the viewer lives (a dead or broken viewer ends the
+# wait at once, and the run fails on its exit status)
+wait_for() { while [ ! -s "$1" ] && kill -0 $pid 2>/dev/null; do sleep 0.1; done; sleep 0.3; }
 wait_for %s/0.png
 put %s/1.lua %s
 wait_for %s/1.png
@@ -276,7 +280,7 @@ wait $pid
     write(file, pipeline("1.0"))
     write(broken, pipeline("= 1"))
     write(script, ([[
-%s %s --device software --validation --size 120x80 --frames 3000 --captures %s --exit-after-reloads 2 &
+%s %s --device software --validation --size 120x80 --captures %s --exit-after-reloads 2 &
 pid=$!
 # an edit lands whole (rename), as an editor's save does: a half-copied file read by the
 # watcher would count as a reload of its own
@@ -329,17 +333,17 @@ wait $pid
     local file, dump = dir .. "/pipe.lua", dir .. "/held.xwd"
     write(file, pipeline("1.0"))
     local inner = ("echo \"X=$DISPLAY $XAUTHORITY\"; exec %s %s --device software --validation --size 120x80 "
-      .. "--frames 3000 --captures %s --exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
+      .. "--captures %s --exit-after-reloads 2"):format(VIEW_X, sh_quote(file), sh_quote(dir))
     local display, auth, errors = nil, nil, 0
     local out, code = run_x("sh -c " .. sh_quote(inner), function(line)
       if line:find("^X=") then display, auth = line:match("^X=(%S+) (%S*)")
       elseif line:find("^capture: .*/0%.png") then
-        write(file, pipeline("0.0", [[error("boom") cmd:draw(sh, {}, 3, { blue })]]))
+        put(file, pipeline("0.0", [[error("boom") cmd:draw(sh, {}, 3, { blue })]]))
       elseif line:find("^frame: error:") then
         errors = errors + 1
         -- frames fail from now on: the display must still show blue = 1.0
         os.execute(("DISPLAY=%s XAUTHORITY=%s xwd -root -silent > %s"):format(display, sh_quote(auth), sh_quote(dump)))
-        write(file, pipeline("0.0"))
+        put(file, pipeline("0.0"))
       end
     end, function(line)
       -- the one expected frame error is the raising run; another means frames stay broken

@@ -7,6 +7,14 @@ function M.write(path, text)
   f:close()
 end
 
+-- Replaces path's text whole, as an editor's save does (write beside, then
+-- rename): a process watching path never reads a half-written file, which
+-- it would take for an edit of its own.
+function M.put(path, text)
+  M.write(path .. ".new", text)
+  assert(os.rename(path .. ".new", path))
+end
+
 -- The file's contents, or nil when it cannot be opened.
 function M.read(path)
   local f = io.open(path, "rb")
