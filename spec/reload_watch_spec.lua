@@ -43,6 +43,32 @@ describe("fg.watch", function()
     rt:close()
   end)
 
+  it("takes an emptied file for a save in place: quiet until it has bytes, then one reload", function()
+    file.write(path, file.text(SHADERS, { seed = 1 }))
+    local rt = fg.runtime(dev, path)
+    local w <close> = fg.watch(rt, path)
+    rt:frame()
+    local first = rt:read("final")
+    file.write(path, "")                     -- truncated, the rest of the save not written yet
+    assert.is_nil(w:poll())
+    assert.is_nil(w:last_error())
+    rt:frame()                               -- the last good pipeline keeps rendering
+    assert.are.equal(first, rt:read("final"))
+    file.write(path, file.text(SHADERS, { seed = 2 }))
+    local status, changes = w:poll()
+    assert.are.equal("reloaded", status)
+    assert.is_false(changes.structural)      -- only the run changed: one reload, nothing in between
+    assert.is_nil(w:poll())
+    rt:frame()
+    assert.are_not.equal(first, rt:read("final"))
+    -- an emptied file, then the same text saved back: nothing to reload
+    file.write(path, "")
+    assert.is_nil(w:poll())
+    file.write(path, file.text(SHADERS, { seed = 2 }))
+    assert.is_nil(w:poll())
+    rt:close()
+  end)
+
   it("reports a misspelt name at its file:line with the suggestion and keeps rendering", function()
     file.write(path, file.text(SHADERS, { seed = 1, blur = true }))
     local rt = fg.runtime(dev, path)

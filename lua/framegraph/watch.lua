@@ -11,7 +11,10 @@
 -- frame). A poll costs one stat() and, unless opts.content == false, one read
 -- of the file: the kernel's file clock is coarser than the nanosecond mtime, so
 -- two saves in a row can share mtime and size; comparing the text catches them.
--- A save that does not change the text reloads nothing. A bad edit (syntax
+-- A save that does not change the text reloads nothing. An empty file is an
+-- editor saving in place (it truncates, then writes): no pipeline file is
+-- empty, so the poll looks again next time instead of reporting an error that
+-- the rest of the save is about to undo. A bad edit (syntax
 -- error, invalid pipeline, error while the file runs) leaves the last good
 -- pipeline running and is reported as "error" with file, line and node; an
 -- error inside a node's run during the first frame after a reload makes
@@ -83,6 +86,7 @@ function W:poll()
     return "error", self.err
   end
   self.kind = kind
+  if size == 0 then return nil end  -- saved in place, not yet written: look again next time
   if mtime == self.mtime and size == self.size and not self.content then return nil end
   local text = self.content and read_all(self.path) or nil
   self.mtime, self.size = mtime, size
