@@ -3,8 +3,9 @@
  * of the highest placed item it meets is least (unaligned), ties to the
  * highest key, placed at that offset aligned up. Random lines and cycles of
  * many shapes, random keys (distinct): the same offsets, a valid packing;
- * on coarser time (pk_skyline_coarse) a valid packing of the items too; and
- * a cap too small gives up. */
+ * on coarser time (pk_skyline_coarse) a valid packing of the items too; a
+ * cap of 4x the work changes nothing, half of it gives up, and so does a
+ * cap too small to start. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +97,23 @@ static void test_against_reference(void) {
         }
         free(cs); free(cl);
         if (m > 64) {
-          uint64_t G = pk_skyline_dive(&in, ord, m, key, lo0, 10, NULL, o1);
+          /* the cap is a promise both ways: a run within it is the uncapped
+           * run; one given half the work it takes gives up and says it needed
+           * more than its cap (W: the work the whole run charges) */
+          pk_clock clk = {0, 0};
+          pk_clk = &clk;
+          pk_skyline_dive(&in, ord, m, key, lo0, UINT64_MAX / 4, NULL, o1);
+          pk_clk = NULL;
+          uint64_t W = clk.work, need = 0;
+          CHECK(pk_skyline_dive(&in, ord, m, key, lo0, 4 * W, &need, o1) == M, "n=%zu: a cap of 4W changed the dive", n);
+          for (size_t k = 0; k < m; k++) same &= o1[ord[k]] == o2[ord[k]];
+          CHECK(same, "n=%zu: a cap of 4W changed the offsets", n);
+          uint64_t G = pk_skyline_dive(&in, ord, m, key, lo0, W / 2, &need, o1);
+          CHECK(G == SKYLINE_GAVE_UP, "n=%zu: a cap of half the work (%llu of %llu) did not give up", n,
+                (unsigned long long)(W / 2), (unsigned long long)W);
+          CHECK(G != SKYLINE_GAVE_UP || (need > W / 2 && need != UINT64_MAX), "n=%zu: gave up saying it needs %llu",
+                n, (unsigned long long)need);
+          G = pk_skyline_dive(&in, ord, m, key, lo0, 10, NULL, o1);
           CHECK(G == SKYLINE_GAVE_UP, "a cap of 10 units did not give up (n=%zu)", n);
         }
         cases++;
