@@ -297,6 +297,17 @@ static void set_vec3(lua_State *L, int t, const float v[3], const char *key) {
   lua_setfield(L, t, key);
 }
 
+/* The loaded glTF data while fg.mesh makes its buffers: in a to-be-closed
+ * box, so that a raise on the way (a finalizer run by an allocation that
+ * closed the device, out of memory) frees it too. Never reaches Lua code. */
+#define FG_LUA_MESH_DATA "framegraph.mesh_data"
+static int mesh_data_free(lua_State *L) {
+  fg_mesh_data *m = luaL_checkudata(L, 1, FG_LUA_MESH_DATA);
+  fg_mesh_data_free(m);
+  memset(m, 0, sizeof *m);
+  return 0;
+}
+
 /* fg.mesh(dev, path) -> {indices = buffer, count, vertices = {[0] = positions, [1] = normals, [2] = uvs},
  * vertex_count, min, max} | nil, message */
 static int l_mesh(lua_State *L) {
@@ -304,43 +315,47 @@ static int l_mesh(lua_State *L) {
   const char *path = fg_lua_checkname(L, 2, "path");
   if (!lua_isnoneornil(L, 3)) return luaL_argerror(L, 3, "fg.mesh takes no options");
   char err[768];
-  fg_mesh_data m;
-  if (!fg_gltf_load_with(&dev->hooks, path, &m, err, sizeof err)) {
+  lua_settop(L, 2);
+  fg_mesh_data *m = lua_newuserdatauv(L, sizeof *m, 0);  /* 3: the data's box */
+  memset(m, 0, sizeof *m);
+  luaL_setmetatable(L, FG_LUA_MESH_DATA);
+  lua_toclose(L, 3);
+  /* the device again: the box's allocation may have run a finalizer that closed it */
+  if (fg_lua_todevice(L, 1) != dev) dev = fg_lua_checkdevice(L, 1);
+  if (!fg_gltf_load_with(&dev->hooks, path, m, err, sizeof err)) {
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.mesh: %s", err);
     return 2;
   }
-  lua_settop(L, 2);
-  lua_createtable(L, 0, 6);  /* 3: the mesh */
+  lua_createtable(L, 0, 6);  /* 4: the mesh */
   luaL_setmetatable(L, FG_LUA_MESH);
-  size_t n = m.vertex_count;
+  size_t n = m->vertex_count;
   const struct { const void *data; size_t bytes; } streams[3] = {
-    {m.positions, n * 12}, {m.normals, n * 12}, {m.uvs, n * 8}};
-  lua_createtable(L, 0, 3);  /* 4: vertices */
+    {m->positions, n * 12}, {m->normals, n * 12}, {m->uvs, n * 8}};
+  lua_createtable(L, 0, 3);  /* 5: vertices */
   lua_pushvalue(L, -1);
-  lua_setfield(L, 3, "vertices");
-  int ok = push_buffer(L, dev, m.indices, (size_t)m.index_count * 4, FG_VK_BUFFER_INDEX, 4);
-  if (ok) lua_setfield(L, 3, "indices");
+  lua_setfield(L, 4, "vertices");
+  int ok = push_buffer(L, dev, m->indices, (size_t)m->index_count * 4, FG_VK_BUFFER_INDEX, 4);
+  if (ok) lua_setfield(L, 4, "indices");
   for (int i = 0; i < 3 && ok; i++) {
     ok = push_buffer(L, dev, streams[i].data, streams[i].bytes, FG_VK_BUFFER_VERTEX, 4);
-    if (ok) lua_rawseti(L, 4, i);
+    if (ok) lua_rawseti(L, 5, i);
   }
-  lua_pushinteger(L, m.index_count); lua_setfield(L, 3, "count");
-  lua_pushinteger(L, m.vertex_count); lua_setfield(L, 3, "vertex_count");
-  set_vec3(L, 3, m.min, "min");
-  set_vec3(L, 3, m.max, "max");
-  fg_mesh_data_free(&m);
+  lua_pushinteger(L, m->index_count); lua_setfield(L, 4, "count");
+  lua_pushinteger(L, m->vertex_count); lua_setfield(L, 4, "vertex_count");
+  set_vec3(L, 4, m->min, "min");
+  set_vec3(L, 4, m->max, "max");
   if (!ok) {  /* device memory: the message on top; free what was made */
     int msg = lua_gettop(L);
     lua_pushcfunction(L, mesh_close);
-    lua_pushvalue(L, 3);
+    lua_pushvalue(L, 4);
     lua_call(L, 1, 0);
     luaL_pushfail(L);
     lua_pushfstring(L, "fg.mesh: %s: %s", path, lua_tostring(L, msg));
     return 2;
   }
-  lua_settop(L, 3);
-  return 1;
+  lua_pushvalue(L, 4);
+  return 1;  /* the box is closed on return: the data freed */
 }
 
 static int mesh_tostring(lua_State *L) {
@@ -358,6 +373,12 @@ void fg_lua_open_content(lua_State *L) {
   static const luaL_Reg mesh_meta[] = {{"__close", mesh_close}, {"__tostring", mesh_tostring}, {NULL, NULL}};
   static const luaL_Reg mesh_methods[] = {{"close", mesh_close}, {NULL, NULL}};
   fg_lua_newclass(L, FG_LUA_MESH, mesh_meta, mesh_methods);
+  luaL_newmetatable(L, FG_LUA_MESH_DATA);
+  lua_pushcfunction(L, mesh_data_free);
+  lua_setfield(L, -2, "__close");
+  lua_pushcfunction(L, mesh_data_free);
+  lua_setfield(L, -2, "__gc");
+  lua_pop(L, 1);
   lua_pushcfunction(L, l_buffer);
   lua_setfield(L, -2, "buffer");
   lua_pushcfunction(L, l_image);
