@@ -373,11 +373,9 @@ void fg_lua_open_content(lua_State *L) {
   static const luaL_Reg mesh_meta[] = {{"__close", mesh_close}, {"__tostring", mesh_tostring}, {NULL, NULL}};
   static const luaL_Reg mesh_methods[] = {{"close", mesh_close}, {NULL, NULL}};
   fg_lua_newclass(L, FG_LUA_MESH, mesh_meta, mesh_methods);
+  static const luaL_Reg data_meta[] = {{"__close", mesh_data_free}, {"__gc", mesh_data_free}, {NULL, NULL}};
   luaL_newmetatable(L, FG_LUA_MESH_DATA);
-  lua_pushcfunction(L, mesh_data_free);
-  lua_setfield(L, -2, "__close");
-  lua_pushcfunction(L, mesh_data_free);
-  lua_setfield(L, -2, "__gc");
+  luaL_setfuncs(L, data_meta, 0);
   lua_pop(L, 1);
   lua_pushcfunction(L, l_buffer);
   lua_setfield(L, -2, "buffer");
