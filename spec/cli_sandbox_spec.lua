@@ -4,7 +4,8 @@
 -- The instruction limit is a count of Lua instructions, so these tests do
 -- not depend on the machine's speed (the timeout below is a guard for a
 -- true hang only, far above any run).
-local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local sh = require("support.sh")
+local sh_quote = sh.quote
 
 local dir = os.tmpname()
 os.remove(dir)
@@ -24,14 +25,7 @@ end
 
 -- runs bin/framegraph ARGS; returns exit status and stdout..stderr
 local limit = ""  -- FRAMEGRAPH_INSTRUCTION_LIMIT=N for the next runs
-local function run(...)
-  local args = {}
-  for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
-  local p = io.popen(limit .. "timeout 300 bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
-  local out = p:read("a")
-  local _, _, code = p:close()
-  return code, out
-end
+local function run(...) return sh.framegraph(limit .. "timeout 300 ", ...) end
 
 local GOOD = 'return { outputs = { "o" }, nodes = { { name = "a", create = { o = { buffer = 64 } } } } }\n'
 
@@ -156,14 +150,7 @@ describe("framegraph check runs pipeline files in a sandbox", function()
                   .. sh_quote(sock) .. " 2>/dev/null") then
       kinds[#kinds + 1] = { sock, "special" }
     end
-    local function quick(...)
-      local args = {}
-      for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
-      local p = io.popen("timeout 20 env -u DISPLAY bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
-      local out = p:read("a")
-      local _, _, code = p:close()
-      return code, out
-    end
+    local function quick(...) return sh.framegraph("timeout 20 env -u DISPLAY ", ...) end
     for _, k in ipairs(kinds) do
       local path, kind = k[1], k[2]
       local want = ("%s:1: cannot read the pipeline file: it is not a regular file (%s)"):format(path, kind)

@@ -6,7 +6,8 @@
 -- the viewer: view_spec).
 local fg = require("framegraph")
 
-local function sh_quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+local sh = require("support.sh")
+local sh_quote = sh.quote
 
 local function write_temp(text)
   local path = os.tmpname()
@@ -27,14 +28,7 @@ local function line_of(text, marker)
   error("no line with " .. marker)
 end
 
-local function cli(...)
-  local args = {}
-  for i, a in ipairs({ ... }) do args[i] = sh_quote(a) end
-  local p = io.popen("bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
-  local out = p:read("a")
-  local _, _, code = p:close()
-  return code, out
-end
+local function cli(...) return sh.framegraph("", ...) end
 
 local HEAD = [[
 local T = { format = "rgba8_unorm", size = "main" }

@@ -24,12 +24,28 @@ function M.read(path)
   return s
 end
 
+-- s single-quoted for sh.
+function M.quote(s) return "'" .. tostring(s):gsub("'", "'\\''") .. "'" end
+
+-- Runs bin/framegraph with args (each quoted) after prefix (environment
+-- settings, a `timeout N `; "" for none): its exit status and its output,
+-- stderr included.
+function M.framegraph(prefix, ...)
+  local args = {}
+  for i, a in ipairs({ ... }) do args[i] = M.quote(a) end
+  local p = io.popen(prefix .. "bin/framegraph " .. table.concat(args, " ") .. " 2>&1")
+  local out = p:read("a")
+  local _, _, code = p:close()
+  return code, out
+end
+
 -- Runs a Lua source in its own lua5.4 process (a crash or a hang takes
--- only that case down: timeout 120 s); its exit code and its output.
-function M.child(source)
+-- only that case down: timeout 120 s), after prefix (environment settings;
+-- none when nil); its exit code and its output.
+function M.child(source, prefix)
   local path = os.tmpname()
   M.write(path, source)
-  local p = io.popen("timeout 120 lua5.4 " .. path .. " 2>&1")
+  local p = io.popen((prefix or "") .. "timeout 120 lua5.4 " .. path .. " 2>&1")
   local out = p:read("a")
   local _, _, code = p:close()
   os.remove(path)
