@@ -17,16 +17,17 @@
 --   source.load(path, ...) -> pipeline | nil, message, missing: runs a pipeline file
 --     (with ... as the chunk's arguments); missing is true when the file cannot be opened
 --     or is not a regular file
---   source.regular(path) -> true | nil, why: a pipeline file is a regular file (why: what
---     it is instead and how to fix it, without the path)
+--   source.regular(path [, kind]) -> true | nil, why: a pipeline file is a regular file (why:
+--     what it is instead and how to fix it, without the path); kind: core.mtime's third
+--     answer, when the caller has it (no second stat)
 local M = {}
 
 -- A FIFO, a device (/dev/zero), a socket or a directory as a pipeline file:
 -- reading it whole blocks inside C (no writer, or no end), past every limit
 -- (framegraph check's instruction count, a watcher's poll); refused before
 -- it is opened. A path that cannot be stat'ed is left to the open's message.
-function M.regular(path)
-  local _, _, kind = require("framegraph.core").mtime(path)
+function M.regular(path, kind)
+  if kind == nil then kind = select(3, require("framegraph.core").mtime(path)) end
   if kind == nil or kind == "file" then return true end
   return nil, ("cannot read the pipeline file: it is not a regular file (%s); a pipeline file is read whole, "
                .. "and a fifo or device could block for good: save it to a regular file first "

@@ -47,7 +47,7 @@ function M.watch(rt, path, opts)
   end
   local mtime, size, kind = core.mtime(path)
   if not mtime then error("fg.watch: " .. size, 2) end
-  local regular, why = source.regular(path)
+  local regular, why = source.regular(path, kind)
   if not regular then error(("fg.watch: %s: %s"):format(path, why), 2) end
   return setmetatable({
     rt = rt, path = path, content = opts.content ~= false, reload = opts.reload,
@@ -82,7 +82,7 @@ function W:poll()
     local said = self.kind ~= "file"
     self.kind = kind
     if said then return nil end
-    self.err = ("%s: %s"):format(self.path, select(2, source.regular(self.path)))
+    self.err = ("%s: %s"):format(self.path, select(2, source.regular(self.path, kind)))
     return "error", self.err
   end
   self.kind = kind
